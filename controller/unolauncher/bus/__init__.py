@@ -1,0 +1,1 @@
+"""bus layer of unolauncher."""

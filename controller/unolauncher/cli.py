@@ -1,0 +1,73 @@
+"""The ``unolauncher`` command.
+
+Each subcommand lives in its own module, imported only when that subcommand runs, so ``unolauncher run``
+on a Pi Zero never pays for the simulator's or the league view's imports. A subcommand module provides::
+
+    def configure(parser: argparse.ArgumentParser) -> None   # add its arguments
+    def run(args: argparse.Namespace) -> int                 # do the work, return the exit code
+
+Example::
+
+    $ unolauncher replay game.jsonl --state
+    $ unolauncher simulate --ruleset attack --players 4 --games 1000 --seed 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import sys
+from collections.abc import Sequence
+
+# name -> (module, one-line help). Modules are imported lazily.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("unolauncher.daemon.run_cli", "run the table daemon (launcher, referee, journal, MQTT, dashboard)"),
+    "replay": ("unolauncher.rules.replay_cli", "apply commands from a JSONL file and print the events"),
+    "simulate": ("unolauncher.rules.simulate_cli", "play bot games and print statistics"),
+    "verify": ("unolauncher.launcher.verify_cli", "check a game's ejection outcomes against its seed commitment"),
+    "selftest": ("unolauncher.launcher.selftest_cli", "check the wiring of a real launcher part by part"),
+    "league": ("unolauncher.league_cli", "live standings of many tables on one broker"),
+}
+
+
+def _available(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="unolauncher", description="UNO Attack launcher controller.")
+    from unolauncher import __version__
+
+    parser.add_argument("--version", action="version", version=f"unolauncher {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        if not _available(module):
+            continue
+        sub.add_parser(name, help=help_text)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in SUBCOMMANDS and _available(SUBCOMMANDS[args_list[0]][0]):
+        name = args_list[0]
+        module_name, help_text = SUBCOMMANDS[name]
+        module = importlib.import_module(module_name)
+        parser = argparse.ArgumentParser(prog=f"unolauncher {name}", description=help_text)
+        module.configure(parser)
+        args = parser.parse_args(args_list[1:])
+        try:
+            return int(module.run(args))
+        except KeyboardInterrupt:
+            return 130
+        except BrokenPipeError:
+            return 0
+    parser = build_parser()
+    parser.parse_args(args_list)
+    parser.print_help()
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The launcher: ejection model (pure), device backends (gpiozero, virtual, serial) behind one interface."""

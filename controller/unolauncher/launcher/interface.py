@@ -1,0 +1,108 @@
+"""The one launcher interface every backend implements (gpiozero pins, virtual launcher, serial co-processor).
+
+Nothing above this interface knows which backend is there. The ejection model turns a press into a
+:class:`FirePlan`; the backend executes it and reports a :class:`FireResult` through a callback, because a
+run takes seconds and the press callback must return in microseconds.
+
+Example::
+
+    def on_done(result: FireResult) -> None:
+        print(result.cards_out, result.outcome)
+
+    launcher.on_press = lambda: launcher.fire(FirePlan(fire=True, cards=3), on_done)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Protocol
+
+Outcome = Literal["ok", "no_fire", "jam", "empty", "max_run", "stopped", "fault"]
+
+
+@dataclass(frozen=True)
+class FirePlan:
+    """What one press should do.
+
+    ``cards`` is the target count for a launcher with a card-exit sensor (closed loop); ``run_ms`` and
+    ``power`` drive a launcher without one (open loop). ``suspense_ms`` delays the motor start for drama.
+    A plan with ``fire=False`` ejects nothing (the toy's "click").
+
+    Example::
+
+        FirePlan(fire=True, cards=4, run_ms=900, power=0.8)
+        FirePlan(fire=False)
+    """
+
+    fire: bool
+    cards: int = 0
+    run_ms: int = 0
+    power: float = 1.0
+    suspense_ms: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FireResult:
+    """What a run actually did: cards counted out by the sensor (or estimated), run time, outcome."""
+
+    cards_out: int
+    ran_ms: int
+    outcome: Outcome
+    counted: bool = True  # False when there is no sensor and cards_out is only the plan's estimate
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class LauncherStatus:
+    """A snapshot for the dashboard and Home Assistant."""
+
+    backend: str
+    motor_on: bool = False
+    running: bool = False
+    lid_open: bool = False
+    magazine_estimate: int | None = None
+    jammed: bool = False
+    has_sensor: bool = True
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+PressCallback = Callable[[], None]
+LidCallback = Callable[[bool], None]  # True = lid opened
+EventCallback = Callable[[dict[str, Any]], None]  # launcher-level events: jam, magazine_empty, fault, ...
+DoneCallback = Callable[[FireResult], None]
+
+
+class Launcher(Protocol):
+    """The launcher as the daemon sees it.
+
+    Contract:
+    - the motor is off after construction, after :meth:`stop`, after :meth:`close` and on every error path;
+    - :meth:`fire` returns at once (the motor is switched on before it returns when there is no suspense
+      delay); ``done`` is called exactly once per accepted fire, from the backend's timer/IO thread;
+    - a ``fire`` while a run is in progress is refused (returns ``False``) and reported as ``ignored_press``
+      through ``on_event`` by the caller's policy, not silently queued;
+    - ``on_press`` / ``on_lid`` / ``on_uno`` are called from the backend's input thread and must be quick.
+    """
+
+    on_press: PressCallback | None
+    on_uno: PressCallback | None
+    on_lid: LidCallback | None
+    on_event: EventCallback | None
+
+    def fire(self, plan: FirePlan, done: DoneCallback) -> bool: ...
+
+    def stop(self) -> None: ...
+
+    def status(self) -> LauncherStatus: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Set-up and task runner that needs nothing but Python 3.11+.
+
+    python3 dev.py run    # the daemon (on a non-Pi machine: virtual launcher, embedded broker, dashboard)
+    python3 dev.py test   # the whole test suite
+    python3 dev.py lint   # ruff + mypy
+
+Both create the local virtual environment ``.venv`` on first use and reinstall the project into it only when
+``pyproject.toml`` changed since the last install (a stamp file remembers its hash).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
+
+
+def ensure_venv(extras: str) -> None:
+    if sys.version_info < (3, 11):
+        sys.exit(f"unolauncher needs Python 3.11 or newer; this is {sys.version.split()[0]}.")
+    if not PYTHON.exists():
+        print(f"creating virtual environment in {VENV}", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + extras.encode()).hexdigest()
+    stamp = VENV / f".installed-{extras or 'base'}"
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    target = f"{ROOT}[{extras}]" if extras else str(ROOT)
+    print(f"installing unolauncher ({extras or 'runtime'}) into {VENV}", flush=True)
+    subprocess.run([str(PYTHON), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
+    subprocess.run([str(PYTHON), "-m", "pip", "install", "--quiet", "-e", target], check=True)
+    stamp.write_text(digest)
+
+
+def main(argv: list[str]) -> int:
+    task = argv[0] if argv else "help"
+    rest = argv[1:]
+    if task == "run":
+        ensure_venv("")
+        state = ROOT / ".state"
+        state.mkdir(exist_ok=True)
+        cmd = [str(BIN / "unolauncher"), "run", "--state-dir", str(state), *rest]
+    elif task == "test":
+        ensure_venv("test")
+        cmd = [str(PYTHON), "-m", "pytest", *rest]
+    elif task == "lint":
+        ensure_venv("test")
+        lint = subprocess.run([str(PYTHON), "-m", "ruff", "check", "."], cwd=ROOT).returncode
+        types = subprocess.run([str(PYTHON), "-m", "mypy"], cwd=ROOT).returncode
+        return lint or types
+    else:
+        print(__doc__)
+        return 0 if task in ("help", "-h", "--help") else 2
+    return subprocess.run(cmd, cwd=ROOT).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,1 @@
+"""Helpers shared by tests: free ports, real brokers, daemon processes."""
