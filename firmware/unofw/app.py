@@ -1,0 +1,323 @@
+"""The firmware proper: protocol handling, inputs, the motor run, the dead-man and max-run rules.
+
+Pure logic over a :class:`~unofw.board.Board`; ``feed`` takes bytes from the data channel, ``tick`` advances
+time. ``run_forever`` is the main loop ``main.py`` calls.
+
+Example::
+
+    fw = Firmware(board)
+    while True:
+        now = board.ticks_ms()
+        fw.feed(board.read(), now)
+        fw.tick(now)
+"""
+
+import struct
+
+from unofw import PROTOCOL_VERSION, VERSION, msgs, wire
+from unofw.debounce import Debouncer
+from unofw.feedback import Feedback
+from unofw.runner import Config, FireRun, Plan
+
+RETRY_MS = 100  # reliable events are resent this often until the host acknowledges them
+MAX_PENDING = 8
+MAX_CACHED_REPLIES = 8
+
+
+class Firmware:
+    def __init__(self, board):
+        self.board = board
+        self.cfg = Config()
+        self.reader = wire.FrameReader()
+        self.window = wire.ReplayWindow()
+        self.tx_seq = 0
+        self.pending = []  # [seq, frame bytes, last sent] of unacknowledged reliable events
+        self.replies = {}  # seq -> reply frame, so a retransmitted command is answered, not re-executed
+        self.reply_order = []
+        self.host_seen = False
+        self.first_hello = True
+        now = board.ticks_ms()
+        self.last_rx = now
+        self.last_tick = now
+        self.uptime_ms = 0
+        self.button = Debouncer(self.cfg.debounce_ms, True)
+        self.uno = Debouncer(self.cfg.debounce_ms, True)
+        self.lid = Debouncer(self.cfg.debounce_ms, False, bool(board.lid_open()))
+        self.feedback = Feedback(board)
+        self.run = None
+        self.last_count = 0
+        self.jammed = False
+        self.last_fault = msgs.R_NONE
+        self.released = False
+        self.reset_cause = board.reset_cause()
+        board.motor_off()
+
+    # ---- output -------------------------------------------------------------------------------------------
+
+    def _next_seq(self):
+        seq = self.tx_seq
+        self.tx_seq = (self.tx_seq + 1) & 0xFFFF
+        return seq
+
+    def send(self, msg_type, body, now):
+        seq = self._next_seq()
+        frame = wire.encode_frame(msg_type, seq, body)
+        self.board.write(frame)
+        if msgs.is_reliable_event(msg_type):
+            self.pending.append([seq, frame, now])
+            if len(self.pending) > MAX_PENDING:
+                self.pending.pop(0)
+        return frame
+
+    def event(self, msg_type, body, now):
+        """Send an event to the host; nothing is sent before the first HELLO (nobody to tell)."""
+        if self.host_seen:
+            self.send(msg_type, body, now)
+
+    def _reply(self, cmd_seq, msg_type, body, now):
+        frame = self.send(msg_type, body, now)
+        self.replies[cmd_seq] = frame
+        self.reply_order.append(cmd_seq)
+        if len(self.reply_order) > MAX_CACHED_REPLIES:
+            old = self.reply_order.pop(0)
+            if old in self.replies and old not in self.reply_order:
+                del self.replies[old]
+
+    def _ack(self, cmd_seq, code, now, cache=True):
+        body = struct.pack(msgs.ACK_FMT, cmd_seq, code)
+        if cache:
+            self._reply(cmd_seq, msgs.ACK, body, now)
+        else:
+            self.send(msgs.ACK, body, now)
+
+    # ---- input --------------------------------------------------------------------------------------------
+
+    def feed(self, data, now):
+        if not data:
+            return
+        for msg_type, seq, body in self.reader.feed(data):
+            self.handle(msg_type, seq, body, now)
+
+    def handle(self, msg_type, seq, body, now):
+        self.last_rx = now  # any frame that passed the CRC proves the host is alive
+        if msg_type == msgs.EVENT_ACK:
+            if len(body) == 2:
+                acked = (body[0] << 8) | body[1]
+                self.pending = [p for p in self.pending if p[0] != acked]
+            return
+        if msg_type == msgs.HELLO:
+            self._hello(seq, body, now)
+            return
+        if not self.host_seen:
+            self._ack(seq, msgs.NO_HELLO, now, cache=False)
+            return
+        verdict = self.window.check(seq)
+        if verdict == wire.DUPLICATE:
+            frame = self.replies.get(seq)
+            if frame is not None:
+                self.board.write(frame)
+            return
+        if verdict == wire.STALE:
+            self._ack(seq, msgs.STALE_SEQ, now, cache=False)
+            return
+        self.window.accept(seq)
+        self.dispatch(msg_type, seq, body, now)
+
+    def _hello(self, seq, body, now):
+        if len(body) < 1 or body[0] != PROTOCOL_VERSION:
+            self._ack(seq, msgs.BAD_VERSION, now, cache=False)
+            return
+        # A new host session: whatever the old one left running stops, its unacknowledged events are dropped.
+        if self.run is not None:
+            self.run.abort(now, msgs.O_STOPPED, msgs.R_HOST_STOP)
+            self.run = None
+            self.feedback.run_finished(0, True)
+        self.pending = []
+        self.replies = {}
+        self.reply_order = []
+        self.window.reset()
+        self.window.accept(seq)
+        self.host_seen = True
+        flags = 1 if self.cfg.has_sensor else 0
+        if self.first_hello:
+            flags |= 2
+        self.first_hello = False
+        body = struct.pack(msgs.HELLO_REPLY_FMT, seq, PROTOCOL_VERSION, flags, self.reset_cause) + VERSION.encode()
+        self._reply(seq, msgs.HELLO_REPLY, body, now)
+        if flags & 2 and self.reset_cause == msgs.R_WATCHDOG_RESET:
+            self._fault(msgs.R_WATCHDOG_RESET, "the watchdog reset the co-processor", now)
+
+    def dispatch(self, msg_type, seq, body, now):
+        if msg_type == msgs.FIRE:
+            self._fire(seq, body, now)
+        elif msg_type == msgs.STOP:
+            if self.run is not None:
+                self._finish(self.run.abort(now, msgs.O_STOPPED, msgs.R_HOST_STOP), now)
+            self.board.motor_off()
+            self._ack(seq, msgs.OK, now)
+        elif msg_type == msgs.STATUS:
+            self._reply(seq, msgs.STATUS_REPLY, self.status_body(seq), now)
+        elif msg_type == msgs.CONFIG:
+            self._configure(seq, body, now)
+        elif msg_type == msgs.RELEASE:
+            if self.run is not None:
+                self._ack(seq, msgs.BUSY, now)
+            else:
+                self._ack(seq, msgs.OK, now)
+                self.released = True
+        else:
+            self._ack(seq, msgs.UNKNOWN_TYPE, now)
+
+    def _fire(self, seq, body, now):
+        if len(body) != struct.calcsize(msgs.FIRE_FMT):
+            self._ack(seq, msgs.BAD_REQUEST, now)
+            return
+        flags, cards, run_ms, power, suspense_ms = struct.unpack(msgs.FIRE_FMT, body)
+        if power > 100 or flags > 1:
+            self._ack(seq, msgs.BAD_REQUEST, now)
+            return
+        if self.run is not None:
+            self._ack(seq, msgs.BUSY, now)
+            return
+        self.jammed = False
+        self.run = FireRun(Plan(flags & 1, cards, run_ms, power, suspense_ms), self.cfg, self.board, now)
+        self.last_count = 0
+        self._ack(seq, msgs.OK, now)
+        self.feedback.chime(now)
+        if self.run.plan.fire:
+            self.feedback.run_started()
+        self._step_run(now)
+
+    def _configure(self, seq, body, now):
+        if len(body) != struct.calcsize(msgs.CONFIG_FMT):
+            self._ack(seq, msgs.BAD_REQUEST, now)
+            return
+        deadman, max_run, jam, retract, retract_power, has_sensor, debounce = struct.unpack(msgs.CONFIG_FMT, body)
+        if deadman < 50 or max_run < 1 or jam < 1 or retract_power > 100 or has_sensor > 1:
+            self._ack(seq, msgs.BAD_REQUEST, now)
+            return
+        cfg = self.cfg
+        cfg.deadman_ms = deadman
+        cfg.max_run_ms = max_run
+        cfg.jam_ms = jam
+        cfg.retract_ms = retract
+        cfg.retract_power = retract_power
+        cfg.has_sensor = bool(has_sensor)
+        cfg.debounce_ms = debounce
+        self.button.stable_ms = debounce
+        self.uno.stable_ms = debounce
+        self.lid.stable_ms = debounce
+        self._ack(seq, msgs.OK, now)
+
+    def status_body(self, seq):
+        flags = 0
+        run = self.run
+        if run is not None:
+            flags |= msgs.F_RUNNING
+            if run.motor_on():
+                flags |= msgs.F_MOTOR_ON
+            if run.phase == 2:
+                flags |= msgs.F_RETRACTING
+        if self.lid.state:
+            flags |= msgs.F_LID_OPEN
+        if self.jammed:
+            flags |= msgs.F_JAMMED
+        if self.cfg.has_sensor:
+            flags |= msgs.F_HAS_SENSOR
+        if self.host_seen:
+            flags |= msgs.F_HOST_ALIVE
+        run_cards = min(255, run.counted()) if run is not None else 0
+        total = self.board.cards() & 0xFFFF
+        return struct.pack(msgs.STATUS_REPLY_FMT, seq, flags, run_cards, total, self.last_fault,
+                           self.uptime_ms // 1000)
+
+    # ---- time ---------------------------------------------------------------------------------------------
+
+    def tick(self, now):
+        diff = self.board.ticks_diff
+        elapsed = diff(now, self.last_tick)
+        if elapsed > 0:
+            self.uptime_ms += elapsed
+        self.last_tick = now
+        self._inputs(now)
+        if self.run is not None and diff(now, self.last_rx) > self.cfg.deadman_ms:
+            # Dead-man: the host went quiet while the motor may be turning. Stop first, explain later.
+            self._finish(self.run.abort(now, msgs.O_FAULT, msgs.R_DEADMAN), now)
+            self._fault(msgs.R_DEADMAN, "host silent for more than %d ms" % self.cfg.deadman_ms, now)
+        self._step_run(now)
+        retry = RETRY_MS if diff(now, self.last_rx) <= self.cfg.deadman_ms else RETRY_MS * 10
+        for item in self.pending:
+            if diff(now, item[2]) >= retry:
+                self.board.write(item[1])
+                item[2] = now
+        self.feedback.tick(now)
+
+    def _inputs(self, now):
+        diff = self.board.ticks_diff
+        if self.button.update(self.board.button(), now, diff):
+            self.event(msgs.PRESS, b"", now)
+        if self.uno.update(self.board.uno(), now, diff):
+            self.event(msgs.UNO, b"", now)
+        lid = self.lid.update(self.board.lid_open(), now, diff)
+        if lid is not None:
+            if lid and self.run is not None:
+                self._finish(self.run.abort(now, msgs.O_STOPPED, msgs.R_LID), now)
+            self.event(msgs.LID, bytes([1 if lid else 0]), now)
+
+    def _step_run(self, now):
+        run = self.run
+        if run is None:
+            return
+        result = run.tick(now)
+        count = run.counted()
+        if count != self.last_count and self.cfg.has_sensor:
+            self.last_count = count
+            self.event(msgs.CARD, bytes([min(255, count)]), now)
+        if result is not None:
+            self._finish(result, now)
+
+    def _finish(self, result, now):
+        if result is None:
+            return
+        self.run = None
+        if result.outcome == msgs.O_JAM:
+            self.jammed = True
+        if result.reason == msgs.R_MAX_RUN:
+            self.last_fault = msgs.R_MAX_RUN
+        self.feedback.run_finished(result.cards_out, result.outcome != msgs.O_NO_FIRE)
+        body = struct.pack(msgs.DONE_FMT, min(255, result.cards_out), min(0xFFFF, max(0, result.ran_ms)),
+                           result.outcome, 1 if result.counted else 0, result.reason)
+        self.event(msgs.DONE, body, now)
+
+    def _fault(self, code, detail, now):
+        self.last_fault = code
+        self.event(msgs.FAULT, struct.pack(msgs.FAULT_FMT, code) + detail.encode(), now)
+
+    def motor_guard_tripped(self, now):
+        """Called (via micropython.schedule) when the board's hardware guard timer had to stop the motor."""
+        if self.run is not None:
+            self._finish(self.run.abort(now, msgs.O_FAULT, msgs.R_GUARD), now)
+            self._fault(msgs.R_GUARD, "guard timer stopped the motor", now)
+
+
+def run_forever(board, should_stop=None):
+    """The main loop. Returns when the host sent RELEASE (or ``should_stop()`` says so); motor off on exit."""
+    fw = Firmware(board)
+    board.on_guard = fw.motor_guard_tripped
+    board.claim_console()
+    board.start_watchdog()
+    try:
+        while not fw.released:
+            if should_stop is not None and should_stop():
+                break
+            now = board.ticks_ms()
+            fw.feed(board.read(), now)
+            fw.tick(now)
+            board.feed_watchdog()
+            board.idle()
+    finally:
+        board.motor_off()
+        board.release_console()
+    if fw.released:
+        board.reboot_to_repl()
+    return fw

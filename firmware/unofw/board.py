@@ -1,0 +1,81 @@
+"""The hardware seam: everything the firmware's logic needs from the board, and nothing else.
+
+``rp2040.Rp2040Board`` implements it on a Pico with ``machine``; the host's tests implement it in CPython.
+Power is a percentage (0-100). ``cards()`` is a running total kept by the beam sensor's interrupt handler.
+
+Example::
+
+    class MyBoard(Board):
+        def ticks_ms(self):
+            return 0
+"""
+
+
+class Board:
+    on_guard = None  # set by the main loop: called with ticks_ms when the guard timer had to stop the motor
+
+    def ticks_ms(self):
+        raise NotImplementedError
+
+    def ticks_diff(self, a, b):
+        return a - b
+
+    def read(self):
+        """Bytes waiting on the data channel, without blocking (b"" or None when there are none)."""
+        raise NotImplementedError
+
+    def write(self, data):
+        raise NotImplementedError
+
+    def motor(self, power, forward):
+        raise NotImplementedError
+
+    def motor_off(self):
+        raise NotImplementedError
+
+    def guard(self, ms):
+        """Arm an independent timer that switches the motor off after ``ms`` even if the main loop stalls."""
+
+    def unguard(self):
+        pass
+
+    def button(self):
+        """True while the fire button is held (raw, not debounced)."""
+        raise NotImplementedError
+
+    def uno(self):
+        return False
+
+    def lid_open(self):
+        return False
+
+    def cards(self):
+        raise NotImplementedError
+
+    def led(self, on):
+        pass
+
+    def buzzer(self, on):
+        pass
+
+    def start_watchdog(self):
+        pass
+
+    def feed_watchdog(self):
+        pass
+
+    def reboot_to_repl(self):
+        """After RELEASE: give the data channel back to the REPL."""
+
+    def reset_cause(self):
+        """0 normal power-up, msgs.R_WATCHDOG_RESET after a watchdog reset."""
+        return 0
+
+    def claim_console(self):
+        """Stop the REPL from eating Ctrl-C (0x03) on the data channel."""
+
+    def release_console(self):
+        pass
+
+    def idle(self):
+        """Wait a little (about a millisecond) between loop iterations."""
