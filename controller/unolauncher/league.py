@@ -235,11 +235,14 @@ class TableView:
 class Standings:
     """Every table seen under ``<base>/+/{state,events,status}`` plus a player ranking across tables.
 
+    ``base`` may hold ``+`` levels (one league over several venues' bridged topic trees); ``#`` is not allowed.
+
     Not thread-safe by itself: the caller serialises :meth:`feed` and :meth:`snapshot` (one lock is enough).
     """
 
     def __init__(self, base: str = "unolauncher") -> None:
         self.base = base.rstrip("/")
+        self._base_levels = self.base.split("/")
         self.tables: dict[str, TableView] = {}
         self.invalid = 0  # messages that could not even be attributed to a table
         self.last_error: str | None = None
@@ -253,17 +256,26 @@ class Standings:
         return view
 
     def split_topic(self, topic: str) -> tuple[str, str]:
-        """``<base>/<table>/<kind>`` → (table, kind), or :class:`InvalidMessage`."""
-        prefix = self.base + "/"
-        if not topic.startswith(prefix):
-            raise InvalidMessage(f"topic '{topic[:80]}' is not under '{prefix}'")
-        parts = topic[len(prefix) :].split("/")
-        if len(parts) != 2 or parts[1] not in KINDS:
-            raise InvalidMessage(f"topic '{topic[:80]}' is not <base>/<table>/(state|events|status)")
-        table_id = parts[0]
-        if not table_id or len(table_id) > MAX_TABLE_ID:
+        """``<base>/<table>/<kind>`` → (table, kind), or :class:`InvalidMessage`.
+
+        A ``+`` level in the base (``venues/+/unolauncher``, a league across bridged venues) becomes part of the
+        table's name: ``venues/paris/unolauncher/t1/state`` → (``paris/t1``, ``state``).
+        """
+        levels = topic.split("/")
+        if len(levels) != len(self._base_levels) + 2 or levels[-1] not in KINDS:
+            raise InvalidMessage(f"topic '{topic[:80]}' is not {self.base}/<table>/(state|events|status)")
+        named: list[str] = []
+        for pattern, level in zip(self._base_levels, levels):
+            if pattern == "+":
+                if not level:
+                    raise InvalidMessage(f"topic '{topic[:80]}' has an empty level where the base has '+'")
+                named.append(level)
+            elif pattern != level:
+                raise InvalidMessage(f"topic '{topic[:80]}' is not under '{self.base}/'")
+        table_id = "/".join([*named, levels[-2]])
+        if not levels[-2] or len(table_id) > MAX_TABLE_ID:
             raise InvalidMessage(f"topic '{topic[:80]}' has an empty or over-long table id")
-        return table_id, parts[1]
+        return table_id, levels[-1]
 
     def feed(self, topic: str, payload: bytes) -> str | None:
         """Apply one message. Returns ``None`` if it was used, else the one-sentence reason it was ignored."""

@@ -51,7 +51,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     conn.add_argument("--ws-path", default="/mqtt", help="WebSocket path (default: /mqtt)")
     conn.add_argument("--client-id", default="", help="MQTT client id (default: chosen by the broker)")
     conn.add_argument("--keepalive", type=int, default=30, help="MQTT keep-alive in seconds (default: 30)")
-    parser.add_argument("--base", default="unolauncher", help="base topic of the tables (default: unolauncher)")
+    parser.add_argument(
+        "--base",
+        default="unolauncher",
+        help="base topic of the tables (default: unolauncher); '+' levels span venues, e.g. venues/+/unolauncher",
+    )
     out = parser.add_argument_group("output")
     out.add_argument("--json", action="store_true", help="print JSON lines (one snapshot per change) instead")
     out.add_argument("--once", action="store_true", help="print one snapshot and exit")
@@ -85,8 +89,9 @@ def _password(args: argparse.Namespace) -> str | None:
 def _check(args: argparse.Namespace) -> None:
     if args.port is not None and not 0 < args.port < 65536:
         raise ConfigError(f"--port {args.port} is not a TCP port (1-65535)")
-    if not args.base or "+" in args.base or "#" in args.base:
-        raise ConfigError(f"--base {args.base!r} must be a non-empty topic without wildcards")
+    levels = args.base.rstrip("/").split("/")
+    if not args.base or "#" in args.base or any(not lv or ("+" in lv and lv != "+") for lv in levels):
+        raise ConfigError(f"--base {args.base!r} must be a topic whose levels are names or a whole '+'")
     if args.timeout <= 0 or args.settle < 0 or args.interval <= 0:
         raise ConfigError("--timeout and --interval must be positive and --settle not negative")
     for name in ("cafile", "certfile", "keyfile"):

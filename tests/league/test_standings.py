@@ -157,3 +157,14 @@ def test_feed_never_raises_on_arbitrary_input(table: str, kind: str, payload: by
     assert result is None or isinstance(result, str)
     json.dumps(league.snapshot())  # the snapshot stays serialisable whatever came in
     render_text(league.snapshot())
+
+
+def test_a_wildcard_base_spans_venues_and_names_tables_by_venue() -> None:
+    league = Standings(base="venues/+/unolauncher")
+    assert league.feed("venues/paris/unolauncher/t1/events", b'{"type": "play", "seq": 1}') is None
+    assert league.feed("venues/lyon/unolauncher/t1/events", b'{"type": "play", "seq": 9}') is None
+    assert sorted(league.tables) == ["lyon/t1", "paris/t1"]
+    assert league.feed("venues//unolauncher/t1/events", b'{"type": "play", "seq": 1}') is not None
+    assert league.feed("venues/paris/other/t1/events", b'{"type": "play", "seq": 1}') is not None
+    assert league.feed("venues/paris/unolauncher/t1/x/events", b'{"type": "play", "seq": 1}') is not None
+    assert league.tables["paris/t1"].seq.last == 1 and league.invalid == 3
