@@ -1,0 +1,187 @@
+"""Choose and build the launcher backend from the daemon's settings: ``gpio``, ``virtual``, ``serial`` or ``auto``.
+
+``auto`` uses real GPIO when this machine has it (a ``/dev/gpiochip*`` device and the ``lgpio`` or ``RPi.GPIO``
+module) and otherwise the virtual launcher — and says so in the log, so nobody wonders why the motor is quiet.
+
+Settings may be a mapping (a ``[launcher]`` TOML table) or any object with attributes (the daemon's config
+dataclass); every key is optional:
+
+==================  ==========================================================================================
+``backend``         ``auto`` (default), ``gpio``, ``virtual``, ``serial``
+``pins``            pin overrides, role -> BCM number (``-1`` = not fitted); or ``pins_file``: a pins TOML file
+``pin_factory``     gpiozero factory for ``gpio``: ``lgpio`` (default, the only one on a Pi 5), ``rpigpio``, …
+``magazine``        cards believed loaded after a refill (also the virtual magazine's start), e.g. 40
+``jam_timeout_s``, ``max_run_s``, ``retract_ms``, ``retract_power``, ``debounce_ms``, ``settle_ms``:
+                    see :class:`~unolauncher.launcher.gpio.DeviceSettings`
+``virtual``         table of :class:`~unolauncher.launcher.virtual.VirtualParams` fields (``jam_probability``, …)
+``preset``, ``custom``  the ejection preset and custom table (:func:`create_model`)
+==================  ==========================================================================================
+
+The ``serial`` backend lives in ``launcher/serial_launcher.py`` (imported only when chosen); it must provide
+``SerialLauncher.from_settings(settings, clock)``.
+
+Example::
+
+    launcher, virtual = create_launcher({"backend": "virtual", "magazine": 30}, RealClock())
+    virtual.press_button()
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib
+import importlib.util
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from unolauncher.clock import Clock
+from unolauncher.launcher.ejection import EjectionModel
+from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
+from unolauncher.launcher.interface import Launcher
+from unolauncher.launcher.pins import DEFAULT_PINS, PinMap, PinMapError, load_pin_file, resolve_pins
+from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
+
+log = logging.getLogger(__name__)
+
+BACKENDS = ("auto", "gpio", "virtual", "serial")
+PIN_FACTORIES = {
+    "lgpio": ("gpiozero.pins.lgpio", "LGPIOFactory"),
+    "rpigpio": ("gpiozero.pins.rpigpio", "RPiGPIOFactory"),
+    "pigpio": ("gpiozero.pins.pigpio", "PiGPIOFactory"),
+    "native": ("gpiozero.pins.native", "NativeFactory"),
+}
+
+
+class LauncherSetupError(ValueError):
+    """The launcher cannot be built from these settings; one sentence says why."""
+
+
+def setting(settings: Any, key: str, default: Any = None) -> Any:
+    """``settings[key]`` or ``settings.key`` (mapping or config object), ``default`` when absent or ``None``."""
+    if settings is None:
+        return default
+    value = settings.get(key) if isinstance(settings, Mapping) else getattr(settings, key, None)
+    return default if value is None else value
+
+
+def gpio_unavailable_reason() -> str | None:
+    """Why real GPIO cannot be used here, or ``None`` when it can."""
+    if os.environ.get("GPIOZERO_PIN_FACTORY", "").lower() == "mock":
+        return "GPIOZERO_PIN_FACTORY=mock is set"
+    if not glob.glob("/dev/gpiochip*"):
+        return "this machine has no /dev/gpiochip* device"
+    if importlib.util.find_spec("lgpio") is None and importlib.util.find_spec("RPi") is None:
+        return "neither the lgpio nor the RPi.GPIO module is installed"
+    return None
+
+
+def make_pin_factory(name: str | None) -> Any:
+    """A real gpiozero pin factory by name (``None`` = lgpio, then rpigpio)."""
+    names = [name] if name else ["lgpio", "rpigpio"]
+    errors = []
+    for candidate in names:
+        if candidate == "mock":
+            from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+            return MockFactory(pin_class=MockPWMPin)
+        if candidate not in PIN_FACTORIES:
+            raise LauncherSetupError(f"unknown pin_factory {candidate!r} (known: {', '.join(PIN_FACTORIES)}, mock)")
+        module_name, class_name = PIN_FACTORIES[candidate]
+        try:
+            return getattr(importlib.import_module(module_name), class_name)()
+        except Exception as exc:  # missing module, no GPIO chip, not a Pi
+            errors.append(f"{candidate}: {exc}")
+    raise LauncherSetupError(f"no GPIO pin factory could start ({'; '.join(errors)})")
+
+
+def pins_from_settings(settings: Any) -> PinMap:
+    """The pin map: defaults, then ``pins_file``, then ``pins`` overrides."""
+    pins = DEFAULT_PINS
+    pins_file = setting(settings, "pins_file")
+    if pins_file:
+        pins = load_pin_file(Path(pins_file))
+    overrides = setting(settings, "pins")
+    if overrides:
+        if not isinstance(overrides, Mapping):
+            raise LauncherSetupError("launcher pins must be a table of role = GPIO number")
+        pins = resolve_pins(overrides, pins)
+    return pins
+
+
+def device_settings(settings: Any) -> DeviceSettings:
+    values = {f.name: setting(settings, f.name) for f in fields(DeviceSettings)}
+    return DeviceSettings(**{k: v for k, v in values.items() if v is not None})
+
+
+def virtual_params(settings: Any) -> VirtualParams:
+    table = setting(settings, "virtual", {})
+    if not isinstance(table, Mapping):
+        raise LauncherSetupError("launcher virtual settings must be a table")
+    known = {f.name for f in fields(VirtualParams)}
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise LauncherSetupError(f"unknown virtual launcher setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
+    values = dict(table)
+    magazine = setting(settings, "magazine")
+    if magazine is not None and "magazine" not in values:
+        values["magazine"] = magazine
+    return VirtualParams(**values)
+
+
+def create_virtual(settings: Any, clock: Clock) -> tuple[GpioLauncher, VirtualLauncher]:
+    """The real device code on mock pins, with the simulated toy attached."""
+    from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    pins = pins_from_settings(settings)
+    factory = MockFactory(pin_class=MockPWMPin)
+    virtual = VirtualLauncher(factory, clock, pins, virtual_params(settings))
+    launcher = GpioLauncher(factory, clock, pins, device_settings(settings), backend="virtual")
+    return launcher, virtual
+
+
+def create_launcher(settings: Any, clock: Clock) -> tuple[Launcher, VirtualLauncher | None]:
+    """Build the configured backend; the second item is the simulation when the backend is virtual.
+
+    Raises :class:`LauncherSetupError` (or :class:`~unolauncher.launcher.pins.PinMapError`) with a one-sentence
+    message for bad settings.
+    """
+    backend = setting(settings, "backend", "auto")
+    if backend not in BACKENDS:
+        raise LauncherSetupError(f"unknown launcher backend {backend!r} (known: {', '.join(BACKENDS)})")
+    try:
+        if backend == "auto":
+            reason = gpio_unavailable_reason()
+            if reason is not None:
+                log.warning("launcher: using the virtual launcher because %s", reason)
+                return create_virtual(settings, clock)
+            backend = "gpio"
+        if backend == "virtual":
+            return create_virtual(settings, clock)
+        if backend == "serial":
+            return _create_serial(settings, clock), None
+        pins = pins_from_settings(settings)
+        factory = make_pin_factory(setting(settings, "pin_factory"))
+        return GpioLauncher(factory, clock, pins, device_settings(settings)), None
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, LauncherSetupError | PinMapError):
+            raise
+        raise LauncherSetupError(f"launcher settings are invalid: {exc}") from None
+
+
+def _create_serial(settings: Any, clock: Clock) -> Launcher:
+    module_name = "unolauncher.launcher.serial_launcher"
+    if importlib.util.find_spec(module_name) is None:
+        raise LauncherSetupError("the serial launcher backend is not installed in this build")
+    module = importlib.import_module(module_name)
+    launcher: Launcher = module.SerialLauncher.from_settings(settings, clock)
+    return launcher
+
+
+def create_model(settings: Any, launcher: Launcher | None = None) -> EjectionModel:
+    """The ejection model for these settings (``preset``, ``custom``); open loop when the launcher has no sensor."""
+    has_sensor = launcher.status().has_sensor if launcher is not None else True
+    return EjectionModel(setting(settings, "preset", "classic"), setting(settings, "custom"), has_sensor=has_sensor)

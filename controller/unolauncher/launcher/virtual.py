@@ -1,0 +1,306 @@
+"""The virtual launcher: a small physical simulation of the toy attached to gpiozero mock pins.
+
+It watches the motor driver pins that :class:`~unolauncher.launcher.gpio.GpioLauncher` writes and drives the input
+pins that it reads, so the *real* device code runs unchanged on a machine without GPIO (``unolauncher run`` on a
+laptop, every test, the dashboard demo). Physics: a magazine of cards; the wheel needs ``spin_up_ms`` before the
+first card leaves; then cards leave at ``cards_per_s`` times the PWM power; each card breaks the beam for
+``pulse_ms``; each card may jam with ``jam_probability`` (seeded, so runs repeat); the lid clears a jam.
+
+Everything is timed by the injected clock: ``VirtualClock`` in tests (a 30 s jam test takes microseconds),
+``RealClock`` in the daemon.
+
+Create it *before* the ``GpioLauncher`` on the same factory (it claims the pins with its own pin class), and the
+factory must be ``MockFactory(pin_class=MockPWMPin)``. :func:`unolauncher.launcher.factory.create_launcher` does
+both.
+
+Example::
+
+    factory = MockFactory(pin_class=MockPWMPin)
+    clock = VirtualClock()
+    sim = VirtualLauncher(factory, clock, DEFAULT_PINS, VirtualParams(magazine=20))
+    launcher = GpioLauncher(factory, clock, DEFAULT_PINS)
+    launcher.on_press = lambda: launcher.fire(FirePlan(fire=True, cards=3), print)
+    sim.press_button()
+    assert sim.motor_pin_high
+    clock.advance(2.0)
+    assert sim.magazine == 17
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from unolauncher.clock import Clock, TimerHandle
+from unolauncher.launcher.pins import DEFAULT_PINS, PinMap
+
+
+class _SimPin(MockPWMPin):
+    """A mock PWM pin that tells listeners about output changes and keeps an externally driven input level.
+
+    gpiozero sets a pull resistor when an input device opens the pin, which on a mock pin drives the level to the
+    pull; a real wire (the lid switch holding the line low) wins over the pull, so ``forced`` is re-applied.
+    """
+
+    def __init__(self, factory: Any, info: Any) -> None:
+        self.listeners: list[Callable[[], None]] = []
+        self.forced: bool | None = None
+        super().__init__(factory, info)
+
+    def _change_state(self, value: Any) -> bool:
+        changed: bool = super()._change_state(value)
+        if changed and self._function == "output":
+            for listener in self.listeners:
+                listener()
+        return changed
+
+    def _set_pull(self, value: str) -> None:
+        super()._set_pull(value)
+        if self.forced is not None:
+            self._change_state(self.forced)
+
+
+@dataclass(frozen=True)
+class VirtualParams:
+    """The simulated toy.
+
+    Example::
+
+        VirtualParams(magazine=40, cards_per_s=9.0, jam_probability=0.01, seed=7)
+    """
+
+    magazine: int = 40
+    spin_up_ms: int = 150
+    cards_per_s: float = 9.0  # at full power
+    pulse_ms: float = 12.0  # beam broken per card
+    jam_probability: float = 0.0  # per card that would leave
+    min_power: float = 0.25  # below this PWM duty the wheel stalls
+    seed: int = 0
+    lid_open: bool = False
+    press_ms: int = 80  # how long press_button() holds the button down
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.magazine <= 1000:
+            raise ValueError(f"virtual magazine={self.magazine!r} must be 0-1000 cards")
+        if not 0.5 <= self.cards_per_s <= 100:
+            raise ValueError(f"virtual cards_per_s={self.cards_per_s!r} must be 0.5-100")
+        if not 0.1 <= self.pulse_ms < 1000 / self.cards_per_s:
+            raise ValueError("virtual pulse_ms must be positive and shorter than the gap between cards")
+        if not 0.0 <= self.jam_probability <= 1.0:
+            raise ValueError(f"virtual jam_probability={self.jam_probability!r} must be between 0 and 1")
+
+
+class VirtualLauncher:
+    """Simulated launcher hardware on mock pins, with the helpers the dashboard and tests use.
+
+    Example::
+
+        sim.load(10)          # put 10 more cards in
+        sim.open_lid(); sim.close_lid()
+        sim.press_button()    # press and (after press_ms) release
+    """
+
+    def __init__(
+        self,
+        factory: MockFactory,
+        clock: Clock,
+        pins: PinMap = DEFAULT_PINS,
+        params: VirtualParams | None = None,
+    ) -> None:
+        self.params = params or VirtualParams()
+        self.pins = pins
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._rng = random.Random(self.params.seed)
+        self._magazine = self.params.magazine
+        self._jammed = False
+        self._ejecting = False
+        self._card_timer: TimerHandle | None = None
+        self.cards_out = 0
+        self.presses = 0
+        self.motor_starts = 0
+        self._pin: dict[str, _SimPin] = {}
+        for role, gpio in pins.items():
+            pin = factory.pin(gpio, pin_class=_SimPin)
+            if not isinstance(pin, _SimPin):
+                raise RuntimeError(
+                    f"GPIO {gpio} ({role}) was claimed before the virtual launcher; create it before the GpioLauncher"
+                )
+            self._pin[role] = pin
+        for role in ("motor_enable", "motor_forward", "motor_reverse"):
+            self._pin[role].listeners.append(self._motor_changed)
+        self._set_input("button", True)  # released (pull-up, switch to GND)
+        if "sensor" in self._pin:
+            self._set_input("sensor", True)  # beam unbroken
+        if "uno" in self._pin:
+            self._set_input("uno", True)
+        if "lid" in self._pin:
+            self._set_input("lid", self.params.lid_open)  # closed switch pulls the line low
+
+    # ------------------------------------------------------------------ pins
+
+    def _set_input(self, role: str, level: bool) -> None:
+        pin = self._pin.get(role)
+        if pin is None:
+            return
+        pin.forced = level
+        if pin.function != "input":
+            return
+        if level:
+            pin.drive_high()
+        else:
+            pin.drive_low()
+
+    def _level(self, role: str) -> float:
+        pin = self._pin.get(role)
+        return float(pin.state) if pin is not None and pin.function == "output" else 0.0
+
+    @property
+    def motor_power(self) -> float:
+        """PWM duty on the driver enable pin (0 = off)."""
+        return self._level("motor_enable")
+
+    @property
+    def motor_pin_high(self) -> bool:
+        """The motor is driven (enable pin above 0), in either direction."""
+        return self.motor_power > 0.0
+
+    @property
+    def motor_direction(self) -> str:
+        if not self.motor_pin_high:
+            return "off"
+        forward, reverse = self._level("motor_forward") > 0, self._level("motor_reverse") > 0
+        return "forward" if forward and not reverse else "reverse" if reverse and not forward else "brake"
+
+    @property
+    def led_on(self) -> bool:
+        return self._level("led") > 0
+
+    @property
+    def buzzer_on(self) -> bool:
+        return self._level("buzzer") > 0
+
+    @property
+    def magazine(self) -> int:
+        return self._magazine
+
+    @property
+    def jammed(self) -> bool:
+        return self._jammed
+
+    @property
+    def lid_open(self) -> bool:
+        pin = self._pin.get("lid")
+        return bool(pin is not None and pin.forced)
+
+    def pin(self, role: str) -> _SimPin:
+        """The mock pin of a part (tests assert on its ``states``)."""
+        return self._pin[role]
+
+    # ------------------------------------------------------------------ helpers for people and tests
+
+    def press_button(self, hold_s: float | None = None, bounce: bool = False) -> None:
+        """Press the launcher button now and release it after ``hold_s`` (default ``press_ms``).
+
+        With ``bounce`` the contact chatters for 3 ms on press and on release, like a cheap switch.
+        """
+        self.presses += 1
+        self._press("button", hold_s, bounce)
+
+    def press_uno(self, hold_s: float | None = None) -> None:
+        self._press("uno", hold_s, False)
+
+    def _press(self, role: str, hold_s: float | None, bounce: bool) -> None:
+        if role not in self._pin:
+            raise RuntimeError(f"this launcher has no {role} button fitted")
+        hold = self.params.press_ms / 1000 if hold_s is None else hold_s
+        self._set_input(role, False)
+        if bounce:
+            for i, level in enumerate((True, False, True, False), start=1):
+                self._clock.call_later(i * 0.0007, lambda lv=level: self._set_input(role, lv))  # type: ignore[misc]
+            for i, level in enumerate((True, False, True), start=1):
+                self._clock.call_later(hold + (i - 1) * 0.0007, lambda lv=level: self._set_input(role, lv))  # type: ignore[misc]
+            self._clock.call_later(hold + 0.003, lambda: self._set_input(role, True))
+        else:
+            self._clock.call_later(hold, lambda: self._set_input(role, True))
+
+    def open_lid(self) -> None:
+        """Open the lid (the device stops the motor); a jam is cleared by hand while it is open."""
+        with self._lock:
+            self._jammed = False
+        self._set_input("lid", True)
+
+    def close_lid(self) -> None:
+        self._set_input("lid", False)
+
+    def load(self, cards: int) -> None:
+        """Put ``cards`` more cards into the magazine (open/close the lid around it to mimic a refill)."""
+        if cards < 0:
+            raise ValueError("cannot load a negative number of cards")
+        with self._lock:
+            self._magazine += cards
+
+    def refill(self, cards: int) -> None:
+        """What a person does: open the lid, put cards in, close it."""
+        self.open_lid()
+        self.load(cards)
+        self.close_lid()
+
+    def jam(self) -> None:
+        """Jam the mechanism now (the next card sticks)."""
+        with self._lock:
+            self._jammed = True
+
+    def block_beam(self, blocked: bool) -> None:
+        """A hand or a stuck card in the slot (selftest and stray-card tests)."""
+        self._set_input("sensor", not blocked)
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "magazine": self._magazine,
+            "cards_out": self.cards_out,
+            "jammed": self._jammed,
+            "lid_open": self.lid_open,
+            "motor": self.motor_direction,
+            "motor_power": self.motor_power,
+            "led": self.led_on,
+            "buzzer": self.buzzer_on,
+        }
+
+    # ------------------------------------------------------------------ physics
+
+    def _motor_changed(self) -> None:
+        power = self.motor_power
+        ejecting = power >= self.params.min_power and self.motor_direction == "forward"
+        with self._lock:
+            if ejecting == self._ejecting:
+                return
+            self._ejecting = ejecting
+            if self._card_timer is not None:
+                self._card_timer.cancel()
+                self._card_timer = None
+            if ejecting:
+                self.motor_starts += 1
+                self._card_timer = self._clock.call_later(self.params.spin_up_ms / 1000, self._eject_card)
+
+    def _eject_card(self) -> None:
+        with self._lock:
+            self._card_timer = None
+            if not self._ejecting or self._magazine <= 0 or self._jammed:
+                return
+            if self.params.jam_probability and self._rng.random() < self.params.jam_probability:
+                self._jammed = True
+                return
+            self._magazine -= 1
+            self.cards_out += 1
+            interval = 1.0 / (self.params.cards_per_s * max(self.motor_power, self.params.min_power))
+            self._card_timer = self._clock.call_later(interval, self._eject_card)
+        if "sensor" in self._pin:
+            # Outside the lock: the device reacts to this edge synchronously (and may stop the motor).
+            self._set_input("sensor", False)
+            self._clock.call_later(self.params.pulse_ms / 1000, lambda: self._set_input("sensor", True))
