@@ -1,0 +1,152 @@
+"""Bot players for simulation and benchmarks: ``random`` (uniform over legal moves) and ``greedy``.
+
+A bot looks at the referee's live state (``full`` mode) and returns the next command for whoever must act —
+the current player, the player owing hits, or the player a pending choice waits for. Bots use their own seeded
+RNG, never the referee's, so the referee's randomness is the same whatever the bots do.
+
+Example::
+
+    >>> from unolauncher.rules.referee import Referee
+    >>> ref = Referee()
+    >>> _ = ref.handle({"type": "new_game", "ruleset": "classic", "players": ["a", "b"], "seed": 3})
+    >>> bot = Bot("random", seed=1)
+    >>> cmd = bot.next_command(ref)
+    >>> cmd["type"] in ("play", "draw", "choose", "accept", "challenge")
+    True
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from unolauncher.rules.cards import CARD_INFO, COLORS, RULESETS
+from unolauncher.rules.referee import Referee
+from unolauncher.rules.state import BETWEEN, PLAYING
+
+STRATEGIES = ("random", "greedy")
+_TARGETED = {"wild attack-attack", "blue trade-hands", "red trade-hands", "green trade-hands", "yellow trade-hands"}
+
+
+class Bot:
+    """A table's worth of bot players sharing one strategy (random-legal or greedy)."""
+
+    def __init__(self, strategy: str = "random", seed: int = 0, uno_rate: float = 0.9) -> None:
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+        self.strategy = strategy
+        self.rng = random.Random(seed)
+        self.uno_rate = uno_rate if strategy == "random" else 1.0
+
+    def next_command(self, ref: Referee) -> dict[str, Any] | None:
+        """The next command to send, or ``None`` when the game is over (or nothing can be done)."""
+        s = ref.state
+        if s.phase == BETWEEN:
+            return {"type": "next_round"}
+        if s.phase != PLAYING:
+            return None
+        players = s.players
+        if s.pending is not None:
+            who = players[s.pending["player"]]
+            kind = s.pending["kind"]
+            if kind == "challenge":
+                return {"type": "challenge" if self.rng.random() < 0.25 else "accept", "player": who}
+            if kind == "color":
+                return {"type": "choose", "player": who, "color": self._color(s.hands[s.pending["player"]])}
+            if kind == "target":
+                return {"type": "choose", "player": who, "target": players[self._target(ref, s.pending["player"])]}
+            return None
+        if s.owed:
+            return {"type": "hit", "player": players[s.owed[0][0]]}
+        seat = s.current
+        who = players[seat]
+        hand = s.hands[seat]
+        playable = self._playable(ref, hand)
+        if playable and len(hand) == 2 and not s.declared[seat] and self.rng.random() < self.uno_rate:
+            return {"type": "uno", "player": who}
+        attack = RULESETS[s.ruleset].attack
+        if attack:
+            other = {"type": "pass", "player": who} if s.chain else {"type": "hit", "player": who}
+        else:
+            other = {"type": "pass", "player": who} if s.drew else {"type": "draw", "player": who}
+        if not playable:
+            return other
+        if self.strategy == "random":
+            pick = self.rng.randrange(len(playable) + 1)
+            if pick == len(playable):
+                return other
+            card = playable[pick]
+        else:
+            card = max(playable, key=lambda c: (CARD_INFO[c][0] is not None, RULESETS[s.ruleset].values[c]))
+        cmd: dict[str, Any] = {"type": "play", "player": who, "card": card}
+        if CARD_INFO[card][0] is None:
+            cmd["color"] = self._color([c for c in hand if c != card])
+        if card in _TARGETED or (card == "wild customizable" and s.options["customizable"] is not None):
+            cmd["target"] = players[self._target(ref, seat)]
+        return cmd
+
+    def catch(self, ref: Referee) -> dict[str, Any] | None:
+        """If someone forgot to call UNO, another player may catch them (half the time for random bots)."""
+        s = ref.state
+        if s.uno_exposed < 0 or s.phase != PLAYING:
+            return None
+        if self.strategy == "random" and self.rng.random() < 0.5:
+            return None
+        catcher = (s.uno_exposed + 1 + self.rng.randrange(len(s.players) - 1)) % len(s.players)
+        return {"type": "catch", "player": s.players[catcher], "target": s.players[s.uno_exposed]}
+
+    # -- helpers --------------------------------------------------------------------------------------------
+    def _playable(self, ref: Referee, hand: list[str]) -> list[str]:
+        s = ref.state
+        if s.drawn is not None:
+            return [s.drawn]
+        color = s.color
+        top_face = CARD_INFO[s.discard[-1]][1]
+        out = []
+        for card in hand:
+            c, face = CARD_INFO[card]
+            if c is None or color is None or c == color or face == top_face:
+                if face == "trade-hands" and len(hand) == 1:
+                    continue  # ATK-10
+                out.append(card)
+        return out
+
+    def _color(self, hand: list[str]) -> str:
+        if self.strategy == "greedy":
+            counts = dict.fromkeys(COLORS, 0)
+            for card in hand:
+                c = CARD_INFO[card][0]
+                if c is not None:
+                    counts[c] += 1
+            return max(COLORS, key=lambda c: counts[c])
+        return COLORS[self.rng.randrange(4)]
+
+    def _target(self, ref: Referee, seat: int) -> int:
+        s = ref.state
+        others = [i for i in range(len(s.players)) if i != seat]
+        if self.strategy == "greedy":
+            return min(others, key=lambda i: (s.count(i), i))
+        return others[self.rng.randrange(len(others))]
+
+
+def play_game(
+    ref: Referee, bot: Bot, max_steps: int = 100_000, catch: bool = True
+) -> tuple[int, list[dict[str, Any]]]:
+    """Drive a started game to its end; returns (accepted steps, events). Stops after ``max_steps``."""
+    steps = 0
+    events: list[dict[str, Any]] = []
+    while steps < max_steps:
+        cmd = bot.next_command(ref)
+        if cmd is None:
+            break
+        out = ref.handle(cmd)
+        events.extend(out)
+        if out and out[0]["type"] == "rejected":
+            raise RuntimeError(f"bot made an illegal move: {out[0]}")
+        steps += 1
+        if catch:
+            caught = bot.catch(ref)
+            if caught is not None:
+                events.extend(ref.handle(caught))
+                steps += 1
+    return steps, events

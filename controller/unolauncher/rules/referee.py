@@ -1,0 +1,1320 @@
+"""The rules referee: UNO Attack (``attack``, ``attack-original``), UNO Mario Kart and classic UNO.
+
+Pure and deterministic: state + command (+ the seeded RNG inside the state) -> new state + events. No I/O, no
+clock, no global randomness. Every handler first *validates* (raising :class:`Refusal` before touching anything)
+and only then *applies*, so a refusal changes nothing and the hot path never copies the state. Undo rebuilds
+the state from a snapshot taken at ``new_game`` plus the accepted commands since then (undo is rare; a game
+step is not).
+
+Example::
+
+    >>> ref = Referee()
+    >>> ev = ref.handle({"type": "new_game", "ruleset": "classic", "players": ["ann", "bob"], "seed": 1})
+    >>> ev[0]["type"]
+    'game_started'
+    >>> ref.handle({"type": "play", "player": "nobody", "card": "red 1"})[0]["code"]
+    'unknown_player'
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from typing import Any, NoReturn
+
+from unolauncher.launcher.ejection import EjectionModel, commitment
+from unolauncher.rules.cards import CARD_INFO, COLOR_SET, ITEMS, RULESETS, Ruleset, dealer_draw_value
+from unolauncher.rules.state import BETWEEN, DEFAULT_OPTIONS, IDLE, OVER, PLAYING, SCORING, GameState
+
+Event = dict[str, Any]
+
+MAX_PLAYERS = 10
+MAX_NAME = 40
+MAX_SCRIPT = 10_000
+CUSTOM_ACTIONS = ("wild", "hit", "attack", "all-hit", "hit-fire", "skip", "reverse", "trade-hands")
+
+# ATK-11..15: what each attack card makes others do, as (action, count).
+ATTACK_ACTIONS: dict[str, tuple[str, int]] = {
+    "hit-2": ("hit", 2),
+    "wild hit-4": ("hit", 4),
+    "wild attack-attack": ("attack", 2),
+    "wild hit-fire": ("hit-fire", 1),
+    "wild all-hit": ("all-hit", 1),
+    "trade-hands": ("trade-hands", 0),
+    "skip": ("skip", 0),
+    "reverse": ("reverse", 0),
+}
+
+
+class Refusal(Exception):
+    """Raised by validation before any change; becomes one ``rejected`` event."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def refuse(code: str, message: str) -> NoReturn:
+    raise Refusal(code, message)
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+class Referee:
+    """One table's referee. Feed it commands; it answers with events and never raises.
+
+    Example::
+
+        ref = Referee()
+        ref.handle({"type": "new_game", "ruleset": "attack", "players": ["ann", "bob", "cy"], "seed": 7})
+        ref.hitter()                       # 'bob' — the player left of the dealer, if no start card says otherwise
+        ref.handle({"type": "hit", "cards": 2})
+        ref.public_state()["hands"]        # {'ann': 7, 'bob': 9, 'cy': 7}
+    """
+
+    def __init__(self) -> None:
+        self._s = GameState()
+        self._seats: dict[str, int] = {}
+        self._rs: Ruleset = RULESETS["classic"]
+        self._model: EjectionModel | None = None
+        self._history: list[dict[str, Any]] = []  # accepted commands since the last new_game
+        self._prior: dict[str, Any] | None = None  # state before that new_game (None: no game before)
+
+    # ==================================================================================================
+    # public API
+    # ==================================================================================================
+    def handle(self, command: Any) -> list[Event]:
+        """Apply one command; return its events (a refusal is exactly one ``rejected`` event)."""
+        if type(command) is not dict:
+            return [_rejected(command, "not_an_object", "A command must be a JSON object with a type.")]
+        kind = command.get("type")
+        handler = _HANDLERS.get(kind) if type(kind) is str else None
+        if handler is None:
+            if kind is None:
+                return [_rejected(command, "missing_type", "The command has no type field.")]
+            return [_rejected(command, "unknown_command", f"Unknown command type {_short(kind)}.")]
+        if kind == "undo":
+            return self._undo(command)
+        try:
+            events = handler(self, command)
+        except Refusal as refusal:
+            return [_rejected(command, refusal.code, refusal.message)]
+        except Exception as exc:  # a bug must not crash the table: restore the last good state and say so
+            self._rebuild(self._history)
+            return [_rejected(command, "internal_error", f"The referee failed on this command ({type(exc).__name__}).")]
+        self._history.append(_keep(command))
+        return events
+
+    def public_state(self) -> dict[str, Any]:
+        """The PROTOCOL.md public state (plus a few documented extras)."""
+        s = self._s
+        names = s.players
+        started = s.phase != IDLE
+        pending = None
+        if s.pending is not None:
+            pending = {k: (names[v] if k in ("player", "by") else v) for k, v in s.pending.items()}
+        return {
+            "ruleset": s.ruleset or None,
+            "mode": s.mode if started else None,
+            "phase": s.phase,
+            "round": s.round,
+            "direction": s.direction,
+            "players": list(names),
+            "dealer": names[s.dealer] if s.dealer >= 0 else None,
+            "current": names[s.current] if s.current >= 0 and s.phase == PLAYING else None,
+            "top": s.discard[-1] if s.discard else None,
+            "color": s.color,
+            "hands": {name: s.count(i) for i, name in enumerate(names)},
+            "stock": s.stock_size() if started else 0,
+            "owed": [_owed_public(names, entry) for entry in s.owed],
+            "chain": s.chain,
+            "pending": pending,
+            "uno_exposed": names[s.uno_exposed] if s.uno_exposed >= 0 else None,
+            "scores": {name: s.scores[i] for i, name in enumerate(names)},
+            "target_score": s.options["target_score"],
+            "winner": names[s.winner] if s.winner >= 0 else None,
+        }
+
+    def hitter(self) -> str | None:
+        """Who a launcher press is attributed to now, or ``None`` if no hit is allowed."""
+        s = self._s
+        if s.phase != PLAYING or not self._rs.attack or s.pending is not None:
+            return None
+        if s.owed:
+            return s.players[s.owed[0][0]]
+        if s.chain or s.current < 0:
+            return None
+        return s.players[s.current]
+
+    def next_fire_plan(self) -> Any:
+        """The FirePlan the game's ejection model gives for the next press (pure peek; ``None`` without a game).
+
+        The daemon can fire this plan and report the count in ``hit.cards``; every accepted hit advances the
+        model by one press, so press *i* of the game is always planned from (seed, i).
+        """
+        if self._model is None or self._s.ejection is None:
+            return None
+        plan, _ = self._model.plan(self._s.ejection)
+        return plan
+
+    def hand(self, player: str) -> list[str] | None:
+        """``full`` mode: the cards a player holds (a copy); ``None`` in table mode or for an unknown player."""
+        seat = self._seats.get(player)
+        if seat is None or self._s.mode != "full" or seat >= len(self._s.hands):
+            return None
+        return list(self._s.hands[seat])
+
+    @property
+    def state(self) -> GameState:
+        """The live internal state (read it, don't change it). Bots use it for speed."""
+        return self._s
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": 1,
+            "state": self._s.to_json(),
+            "history": _copy_json(self._history),
+            "prior": _copy_json(self._prior),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Referee:
+        ref = cls()
+        if data.get("version") != 1:
+            raise ValueError("unsupported referee state version")
+        ref._set_state(GameState.from_json(data["state"]))
+        ref._history = _copy_json(data["history"])
+        ref._prior = _copy_json(data["prior"])
+        return ref
+
+    # ==================================================================================================
+    # plumbing
+    # ==================================================================================================
+    def _set_state(self, state: GameState) -> None:
+        self._s = state
+        self._seats = {name: i for i, name in enumerate(state.players)}
+        self._rs = RULESETS.get(state.ruleset, RULESETS["classic"])
+        preset = state.options.get("ejection_preset", "classic")
+        self._model = EjectionModel(preset=preset) if state.ejection is not None else None
+
+    def _rebuild(self, commands: list[dict[str, Any]]) -> None:
+        prior, history = self._prior, list(commands)
+        self._set_state(GameState.from_json(prior) if prior is not None else GameState())
+        for command in history:
+            _HANDLERS[command["type"]](self, command)
+        self._prior, self._history = prior, history
+
+    def _undo(self, command: dict[str, Any]) -> list[Event]:
+        if not self._history:
+            return [_rejected(command, "nothing_to_undo", "There is nothing to undo.")]
+        taken_back = self._history[-1]
+        try:
+            self._rebuild(self._history[:-1])
+        except Exception as exc:
+            self._rebuild(self._history)
+            return [_rejected(command, "internal_error", f"Undo failed ({type(exc).__name__}).")]
+        return [{"type": "undone", "command": _copy_json(taken_back)}]
+
+    def _seat(self, cmd: dict[str, Any], field: str = "player") -> int:
+        name = cmd.get(field)
+        if name is None:
+            refuse("missing_field", f"The command needs a {field} field.")
+        if type(name) is not str:
+            refuse("bad_field", f"The {field} field must be a player's name.")
+        seat = self._seats.get(name)
+        if seat is None:
+            refuse("unknown_player", f"There is no player called {_short(name)} at this table.")
+        return seat
+
+    def _require_playing(self) -> GameState:
+        s = self._s
+        if s.phase != PLAYING:
+            if s.phase == IDLE:
+                refuse("no_game", "No game is running; start one with new_game.")
+            if s.phase == OVER:
+                refuse("game_over", "The game is over; start a new one with new_game.")
+            refuse("round_over", "The round is over; score it or start the next round.")
+        return s
+
+    def _name(self, seat: int) -> str:
+        return self._s.players[seat]
+
+    # ==================================================================================================
+    # new game, rounds, dealing
+    # ==================================================================================================
+    def _cmd_new_game(self, cmd: dict[str, Any]) -> list[Event]:
+        ruleset = cmd.get("ruleset")
+        if type(ruleset) is not str or ruleset not in RULESETS:
+            refuse("bad_ruleset", "The ruleset must be attack, attack-original, mario-kart or classic.")
+        rs = RULESETS[ruleset]
+        players = cmd.get("players")
+        if type(players) is not list or not 2 <= len(players) <= MAX_PLAYERS:
+            refuse("bad_players", "Players must be a list of 2 to 10 names.")
+        if any(type(p) is not str or not p or len(p) > MAX_NAME for p in players) or len(set(players)) != len(players):
+            refuse("bad_players", "Player names must be distinct, non-empty strings of at most 40 characters.")
+        seed = cmd.get("seed", 0)
+        if not _is_int(seed):
+            refuse("bad_field", "The seed must be an integer.")
+        mode = cmd.get("mode", "full")
+        if mode not in ("full", "table"):
+            refuse("bad_mode", "The mode must be full or table.")
+        options = _validate_options(cmd.get("options"), rs, len(players))
+        script, ejection_seed = _validate_launcher(cmd.get("launcher"), seed)
+        deal = cmd.get("deal")
+        _validate_deal(deal, rs, players, mode, options)
+
+        # -- apply ----------------------------------------------------------------------------------------
+        self._prior = self._s.to_json() if self._s.phase != IDLE else None
+        self._history = []
+        s = GameState()
+        s.ruleset, s.mode, s.players, s.options = ruleset, mode, list(players), options
+        s.rng = random.Random(seed)
+        s.scores = [0] * len(players)
+        s.script = script
+        if rs.attack:
+            s.ejection_seed = ejection_seed
+        self._set_state(s)
+        model = EjectionModel(preset=options["ejection_preset"])
+        s.ejection = model.start(ejection_seed)
+        self._model = model
+        events: list[Event] = [
+            {
+                "type": "game_started",
+                "ruleset": ruleset,
+                "mode": mode,
+                "players": list(players),
+                "options": _copy_json(options),
+                "ejection_commitment": commitment(ejection_seed),
+            }
+        ]
+        dealer = self._choose_dealer(deal, events)
+        self._start_round(dealer, deal, events)
+        return events
+
+    def _choose_dealer(self, deal: Any, events: list[Event]) -> int:
+        s = self._s
+        if isinstance(deal, dict) and "dealer" in deal:
+            return self._seats[deal["dealer"]]
+        if s.mode == "table":
+            return len(s.players) - 1  # documented: the first listed player plays first
+        # MK-02 (used by every rule set): each player draws; highest deals; ties draw again.
+        deck = list(self._rs.deck)
+        s.rng.shuffle(deck)
+        contenders = list(range(len(s.players)))
+        draws: dict[str, list[str]] = {name: [] for name in s.players}
+        while True:
+            values = {}
+            for seat in contenders:
+                card = deck.pop()
+                draws[s.players[seat]].append(card)
+                values[seat] = dealer_draw_value(card)
+            best = max(values.values())
+            contenders = [seat for seat in contenders if values[seat] == best]
+            if len(contenders) == 1 or len(deck) < len(contenders):
+                break
+        dealer = contenders[0]
+        events.append({"type": "dealer_chosen", "dealer": s.players[dealer], "draws": draws})
+        return dealer
+
+    def _cmd_next_round(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._s
+        if s.phase != BETWEEN:
+            if s.phase == PLAYING:
+                refuse("round_in_progress", "The round is still being played.")
+            if s.phase == SCORING:
+                refuse("score_required", "Report the hands with a score command first.")
+            if s.phase == OVER:
+                refuse("game_over", "The game is over; start a new one with new_game.")
+            refuse("no_game", "No game is running; start one with new_game.")
+        deal = cmd.get("deal")
+        _validate_deal(deal, self._rs, s.players, s.mode, s.options)
+        events: list[Event] = []
+        if isinstance(deal, dict) and "dealer" in deal:
+            dealer = self._seats[deal["dealer"]]
+        else:
+            dealer = (s.dealer + 1) % len(s.players)  # MK-02: later rounds the deal passes to the left
+        self._start_round(dealer, deal, events)
+        return events
+
+    def _start_round(self, dealer: int, deal: Any, events: list[Event]) -> None:
+        s, rs = self._s, self._rs
+        n = len(s.players)
+        hand_size = s.options["hand_size"]
+        s.phase = PLAYING
+        s.round += 1
+        s.dealer = dealer
+        s.direction = 1
+        s.owed, s.resume, s.chain, s.chain_skips = [], -1, False, 0
+        s.drew, s.drawn, s.pending, s.wd4 = False, None, None, None
+        s.declared, s.uno_exposed, s.round_winner = [False] * n, -1, -1
+        s.last_player = s.before_last = -1
+        s.reload_pending = False
+        rigged = isinstance(deal, dict)
+        if s.mode == "full":
+            if rigged and "hands" in deal:
+                s.hands = [list(deal["hands"][name]) for name in s.players]
+                starter = deal["starter"]
+                s.stock = list(reversed(deal["stock"]))
+            else:
+                deck = list(rs.deck)
+                s.rng.shuffle(deck)
+                s.hands = [[] for _ in range(n)]
+                for _ in range(hand_size):
+                    for k in range(1, n + 1):
+                        s.hands[(dealer + k) % n].append(deck.pop())
+                starter = self._turn_starter(deck)
+                s.stock = deck
+            s.table_counts = []
+        else:
+            counts = deal.get("hands") if rigged else None
+            s.table_counts = [counts[name] for name in s.players] if counts else [hand_size] * n
+            if rigged and "starter" in deal:
+                starter = deal["starter"]
+            else:
+                deck = list(rs.deck)
+                s.rng.shuffle(deck)
+                starter = self._turn_starter(deck)
+            s.table_stock = max(0, len(rs.deck) - sum(s.table_counts) - 1)
+            s.hands = []
+        s.discard = [starter]
+        color, face = CARD_INFO[starter]
+        s.color = color
+        events.append(
+            {
+                "type": "round_started",
+                "round": s.round,
+                "dealer": s.players[dealer],
+                "starter": starter,
+                "hands": {name: s.count(i) for i, name in enumerate(s.players)},
+            }
+        )
+        first = s.step(dealer)
+        if rs.attack:  # ATK-17
+            if face == "skip":
+                events.append({"type": "skipped", "player": s.players[first]})
+                s.current = s.step(first)
+            elif face == "reverse":
+                s.direction = -1
+                events.append({"type": "direction", "direction": -1})
+                if n == 2:  # ATK-07: Reverse acts as Skip
+                    events.append({"type": "skipped", "player": s.players[first]})
+                    s.current = dealer
+                else:
+                    s.current = s.step(dealer)
+            elif face == "hit-2":  # ATK-11
+                s.resume = s.step(first)
+                self._add_owed(first, 2, False, events, front=False)
+            else:
+                s.current = first
+        else:  # MK-03, MK-04
+            s.current = first
+            if color is None:  # Wild Item Box (dealer names the colour) / classic Wild (first player names it)
+                chooser = dealer if face == "wild item-box" else first
+                s.pending = {"kind": "color", "player": chooser, "reason": "start"}
+                events.append({"type": "pending", "kind": "color", "player": s.players[chooser], "reason": "start"})
+                return
+            if face == "reverse":
+                s.direction = -1
+                events.append({"type": "direction", "direction": -1})
+                s.current = dealer
+            elif face == "draw-2":
+                self._draw(first, 2, events)
+                events.append({"type": "skipped", "player": s.players[first]})
+                s.current = s.step(first)
+            elif face == "skip":
+                events.append({"type": "skipped", "player": s.players[first]})
+                s.current = s.step(first)
+        if not s.owed:
+            events.append({"type": "turn", "player": s.players[s.current]})
+
+    def _turn_starter(self, deck: list[str]) -> str:
+        starter = deck.pop()
+        while starter == "wild draw-4" and any(card != "wild draw-4" for card in deck):
+            # MK-03 (and classic): a Wild Draw Four is shuffled back and another card turned.
+            deck.insert(self._s.rng.randrange(len(deck) + 1), starter)
+            starter = deck.pop()
+        return starter
+
+    # ==================================================================================================
+    # playing a card
+    # ==================================================================================================
+    def _cmd_play(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._require_playing()
+        seat = self._seat(cmd)
+        if s.pending is not None:
+            refuse("pending_choice", "The referee is waiting for an answer to a pending choice first.")
+        if s.owed:
+            refuse("hits_owed", f"{s.players[s.owed[0][0]]} must take their hits first.")
+        if seat != s.current:
+            refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
+        card = cmd.get("card")
+        if type(card) is not str:
+            refuse("missing_field" if card is None else "bad_field", "The play needs a card, for example \"red 7\".")
+        rs = self._rs
+        if card not in rs.counts:
+            refuse("unknown_card", f"There is no card {_short(card)} in the {rs.name} deck.")
+        full = s.mode == "full"
+        if full and card not in s.hands[seat]:
+            refuse("card_not_held", f"{s.players[seat]} does not hold {card}.")
+        if s.drawn is not None and card != s.drawn:
+            refuse("must_play_drawn", f"After drawing, only the drawn card ({s.drawn}) may be played.")
+        color, face = CARD_INFO[card]
+        if color is not None and color != s.color and face != CARD_INFO[s.discard[-1]][1] and s.color is not None:
+            refuse("card_does_not_match", f"{card} does not match {s.discard[-1]} ({s.color}).")
+        count = s.count(seat)
+        chosen = cmd.get("color")
+        target = -1
+        action = self._action_of(face)
+        needs_color = color is None and face != "wild item-box"
+        if needs_color:
+            if chosen is None:
+                refuse("color_required", "A Wild needs a color: red, yellow, green or blue.")
+            if chosen not in COLOR_SET:
+                refuse("bad_color", "The color must be red, yellow, green or blue.")
+        elif chosen is not None and face == "wild item-box" and chosen not in COLOR_SET:
+            refuse("bad_color", "The color must be red, yellow, green or blue.")
+        if action in ("attack", "trade-hands"):
+            target = self._seat(cmd, "target")
+            if target == seat:
+                refuse("bad_target", "Choose another player as the target.")
+        if action == "trade-hands" and count <= 1:
+            refuse("cannot_go_out_on_trade", "Trade Hands cannot be your last card (ATK-10).")
+        discarded: list[str] = []
+        if face == "discard-all":
+            discarded = self._discard_all_cards(cmd, seat, card, color)
+        turned: str | None = None
+        if face == "wild item-box":
+            turned = self._item_turned(cmd)
+            if cmd.get("target") is not None:
+                tseat = self._seat(cmd, "target")
+                if tseat == seat:
+                    refuse("bad_target", "Choose another player as the target.")
+        if not full and count - 1 - len(discarded) < 0:
+            refuse("bad_field", "More cards were discarded than the player holds.")
+
+        # -- apply ----------------------------------------------------------------------------------------
+        events: list[Event] = []
+        self._close_exposure(seat)
+        prev_color = s.color
+        if full:
+            hand = s.hands[seat]
+            hand.remove(card)
+            for extra in discarded:
+                hand.remove(extra)
+        else:
+            s.table_counts[seat] -= 1 + len(discarded)
+        s.discard.extend(discarded)
+        s.discard.append(card)
+        s.color = chosen if needs_color else color
+        if s.last_player != seat:
+            s.before_last, s.last_player = s.last_player, seat
+        s.drew, s.drawn = False, None
+        played: Event = {"type": "played", "player": s.players[seat], "card": card, "color": s.color}
+        if target >= 0:
+            played["target"] = s.players[target]
+        if discarded:
+            played["discarded"] = discarded
+        events.append(played)
+        out = s.count(seat) == 0
+        if out:
+            s.round_winner = seat
+            events.append({"type": "went_out", "player": s.players[seat]})
+        if rs.attack:
+            self._attack_effect(seat, face, action, target, out, events)
+        else:
+            self._draw_rules_effect(seat, face, prev_color, turned, cmd, out, events)
+        if not out and s.count(seat) == 1 and not s.declared[seat]:
+            s.uno_exposed = seat  # ATK-18 / MK-15: can be caught until the next player starts
+        if out and s.phase == PLAYING and not s.owed and s.pending is None:
+            self._end_round(events)
+        return events
+
+    def _action_of(self, face: str) -> str:
+        if face == "wild customizable":
+            custom = self._s.options["customizable"]
+            return "wild" if custom is None else str(custom["action"])
+        action = ATTACK_ACTIONS.get(face) if self._rs.attack else None
+        return action[0] if action else ""
+
+    def _discard_all_cards(self, cmd: dict[str, Any], seat: int, card: str, color: str | None) -> list[str]:
+        s = self._s
+        if s.mode == "full":  # ATK-09: every other card of that colour goes too
+            hand = list(s.hands[seat])
+            hand.remove(card)
+            return [c for c in hand if CARD_INFO[c][0] == color]
+        extra = cmd.get("discarded", [])
+        if type(extra) is not list or any(type(c) is not str or c not in self._rs.counts for c in extra):
+            refuse("bad_field", "discarded must be a list of cards of the Discard All's colour.")
+        if any(CARD_INFO[c][0] != color for c in extra):
+            refuse("bad_field", "discarded may only hold cards of the Discard All's colour.")
+        return list(extra)
+
+    def _item_turned(self, cmd: dict[str, Any]) -> str | None:
+        s = self._s
+        if s.mode == "full":
+            return None  # drawn from the stock when applying
+        turned = cmd.get("turned")
+        if turned is None:
+            refuse("turned_required", "In table mode, report the card turned by the Item Box in a turned field.")
+        if type(turned) is not str or turned not in self._rs.counts:
+            refuse("unknown_card", f"There is no card {_short(turned)} in the {self._rs.name} deck.")
+        return turned
+
+    # -- UNO Attack effects (ATK-07..16, ATK-19) ------------------------------------------------------------
+    def _attack_effect(self, seat: int, face: str, action: str, target: int, out: bool, events: list[Event]) -> None:
+        s = self._s
+        n = len(s.players)
+        skips = s.chain_skips
+        if action in ("skip", "reverse"):
+            if action == "reverse":
+                s.direction = -s.direction
+                events.append({"type": "direction", "direction": s.direction})
+                if n == 2:
+                    skips += 1  # ATK-07
+            else:
+                skips += 1
+            is_card = face in ("skip", "reverse")  # a Customizable acting as Skip/Reverse does not chain
+            if not out and is_card and s.options["chain_after_skip_reverse"]:
+                s.chain, s.chain_skips = True, skips  # ATK-08: the same player may keep playing
+                events.append({"type": "chain", "player": s.players[seat], "skips": skips})
+                return
+            if out:
+                return
+            self._pass_turn(seat, skips, events)
+            return
+        s.chain, s.chain_skips = False, 0
+        if action == "trade-hands":  # ATK-10
+            if s.mode == "full":
+                s.hands[seat], s.hands[target] = s.hands[target], s.hands[seat]
+            else:
+                s.table_counts[seat], s.table_counts[target] = s.table_counts[target], s.table_counts[seat]
+            s.declared[seat] = s.declared[target] = False
+            events.append({"type": "traded", "player": s.players[seat], "target": s.players[target]})
+        custom = s.options["customizable"] if face == "wild customizable" else None
+        hits_count = int(custom.get("count", 0)) if custom else 0
+        for k in range(1, skips + 1):
+            events.append({"type": "skipped", "player": s.players[s.step(seat, k)]})
+        nxt = s.step(seat, 1 + skips)
+        if action == "hit" or action == "hit-fire":  # ATK-11, ATK-12, ATK-14
+            hits = hits_count or ATTACK_ACTIONS.get(face, ("hit", 2))[1]
+            s.resume = s.step(nxt)
+            self._add_owed(nxt, 1 if action == "hit-fire" else hits, action == "hit-fire", events, front=False)
+        elif action == "attack":  # ATK-13
+            s.resume = nxt
+            self._add_owed(target, hits_count or 2, False, events, front=False)
+        elif action == "all-hit":  # ATK-15
+            s.resume = nxt
+            for k in range(1, n):
+                self._add_owed(s.step(seat, k), hits_count or 1, False, events, front=False)
+        elif not out:
+            self._pass_turn(seat, skips, events, announce_skips=False)
+
+    def _pass_turn(self, seat: int, skips: int, events: list[Event], announce_skips: bool = True) -> None:
+        s = self._s
+        if announce_skips:
+            for k in range(1, skips + 1):
+                events.append({"type": "skipped", "player": s.players[s.step(seat, k)]})
+        s.chain, s.chain_skips = False, 0
+        s.drew, s.drawn = False, None
+        s.current = s.step(seat, 1 + skips)
+        events.append({"type": "turn", "player": s.players[s.current]})
+
+    def _add_owed(self, seat: int, hits: int, until_card: bool, events: list[Event], front: bool) -> None:
+        s = self._s
+        entry = [seat, hits, 1 if until_card else 0]
+        if front:
+            s.owed.insert(0, entry)
+        else:
+            s.owed.append(entry)
+        s.current = s.owed[0][0]
+        owed: Event = {"type": "owed", "player": s.players[seat], "hits": hits}
+        if until_card:
+            owed["until_card"] = True
+        events.append(owed)
+
+    # -- Mario Kart / classic effects (MK-06..14, MK-16) ----------------------------------------------------
+    def _draw_rules_effect(
+        self,
+        seat: int,
+        face: str,
+        prev_color: str | None,
+        turned: str | None,
+        cmd: dict[str, Any],
+        out: bool,
+        events: list[Event],
+    ) -> None:
+        s = self._s
+        n = len(s.players)
+        nxt = s.step(seat)
+        if face == "skip":
+            if not out:
+                events.append({"type": "skipped", "player": s.players[nxt]})
+                self._pass_turn(seat, 1, events, announce_skips=False)
+        elif face == "reverse":
+            s.direction = -s.direction
+            events.append({"type": "direction", "direction": s.direction})
+            if not out:
+                skips = 1 if n == 2 else 0
+                if skips:
+                    events.append({"type": "skipped", "player": s.players[s.step(seat)]})
+                self._pass_turn(seat, skips, events, announce_skips=False)
+        elif face == "draw-2":  # MK-06, MK-16
+            self._draw(nxt, 2, events)
+            if not out:
+                events.append({"type": "skipped", "player": s.players[nxt]})
+                self._pass_turn(seat, 1, events, announce_skips=False)
+        elif face == "wild draw-4":  # MK-13
+            if out:
+                self._draw(nxt, 4, events)  # documented: no challenge against an empty hand
+                return
+            guilty: bool | None = None
+            if s.mode == "full":
+                guilty = prev_color is not None and any(CARD_INFO[c][0] == prev_color for c in s.hands[seat])
+            s.wd4 = {"by": seat, "guilty": guilty}
+            s.current = nxt
+            s.pending = {"kind": "challenge", "player": nxt, "by": seat}
+            events.append({"type": "pending", "kind": "challenge", "player": s.players[nxt], "by": s.players[seat]})
+        elif face == "wild item-box":  # MK-07
+            self._item_box(seat, turned, cmd, out, events)
+        elif not out:
+            self._pass_turn(seat, 0, events)
+
+    def _item_box(self, seat: int, turned: str | None, cmd: dict[str, Any], out: bool, events: list[Event]) -> None:
+        s = self._s
+        if s.mode == "full":
+            if not s.stock:
+                self._reshuffle(events)
+            if s.stock:
+                turned = s.stock.pop()
+        elif turned is not None:
+            s.table_stock = max(0, s.table_stock - 1)
+        if turned is None:  # documented: nothing left to turn, the player names the colour
+            if not out:
+                self._ask(seat, "color", "item-box", cmd, events)
+            return
+        color, _ = CARD_INFO[turned]
+        item = ITEMS[color]
+        s.discard.append(turned)
+        s.color = color
+        events.append({"type": "item", "player": s.players[seat], "card": turned, "item": item, "color": color})
+        if item == "mushroom":  # MK-08
+            if not out:
+                self._another_turn(seat, events)
+        elif item == "banana":  # MK-09
+            victim = s.before_last
+            if victim >= 0 and victim != seat:
+                self._draw(victim, 2, events)
+            if not out:
+                self._pass_turn(seat, 0, events)
+        elif item == "green-shell":  # MK-10
+            self._ask(seat, "target", "green-shell", cmd, events)
+        elif item == "lightning":  # MK-11
+            for k in range(1, len(s.players)):
+                self._draw(s.step(seat, k), 1, events)
+            if not out:
+                self._another_turn(seat, events)
+        elif not out:  # MK-12 Bob-omb (documented: no effect when the Item Box was the last card)
+            self._draw(seat, 2, events)
+            self._ask(seat, "color", "bob-omb", cmd, events)
+
+    def _another_turn(self, seat: int, events: list[Event]) -> None:
+        s = self._s
+        s.drew, s.drawn = False, None
+        s.current = seat
+        events.append({"type": "turn", "player": s.players[seat], "again": True})
+
+    def _ask(self, seat: int, kind: str, reason: str, cmd: dict[str, Any], events: list[Event]) -> None:
+        """Resolve a choice from the play command if it carried the answer, else make it pending."""
+        s = self._s
+        answer = cmd.get(kind)
+        if kind == "color" and answer in COLOR_SET:
+            self._resolve_choice(seat, kind, reason, answer, events)
+            return
+        if kind == "target" and type(answer) is str and answer in self._seats and self._seats[answer] != seat:
+            self._resolve_choice(seat, kind, reason, self._seats[answer], events)
+            return
+        s.current = seat
+        s.pending = {"kind": kind, "player": seat, "reason": reason}
+        events.append({"type": "pending", "kind": kind, "player": s.players[seat], "reason": reason})
+
+    def _resolve_choice(self, seat: int, kind: str, reason: str, answer: Any, events: list[Event]) -> None:
+        s = self._s
+        s.pending = None
+        if kind == "color":
+            s.color = answer
+            events.append({"type": "color_chosen", "player": s.players[seat], "color": answer})
+            if reason == "start":
+                events.append({"type": "turn", "player": s.players[s.current]})
+                return
+        else:  # Green Shell
+            events.append({"type": "target_chosen", "player": s.players[seat], "target": s.players[answer]})
+            self._draw(answer, 1, events)
+        if s.round_winner >= 0:
+            self._end_round(events)
+        else:
+            self._pass_turn(seat, 0, events)
+
+    # ==================================================================================================
+    # hits (ATK) and draws (MK, classic)
+    # ==================================================================================================
+    def _cmd_hit(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._require_playing()
+        if not self._rs.attack:
+            refuse("not_in_ruleset", "Hits are for UNO Attack; draw from the stock instead.")
+        if s.pending is not None:
+            refuse("pending_choice", "The referee is waiting for an answer to a pending choice first.")
+        if s.owed:
+            expected = s.owed[0][0]
+        elif s.chain:
+            refuse("finish_chain", "After a Skip or Reverse, play another matching card or pass.")
+        else:
+            expected = s.current
+        seat = expected if cmd.get("player") is None else self._seat(cmd)
+        if seat != expected:
+            if s.owed:
+                refuse("not_your_hit", f"{s.players[expected]} owes the next hit.")
+            refuse("not_your_turn", f"It is {s.players[expected]}'s turn.")
+        cards = cmd.get("cards")
+        if cards is not None and (not _is_int(cards) or not 0 <= cards <= len(self._rs.deck)):
+            refuse("bad_field", "cards must be a whole number from 0 to the deck size.")
+
+        # -- apply ----------------------------------------------------------------------------------------
+        events: list[Event] = []
+        self._close_exposure(seat)
+        count = self._ejection_count(cards)
+        got = self._take(seat, count, events, hit=True)
+        owed_left = 0
+        if s.owed:
+            entry = s.owed[0]
+            if entry[2]:  # ATK-14 Hit Fire: until at least one card comes out
+                if got > 0 or not self._cards_available():
+                    entry[1] = 0
+            else:
+                entry[1] -= 1
+            owed_left = entry[1]
+        hit: Event = {"type": "hit", "player": s.players[seat], "cards": got, "owed_left": owed_left}
+        events.insert(0, hit)
+        if s.mode == "full" and got:
+            hit["taken"] = s.hands[seat][-got:]
+        if s.owed:
+            if s.owed[0][1] <= 0:
+                s.owed.pop(0)
+                if s.owed:
+                    s.current = s.owed[0][0]
+                elif s.round_winner >= 0:  # ATK-19: the hits happened; now score
+                    self._end_round(events)
+                else:
+                    s.current = s.resume
+                    events.append({"type": "turn", "player": s.players[s.current]})
+        else:  # ATK-05/06: a turn hit ends the turn, whatever came out
+            self._pass_turn(seat, 0, events)
+        return events
+
+    def _ejection_count(self, cards: int | None) -> int:
+        s = self._s
+        plan = None
+        if self._model is not None and s.ejection is not None:
+            plan, s.ejection = self._model.plan(s.ejection)
+        if cards is not None:
+            return cards
+        if s.script_pos < len(s.script):
+            s.script_pos += 1
+            return s.script[s.script_pos - 1]
+        if plan is None:
+            return 0
+        return int(plan.cards) if plan.fire else 0
+
+    def _cards_available(self) -> bool:
+        s = self._s
+        return s.stock_size() > 0 or len(s.discard) > 1
+
+    def _take(self, seat: int, count: int, events: list[Event], hit: bool = False) -> int:
+        """Move ``count`` cards from the stock/launcher to a hand; returns how many actually moved."""
+        s = self._s
+        attack = self._rs.attack
+        if s.mode == "full":
+            hand, stock = s.hands[seat], s.stock
+            got = 0
+            while got < count:
+                if not stock:
+                    self._reshuffle(events)
+                    stock = s.stock
+                    if not stock:
+                        break
+                hand.append(stock.pop())
+                got += 1
+            if attack and not stock:
+                self._reshuffle(events)  # ATK-21: the launcher is reloaded as soon as it is empty
+        else:
+            got = count
+            s.table_counts[seat] += count
+            if not attack and s.table_stock < count:
+                self._reshuffle(events)
+            s.table_stock = max(0, s.table_stock - count)
+            if attack and s.table_stock == 0 and not s.reload_pending and hit:
+                s.reload_pending = True
+                events.append({"type": "reload_request", "discard": len(s.discard) - 1})
+        if got:
+            s.declared[seat] = False
+            if s.uno_exposed == seat:
+                s.uno_exposed = -1
+        return got
+
+    def _reshuffle(self, events: list[Event]) -> None:
+        """ATK-21 / MK-18: everything under the discard top is shuffled into a new stock."""
+        s = self._s
+        if len(s.discard) <= 1:
+            return
+        under = s.discard[:-1]
+        s.discard = s.discard[-1:]
+        if s.mode == "full":
+            s.rng.shuffle(under)
+            s.stock = under + s.stock
+        else:
+            s.table_stock += len(under)
+        if self._rs.attack:
+            if s.mode == "full":
+                events.append({"type": "reload_request", "discard": len(under)})
+            if self._model is not None and s.ejection is not None:
+                s.ejection = self._model.lid_opened(s.ejection)
+            events.append({"type": "reloaded", "cards": len(under)})
+        else:
+            events.append({"type": "reshuffled", "cards": len(under)})
+
+    def _draw(self, seat: int, count: int, events: list[Event]) -> int:
+        """A stock draw (MK/classic): emits ``dispense`` then ``drew``."""
+        s = self._s
+        events.append({"type": "dispense", "player": s.players[seat], "count": count})
+        drew: Event = {"type": "drew", "player": s.players[seat], "count": 0}
+        events.append(drew)
+        got = self._take(seat, count, events)
+        drew["count"] = got
+        if s.mode == "full" and got:
+            drew["cards"] = s.hands[seat][-got:]
+        return got
+
+    def _cmd_draw(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._require_playing()
+        if self._rs.attack:
+            refuse("use_hit", "In UNO Attack you hit the launcher instead of drawing.")
+        seat = self._seat(cmd)
+        if s.pending is not None:
+            refuse("pending_choice", "The referee is waiting for an answer to a pending choice first.")
+        if seat != s.current:
+            refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
+        if s.drew:
+            refuse("already_drew", "You already drew this turn; play the drawn card or pass.")
+        events: list[Event] = []
+        self._close_exposure(seat)
+        got = self._draw(seat, 1, events)
+        s.drew = True
+        if s.mode == "full":
+            card = s.hands[seat][-1] if got else None
+            if card is None or not self._playable(card):
+                self._pass_turn(seat, 0, events)  # MK-05: not playable, the turn ends
+            else:
+                s.drawn = card
+        return events
+
+    def _playable(self, card: str) -> bool:
+        s = self._s
+        color, face = CARD_INFO[card]
+        return color is None or s.color is None or color == s.color or face == CARD_INFO[s.discard[-1]][1]
+
+    def _cmd_pass(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._require_playing()
+        seat = self._seat(cmd)
+        if s.pending is not None:
+            refuse("pending_choice", "The referee is waiting for an answer to a pending choice first.")
+        if s.owed:
+            refuse("hits_owed", f"{s.players[s.owed[0][0]]} must take their hits first.")
+        if seat != s.current:
+            refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
+        if self._rs.attack:
+            if not s.chain:
+                refuse("cannot_pass", "In UNO Attack you play a card or hit; pass only ends a Skip/Reverse chain.")
+        elif not s.drew:
+            refuse("must_draw_first", "Draw a card before passing.")
+        events: list[Event] = [{"type": "passed", "player": s.players[seat]}]
+        self._close_exposure(seat)
+        self._pass_turn(seat, s.chain_skips, events)
+        return events
+
+    # ==================================================================================================
+    # answers: challenge / accept / choose / score
+    # ==================================================================================================
+    def _pending_for(self, cmd: dict[str, Any], kinds: tuple[str, ...]) -> tuple[GameState, int]:
+        s = self._s
+        if s.phase == IDLE:
+            refuse("no_game", "No game is running; start one with new_game.")
+        seat = self._seat(cmd)
+        if s.pending is None or s.pending["kind"] not in kinds:
+            refuse("nothing_pending", "There is no such question to answer right now.")
+        if s.pending["player"] != seat:
+            refuse("not_your_choice", f"{s.players[s.pending['player']]} must answer.")
+        return s, seat
+
+    def _cmd_accept(self, cmd: dict[str, Any]) -> list[Event]:
+        s, seat = self._pending_for(cmd, ("challenge",))
+        events: list[Event] = [{"type": "accepted", "player": s.players[seat]}]
+        self._close_exposure(seat)
+        s.pending, s.wd4 = None, None
+        self._draw(seat, 4, events)  # MK-13
+        events.append({"type": "skipped", "player": s.players[seat]})
+        self._pass_turn(seat, 0, events, announce_skips=False)
+        return events
+
+    def _cmd_challenge(self, cmd: dict[str, Any]) -> list[Event]:
+        s, seat = self._pending_for(cmd, ("challenge",))
+        assert s.wd4 is not None
+        guilty = s.wd4["guilty"]
+        if s.mode == "table":
+            guilty = cmd.get("guilty")
+            if type(guilty) is not bool:
+                refuse("guilty_required", "In table mode, report the outcome with guilty: true or false.")
+        by = s.wd4["by"]
+        events: list[Event] = [
+            {"type": "challenged", "player": s.players[seat], "target": s.players[by], "guilty": bool(guilty)}
+        ]
+        self._close_exposure(seat)
+        s.pending, s.wd4 = None, None
+        if guilty:  # MK-14: the WD4 player draws 4, play continues normally with the challenger
+            self._draw(by, 4, events)
+            s.current = seat
+            events.append({"type": "turn", "player": s.players[seat]})
+        else:
+            self._draw(seat, 6, events)
+            events.append({"type": "skipped", "player": s.players[seat]})
+            self._pass_turn(seat, 0, events, announce_skips=False)
+        return events
+
+    def _cmd_choose(self, cmd: dict[str, Any]) -> list[Event]:
+        s, seat = self._pending_for(cmd, ("color", "target"))
+        assert s.pending is not None
+        kind, reason = s.pending["kind"], s.pending["reason"]
+        answer: Any
+        if kind == "color":
+            answer = cmd.get("color")
+            if answer not in COLOR_SET:
+                refuse("bad_color", "The color must be red, yellow, green or blue.")
+        else:
+            answer = self._seat(cmd, "target")
+            if answer == seat:
+                refuse("bad_target", "Choose another player as the target.")
+        events: list[Event] = []
+        self._close_exposure(seat)
+        self._resolve_choice(seat, kind, reason, answer, events)
+        return events
+
+    def _cmd_score(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._s
+        if s.phase != SCORING:
+            refuse("nothing_to_score", "Scores are reported only at the end of a table-mode round.")
+        hands = cmd.get("hands")
+        if type(hands) is not dict:
+            refuse("bad_field", "hands must be an object {player: points left in hand}.")
+        for name, points in hands.items():
+            if name not in self._seats:
+                refuse("unknown_player", f"There is no player called {_short(name)} at this table.")
+            if not _is_int(points) or not 0 <= points <= 10_000:
+                refuse("bad_field", "Each hand's points must be a whole number from 0 to 10000.")
+        missing = [n for i, n in enumerate(s.players) if i != s.round_winner and n not in hands]
+        if missing:
+            refuse("missing_field", f"The points of {', '.join(missing)} are missing.")
+        if hands.get(s.players[s.round_winner], 0) != 0:
+            refuse("bad_field", "The round winner has no cards left, so their points must be 0.")
+        events: list[Event] = []
+        self._apply_score({s.players[i]: hands.get(s.players[i], 0) for i in range(len(s.players))}, events)
+        return events
+
+    # ==================================================================================================
+    # UNO calls, catches, suggestions, reload
+    # ==================================================================================================
+    def _cmd_uno(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._require_playing()
+        seat = self._seat(cmd)
+        if s.count(seat) > 2:
+            refuse("uno_not_allowed", "UNO can be called only with two cards or fewer.")
+        if s.declared[seat]:
+            refuse("already_called", f"{s.players[seat]} has already called UNO.")
+        s.declared[seat] = True
+        if s.uno_exposed == seat:
+            s.uno_exposed = -1
+        return [{"type": "uno_called", "player": s.players[seat]}]
+
+    def _cmd_catch(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._require_playing()
+        seat = self._seat(cmd)
+        target = self._seat(cmd, "target")
+        if target == seat:
+            refuse("bad_target", "You cannot catch yourself; call uno instead.")
+        if s.uno_exposed != target:
+            refuse("nothing_to_catch", f"{s.players[target]} cannot be caught now.")
+        s.uno_exposed = -1
+        events: list[Event] = [{"type": "caught", "player": s.players[seat], "target": s.players[target]}]
+        if self._rs.attack:  # ATK-18: the caught player hits twice, right away
+            events.append({"type": "penalty", "player": s.players[target], "reason": "uno", "hits": 2})
+            if not s.owed:
+                s.resume = s.current
+            self._add_owed(target, 2, False, events, front=True)
+        else:  # MK-15
+            events.append({"type": "penalty", "player": s.players[target], "reason": "uno", "cards": 2})
+            self._draw(target, 2, events)
+        return events
+
+    def _cmd_suggest(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._require_playing()
+        if not self._rs.attack:
+            refuse("not_in_ruleset", "The suggestion penalty is an UNO Attack table rule.")
+        if not s.options["suggestion_penalty"]:
+            refuse("option_off", "The suggestion penalty is off in this game (option suggestion_penalty).")
+        seat = self._seat(cmd)
+        events: list[Event] = [{"type": "penalty", "player": s.players[seat], "reason": "suggestion", "hits": 4}]
+        if not s.owed:
+            s.resume = s.current
+        self._add_owed(seat, 4, False, events, front=True)  # ATK-22
+        return events
+
+    def _cmd_reload(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._require_playing()
+        if not self._rs.attack or s.mode != "table":
+            refuse("not_in_ruleset", "Reload confirmations are for UNO Attack in table mode.")
+        if not s.reload_pending:
+            refuse("no_reload_requested", "The referee has not asked for a reload.")
+        events: list[Event] = []
+        s.reload_pending = False
+        self._reshuffle(events)
+        return events
+
+    def _close_exposure(self, seat: int) -> None:
+        """ATK-18: the catch window closes when anyone else starts acting."""
+        if self._s.uno_exposed >= 0 and self._s.uno_exposed != seat:
+            self._s.uno_exposed = -1
+
+    # ==================================================================================================
+    # round end and scoring (ATK-19/20, MK-16/17)
+    # ==================================================================================================
+    def _end_round(self, events: list[Event]) -> None:
+        s = self._s
+        s.current = -1
+        s.chain, s.chain_skips = False, 0
+        s.uno_exposed = -1
+        if s.mode == "full":
+            values = self._rs.values
+            hands = {name: sum(values[c] for c in s.hands[i]) for i, name in enumerate(s.players)}
+            self._apply_score(hands, events)
+        else:
+            s.phase = SCORING
+            s.pending = {"kind": "score", "player": s.round_winner}
+            events.append({"type": "pending", "kind": "score", "player": s.players[s.round_winner]})
+
+    def _apply_score(self, hands: dict[str, int], events: list[Event]) -> None:
+        s = self._s
+        winner = s.round_winner
+        points = sum(v for name, v in hands.items() if name != s.players[winner])
+        s.scores[winner] += points
+        s.pending = None
+        events.append(
+            {
+                "type": "round_ended",
+                "winner": s.players[winner],
+                "points": points,
+                "hands": hands,
+                "scores": {name: s.scores[i] for i, name in enumerate(s.players)},
+            }
+        )
+        if s.scores[winner] >= s.options["target_score"]:
+            s.phase = OVER
+            s.winner = winner
+            over: Event = {
+                "type": "game_over",
+                "winner": s.players[winner],
+                "scores": {name: s.scores[i] for i, name in enumerate(s.players)},
+            }
+            if self._rs.attack:
+                over["ejection_seed"] = s.ejection_seed
+            events.append(over)
+        else:
+            s.phase = BETWEEN
+
+
+_HANDLERS = {
+    "new_game": Referee._cmd_new_game,
+    "next_round": Referee._cmd_next_round,
+    "play": Referee._cmd_play,
+    "hit": Referee._cmd_hit,
+    "draw": Referee._cmd_draw,
+    "pass": Referee._cmd_pass,
+    "uno": Referee._cmd_uno,
+    "catch": Referee._cmd_catch,
+    "challenge": Referee._cmd_challenge,
+    "accept": Referee._cmd_accept,
+    "choose": Referee._cmd_choose,
+    "score": Referee._cmd_score,
+    "suggest": Referee._cmd_suggest,
+    "reload": Referee._cmd_reload,
+    "undo": Referee._undo,  # special-cased in handle()
+}
+COMMAND_TYPES = tuple(_HANDLERS)
+
+
+# ======================================================================================================
+# validation of new_game / next_round fields
+# ======================================================================================================
+def _validate_options(options: Any, rs: Ruleset, players: int) -> dict[str, Any]:
+    if options is None:
+        options = {}
+    if type(options) is not dict:
+        refuse("bad_option", "options must be an object.")
+    unknown = [k for k in options if k not in DEFAULT_OPTIONS]
+    if unknown:
+        refuse("bad_option", f"Unknown option {_short(unknown[0])}.")
+    merged = dict(DEFAULT_OPTIONS)
+    merged.update(options)
+    target = merged["target_score"]
+    if not _is_int(target) or not 1 <= target <= 1_000_000:
+        refuse("bad_option", "target_score must be a whole number from 1 to 1000000.")
+    for flag in ("chain_after_skip_reverse", "suggestion_penalty"):
+        if type(merged[flag]) is not bool:
+            refuse("bad_option", f"{flag} must be true or false.")
+    size = merged["hand_size"]
+    if not _is_int(size) or not size >= 1 or size * players + 1 > len(rs.deck):
+        refuse("bad_option", "hand_size must be at least 1 and leave a card to start the discard pile.")
+    if type(merged["ejection_preset"]) is not str:
+        refuse("bad_option", "ejection_preset must be a preset name.")
+    try:
+        model = EjectionModel(preset=merged["ejection_preset"])
+        model.plan(model.start(0))
+    except Exception:
+        refuse("bad_option", f"Unknown ejection preset {_short(merged['ejection_preset'])}.")
+    merged["customizable"] = _validate_custom(merged["customizable"])
+    return json.loads(json.dumps(merged))
+
+
+def _validate_custom(custom: Any) -> dict[str, Any] | None:
+    """ATK-16: ``{"action": "hit", "count": 3}``, ``{"action": "all-hit"}``, ``{"action": "skip"}``, ..."""
+    if custom is None:
+        return None
+    if type(custom) is not dict or custom.get("action") not in CUSTOM_ACTIONS:
+        refuse("bad_option", "customizable must be an object whose action is one of " + ", ".join(CUSTOM_ACTIONS) + ".")
+    if set(custom) - {"action", "count", "label"}:
+        refuse("bad_option", "customizable may only have the keys action, count and label.")
+    count = custom.get("count")
+    if count is not None and (not _is_int(count) or not 1 <= count <= 10):
+        refuse("bad_option", "customizable count must be a whole number from 1 to 10.")
+    if "label" in custom and (type(custom["label"]) is not str or len(custom["label"]) > 80):
+        refuse("bad_option", "customizable label must be a short text.")
+    if custom["action"] == "wild":
+        return None
+    return dict(custom)
+
+
+def _validate_launcher(launcher: Any, seed: int) -> tuple[list[int], int]:
+    derived = random.Random(f"ejection/{seed}").getrandbits(63)
+    if launcher is None:
+        return [], derived
+    if type(launcher) is not dict:
+        refuse("bad_field", "launcher must be an object like {\"script\": [0, 3, 1]}.")
+    script = launcher.get("script", [])
+    if type(script) is not list or len(script) > MAX_SCRIPT or any(not _is_int(c) or not 0 <= c <= 200 for c in script):
+        refuse("bad_field", "launcher.script must be a list of whole numbers from 0 to 200.")
+    ejection_seed = launcher.get("seed", derived)
+    if not _is_int(ejection_seed) or not 0 <= ejection_seed < 2**63:
+        refuse("bad_field", "launcher.seed must be a non-negative integer.")
+    return list(script), ejection_seed
+
+
+def _validate_deal(deal: Any, rs: Ruleset, players: list[str], mode: Any, options: dict[str, Any]) -> None:
+    if deal is None:
+        return
+    if type(deal) is not dict:
+        refuse("bad_deal", "deal must be an object.")
+    if "dealer" in deal and deal["dealer"] not in players:
+        refuse("bad_deal", "deal.dealer must be one of the players.")
+    if mode == "table":
+        hands = deal.get("hands")
+        if hands is not None:
+            if type(hands) is not dict or set(hands) != set(players):
+                refuse("bad_deal", "In table mode deal.hands maps every player to a card count.")
+            if any(not _is_int(v) or not 0 < v <= len(rs.deck) for v in hands.values()):
+                refuse("bad_deal", "In table mode each hand is a positive card count.")
+            if sum(hands.values()) + 1 > len(rs.deck):
+                refuse("bad_deal", "The hands hold more cards than the deck.")
+        if "starter" in deal:
+            _check_starter(deal["starter"], rs)
+        return
+    if "hands" not in deal:
+        if set(deal) - {"dealer"}:
+            refuse("bad_deal", "A full-mode deal needs hands, starter and stock (or only a dealer).")
+        return
+    hands, starter, stock = deal.get("hands"), deal.get("starter"), deal.get("stock")
+    if type(hands) is not dict or set(hands) != set(players):
+        refuse("bad_deal", "deal.hands must list the cards of every player.")
+    if type(stock) is not list:
+        refuse("bad_deal", "deal.stock must be a list of cards, top first.")
+    _check_starter(starter, rs)
+    every: list[Any] = [starter, *stock]
+    for cards in hands.values():
+        if type(cards) is not list:
+            refuse("bad_deal", "Each hand must be a list of cards.")
+        every.extend(cards)
+    if any(type(c) is not str or c not in rs.counts for c in every):
+        refuse("bad_deal", f"The deal holds a card that is not in the {rs.name} deck.")
+    if Counter(every) != Counter(rs.counts):
+        refuse("bad_deal", f"Hands, starter and stock together must be exactly the {rs.name} deck.")
+    if any(len(cards) == 0 for cards in hands.values()):
+        refuse("bad_deal", "Every player must be dealt at least one card.")
+
+
+def _check_starter(starter: Any, rs: Ruleset) -> None:
+    if type(starter) is not str or starter not in rs.counts:
+        refuse("bad_deal", f"deal.starter must be a card of the {rs.name} deck.")
+    if starter == "wild draw-4":
+        refuse("bad_deal", "A Wild Draw Four cannot start the discard pile (MK-03); turn another card.")
+
+
+# ======================================================================================================
+# small helpers
+# ======================================================================================================
+def _rejected(command: Any, code: str, message: str) -> Event:
+    return {"type": "rejected", "command": _json_safe(command), "code": code, "message": message}
+
+
+def _json_safe(value: Any) -> Any:
+    """The command as JSON can carry it (a Python caller may pass anything)."""
+    try:
+        return json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)[:200]
+
+
+def _keep(command: dict[str, Any]) -> dict[str, Any]:
+    """A private copy of an accepted command for the undo history (nested parts copied too)."""
+    for value in command.values():
+        if isinstance(value, dict | list):
+            return _copy_json(command)
+    return dict(command)
+
+
+def _copy_json(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_copy_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copy_json(v) for k, v in value.items()}
+    return value
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value) if isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _owed_public(names: list[str], entry: list[int]) -> dict[str, Any]:
+    item: dict[str, Any] = {"player": names[entry[0]], "hits": entry[1]}
+    if entry[2]:
+        item["until_card"] = True
+    return item

@@ -1,0 +1,168 @@
+"""The referee's complete game state: a flat, mutable record that serialises to JSON and back.
+
+Kept deliberately cheap: players are seat indices, hands are lists of card strings (``full`` mode) or counts
+(``table`` mode), the stock is a list whose *last* element is the top card (``pop()`` is O(1)). The referee
+mutates one of these in place; undo rebuilds it from a snapshot plus the accepted commands (see ``referee.py``).
+
+Example::
+
+    >>> s = GameState()
+    >>> GameState.from_json(s.to_json()).to_json() == s.to_json()
+    True
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+# Phases of a game.
+IDLE = "idle"  # no game yet
+PLAYING = "playing"  # a round is being played
+SCORING = "scoring"  # table mode: round over, waiting for the `score` command
+BETWEEN = "between"  # round scored, waiting for `next_round`
+OVER = "over"  # someone reached the target score
+
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "target_score": 500,
+    "chain_after_skip_reverse": True,  # ATK-08
+    "suggestion_penalty": False,  # ATK-22
+    "customizable": None,  # ATK-16: None = plain Wild
+    "ejection_preset": "classic",
+    "hand_size": 7,
+}
+
+
+class GameState:
+    """Everything the referee knows. Seats are indices into ``players``; ``-1`` means nobody."""
+
+    __slots__ = (
+        "before_last",
+        "chain",
+        "chain_skips",
+        "color",
+        "current",
+        "dealer",
+        "declared",
+        "direction",
+        "discard",
+        "drawn",
+        "drew",
+        "ejection",
+        "ejection_seed",
+        "hands",
+        "last_player",
+        "mode",
+        "options",
+        "owed",
+        "pending",
+        "phase",
+        "players",
+        "reload_pending",
+        "resume",
+        "rng",
+        "round",
+        "round_winner",
+        "ruleset",
+        "scores",
+        "script",
+        "script_pos",
+        "stock",
+        "table_counts",
+        "table_stock",
+        "uno_exposed",
+        "wd4",
+        "winner",
+    )
+
+    def __init__(self) -> None:
+        self.ruleset: str = ""
+        self.mode: str = "full"
+        self.players: list[str] = []
+        self.options: dict[str, Any] = dict(DEFAULT_OPTIONS)
+        self.rng = random.Random(0)
+        self.phase: str = IDLE
+        self.round: int = 0
+        self.dealer: int = -1
+        self.direction: int = 1
+        self.current: int = -1
+        self.hands: list[list[str]] = []  # full mode
+        self.table_counts: list[int] = []  # table mode: cards held
+        self.stock: list[str] = []  # full mode, top = last
+        self.table_stock: int = 0  # table mode: cards in the stock / launcher
+        self.discard: list[str] = []  # top = last
+        self.color: str | None = None
+        self.owed: list[list[int]] = []  # [seat, hits, until_card(0/1)] (ATK)
+        self.resume: int = -1  # who gets the turn once `owed` is empty
+        self.chain: bool = False  # ATK-08: current player may keep playing after Skip/Reverse
+        self.chain_skips: int = 0
+        self.drew: bool = False  # MK-05: current player drew this turn
+        self.drawn: str | None = None  # full mode: the drawn card, the only one that may still be played
+        self.pending: dict[str, Any] | None = None
+        self.declared: list[bool] = []  # UNO called and still valid
+        self.uno_exposed: int = -1  # ATK-18/MK-15: seat that can be caught right now
+        self.scores: list[int] = []
+        self.winner: int = -1
+        self.round_winner: int = -1
+        self.last_player: int = -1  # MK-09 Banana bookkeeping
+        self.before_last: int = -1
+        self.wd4: dict[str, Any] | None = None  # MK-14: {"by": seat, "guilty": bool | None}
+        self.script: list[int] = []
+        self.script_pos: int = 0
+        self.ejection: dict[str, Any] | None = None
+        self.ejection_seed: int = 0
+        self.reload_pending: bool = False
+
+    # -- cheap queries used on the hot path -------------------------------------------------------------
+    def count(self, seat: int) -> int:
+        return len(self.hands[seat]) if self.mode == "full" else self.table_counts[seat]
+
+    def stock_size(self) -> int:
+        return len(self.stock) if self.mode == "full" else self.table_stock
+
+    def step(self, seat: int, k: int = 1) -> int:
+        """The seat k places after ``seat`` in the current direction."""
+        return (seat + self.direction * k) % len(self.players)
+
+    # -- serialisation ------------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for name in self.__slots__:
+            if name == "rng":
+                version, internal, gauss = self.rng.getstate()
+                data[name] = [version, list(internal), gauss]
+            else:
+                value = getattr(self, name)
+                data[name] = _copy(value)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameState:
+        state = cls()
+        for name in cls.__slots__:
+            if name == "rng":
+                version, internal, gauss = data[name]
+                state.rng.setstate((version, tuple(internal), gauss))
+            else:
+                setattr(state, name, _copy(data[name]))
+        return state
+
+    def clone(self) -> GameState:
+        """An independent copy (cheaper than a JSON round trip)."""
+        other = GameState.__new__(GameState)
+        for name in self.__slots__:
+            if name == "rng":
+                rng = random.Random()
+                rng.setstate(self.rng.getstate())
+                other.rng = rng
+            else:
+                setattr(other, name, _copy(getattr(self, name)))
+        return other
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    return value
