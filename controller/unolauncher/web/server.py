@@ -1,0 +1,234 @@
+"""The dashboard's tiny HTTP server: the static page plus ``/config.json``, in one background thread.
+
+It only serves files; everything live goes over MQTT (the page talks to the broker's WebSocket listener
+directly), so the server stays small and stdlib-only — it sits on the daemon's start-up path on a Pi Zero.
+
+API for the daemon::
+
+    from unolauncher.web.server import DashboardServer
+
+    web = DashboardServer(
+        host="0.0.0.0",                 # "127.0.0.1" to keep it local
+        port=8080,                      # 0 picks a free port (tests)
+        config={
+            "mqtt_url": "ws://{host}:9001/mqtt",   # "{host}" becomes the host name the phone used
+            "table": "t1",
+            "base": "unolauncher/t1/",
+            "launcher": "virtual",      # optional: "virtual" shows the big on-screen launcher button
+        },
+    )
+    web.start()                         # binds now (raises OSError if the port is taken), serves in a thread
+    print("dashboard at", web.url)      # e.g. http://127.0.0.1:8080/
+    ...
+    web.stop()                          # closes the socket and joins the thread; safe to call twice
+
+``config`` is returned as-is (after ``{host}`` substitution in ``mqtt_url``) at ``GET /config.json``. Keys the
+page reads: ``mqtt_url`` (required), ``table``, ``base`` (defaults to ``unolauncher/<table>/``), ``launcher``,
+``title``. Never put broker credentials here: the page asks for them once and keeps them on the phone.
+
+Text files are gzip-compressed once on first request (the vendored MQTT.js is 340 kB raw, ~100 kB gzipped: it
+matters on a Pi's Wi-Fi). The vendored library is cached for a day; the page's own files are revalidated
+with an ETag so a new version shows up at once.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+CONTENT_TYPES: dict[str, str] = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".md": "text/plain; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
+    ".webmanifest": "application/manifest+json",
+}
+COMPRESSIBLE = (".html", ".js", ".css", ".json", ".svg", ".md", ".txt", ".webmanifest")
+
+
+class _Asset:
+    """One static file held in memory with its ETag and (lazily) its gzip form."""
+
+    def __init__(self, path: Path) -> None:
+        self.body = path.read_bytes()
+        self.content_type = CONTENT_TYPES.get(path.suffix, "application/octet-stream")
+        self.etag = '"' + hashlib.sha1(self.body, usedforsecurity=False).hexdigest()[:16] + '"'
+        self.compressible = path.suffix in COMPRESSIBLE
+        self.long_cache = "vendor" in path.parts
+        self._gzipped: bytes | None = None
+        self._lock = threading.Lock()
+
+    def gzipped(self) -> bytes:
+        with self._lock:
+            if self._gzipped is None:
+                self._gzipped = gzip.compress(self.body, compresslevel=6, mtime=0)
+            return self._gzipped
+
+
+class DashboardServer:
+    """Serves the phone dashboard and its ``/config.json`` from a daemon thread.
+
+    Example::
+
+        server = DashboardServer("127.0.0.1", 0, {"mqtt_url": "ws://{host}:9001/mqtt", "table": "t1"})
+        server.start()
+        assert server.url.startswith("http://127.0.0.1:")
+        server.stop()
+    """
+
+    def __init__(
+        self, host: str = "0.0.0.0", port: int = 8080, config: dict[str, Any] | None = None,
+        static_dir: Path | None = None,
+    ) -> None:
+        self.host = host
+        self.requested_port = port
+        self.config: dict[str, Any] = dict(config or {})
+        if "table" in self.config and "base" not in self.config:
+            self.config["base"] = f"unolauncher/{self.config['table']}/"
+        self.static_dir = (static_dir or STATIC_DIR).resolve()
+        self._assets: dict[str, _Asset] = {}
+        self._assets_lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        """The bound port (the real one when ``port=0`` was asked), or the requested port before start."""
+        if self._httpd is not None:
+            return int(self._httpd.server_address[1])
+        return self.requested_port
+
+    @property
+    def url(self) -> str:
+        """The page's address; ``0.0.0.0`` is shown as ``127.0.0.1`` so it can be opened as printed."""
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}/"
+
+    def start(self) -> None:
+        """Bind the socket (errors surface here, in the caller's thread) and serve in a daemon thread."""
+        if self._httpd is not None:
+            return
+        handler = _make_handler(self)
+        self._httpd = ThreadingHTTPServer((self.host, self.requested_port), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="dashboard-http", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop serving and release the port."""
+        httpd, thread = self._httpd, self._thread
+        self._httpd = self._thread = None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+        if thread is not None:
+            thread.join(5)
+
+    def __enter__(self) -> DashboardServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- used by the request handler -------------------------------------------------------------------------
+
+    def config_for(self, host_header: str | None) -> dict[str, Any]:
+        """``config`` with ``{host}`` in ``mqtt_url`` replaced by the host name the browser used."""
+        cfg = dict(self.config)
+        url = cfg.get("mqtt_url")
+        if isinstance(url, str) and "{host}" in url:
+            cfg["mqtt_url"] = url.replace("{host}", _hostname(host_header) or "127.0.0.1")
+        return cfg
+
+    def asset(self, url_path: str) -> _Asset | None:
+        """The static file for a URL path, or None (also for anything outside the static folder)."""
+        rel = url_path.lstrip("/") or "index.html"
+        with self._assets_lock:
+            cached = self._assets.get(rel)
+            if cached is not None:
+                return cached
+            path = (self.static_dir / rel).resolve()
+            if not path.is_relative_to(self.static_dir) or not path.is_file():
+                return None
+            asset = _Asset(path)
+            self._assets[rel] = asset
+            return asset
+
+
+def _hostname(host_header: str | None) -> str:
+    if not host_header:
+        return ""
+    return urlsplit("//" + host_header.strip()).hostname or ""
+
+
+def _make_handler(server: DashboardServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "unolauncher-dashboard"
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            self._respond(head=False)
+
+        def do_HEAD(self) -> None:
+            self._respond(head=True)
+
+        def _respond(self, head: bool) -> None:
+            path = urlsplit(self.path).path
+            if path == "/config.json":
+                body = json.dumps(server.config_for(self.headers.get("Host"))).encode()
+                self._send(HTTPStatus.OK, body, "application/json", {"Cache-Control": "no-store"}, head)
+                return
+            asset = server.asset(path)
+            if asset is None:
+                self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8", {}, head)
+                return
+            headers = {
+                "ETag": asset.etag,
+                "Cache-Control": "public, max-age=86400" if asset.long_cache else "no-cache",
+                "X-Content-Type-Options": "nosniff",
+            }
+            if self.headers.get("If-None-Match") == asset.etag:
+                self._send(HTTPStatus.NOT_MODIFIED, b"", None, headers, head=True)
+                return
+            body = asset.body
+            if asset.compressible and "gzip" in (self.headers.get("Accept-Encoding") or ""):
+                body = asset.gzipped()
+                headers["Content-Encoding"] = "gzip"
+                headers["Vary"] = "Accept-Encoding"
+            self._send(HTTPStatus.OK, body, asset.content_type, headers, head)
+
+        def _send(
+            self, status: HTTPStatus, body: bytes, content_type: str | None, headers: dict[str, str], head: bool
+        ) -> None:
+            self.send_response(status)
+            if content_type:
+                self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)) if status != HTTPStatus.NOT_MODIFIED else "0")
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            if not head:
+                self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            # Quiet: the daemon logs what matters; a request log per asset would flood a Pi's journal.
+            pass
+
+    return Handler

@@ -1,0 +1,145 @@
+// Cards as PROTOCOL.md spells them ("red 7", "wild", "wild hit-4"): faces per rule set, labels, legality.
+
+export const COLOURS = ["red", "yellow", "green", "blue"];
+
+const NUMBERS_1_9 = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
+const NUMBERS_0_9 = ["0", ...NUMBERS_1_9];
+
+// Coloured faces and Wild faces of each deck (RULES.md ATK-01, ATK-02, MK-01, classic).
+export const DECKS = {
+  attack: {
+    faces: [...NUMBERS_1_9, "skip", "reverse", "hit-2", "discard-all"],
+    wilds: ["wild", "wild hit-4", "wild attack-attack", "wild customizable"],
+  },
+  "attack-original": {
+    faces: [...NUMBERS_1_9, "skip", "reverse", "hit-2", "discard-all", "trade-hands"],
+    wilds: ["wild", "wild all-hit", "wild hit-fire"],
+  },
+  "mario-kart": {
+    faces: [...NUMBERS_0_9, "skip", "reverse", "draw-2"],
+    wilds: ["wild draw-4", "wild item-box"],
+  },
+  classic: {
+    faces: [...NUMBERS_0_9, "skip", "reverse", "draw-2"],
+    wilds: ["wild", "wild draw-4"],
+  },
+};
+
+export const RULESETS = {
+  attack: "UNO Attack",
+  "attack-original": "UNO Attack (1st edition)",
+  "mario-kart": "UNO Mario Kart",
+  classic: "Classic UNO",
+};
+
+// Cards whose play names another player (ATK-10 Trade Hands, ATK-13 Attack-Attack).
+const NEEDS_TARGET = new Set(["trade-hands", "attack-attack"]);
+// Wilds that name a colour when played; the Item Box's colour comes from the turned card (MK-07).
+const NO_COLOUR_WILDS = new Set(["item-box"]);
+
+const FACE_LABELS = {
+  skip: "Skip",
+  reverse: "Reverse",
+  "hit-2": "Hit 2",
+  "hit-4": "Hit 4",
+  "draw-2": "Draw 2",
+  "draw-4": "Draw 4",
+  "discard-all": "Discard All",
+  "trade-hands": "Trade Hands",
+  "attack-attack": "Attack-Attack",
+  customizable: "Customizable",
+  "all-hit": "All Hit",
+  "hit-fire": "Hit Fire",
+  "item-box": "Item Box",
+};
+
+// Short glyphs for the small card faces drawn on screen.
+const FACE_GLYPHS = {
+  skip: "⊘",
+  reverse: "⇄",
+  "hit-2": "H2",
+  "hit-4": "H4",
+  "draw-2": "+2",
+  "draw-4": "+4",
+  "discard-all": "DA",
+  "trade-hands": "⇋",
+  "attack-attack": "AA",
+  customizable: "✎",
+  "all-hit": "ALL",
+  "hit-fire": "HF",
+  "item-box": "?",
+};
+
+/** Split a card string into its colour ("wild" for Wilds) and face ("" for a plain Wild). */
+export function parseCard(card) {
+  const text = String(card || "").trim().toLowerCase();
+  const space = text.indexOf(" ");
+  if (space < 0) return { colour: text, face: "" };
+  return { colour: text.slice(0, space), face: text.slice(space + 1) };
+}
+
+export function faceLabel(face) {
+  if (!face) return "Wild";
+  return FACE_LABELS[face] || face;
+}
+
+export function faceGlyph(face) {
+  if (!face) return "W";
+  return FACE_GLYPHS[face] || face;
+}
+
+/** "red hit-2" -> "Red Hit 2", "wild attack-attack" -> "Wild Attack-Attack". */
+export function cardLabel(card) {
+  const { colour, face } = parseCard(card);
+  if (colour === "wild") return face ? `Wild ${faceLabel(face)}` : "Wild";
+  return `${capitalise(colour)} ${faceLabel(face)}`;
+}
+
+export function capitalise(word) {
+  return word ? word[0].toUpperCase() + word.slice(1) : "";
+}
+
+export function isWild(card) {
+  return parseCard(card).colour === "wild";
+}
+
+export function needsTarget(card) {
+  return NEEDS_TARGET.has(parseCard(card).face);
+}
+
+export function needsColour(card) {
+  const { colour, face } = parseCard(card);
+  return colour === "wild" && !NO_COLOUR_WILDS.has(face);
+}
+
+/**
+ * Whether a card may be played now, as far as the page can tell.
+ * The referee's own list (`state.legal`, when it publishes one) wins; otherwise ATK-04 / MK-05 matching against
+ * the top card and the colour in force. The referee stays the judge: a refusal still shows next to the button.
+ */
+export function isPlayable(card, state) {
+  if (!state) return true;
+  if (Array.isArray(state.legal)) return state.legal.includes(card);
+  const { colour, face } = parseCard(card);
+  if (colour === "wild") return true;
+  if (!state.top) return true;
+  const top = parseCard(state.top);
+  const inForce = state.color || (top.colour !== "wild" ? top.colour : null);
+  if (!inForce) return true; // a Wild start card: any card may be played (ATK-17)
+  if (colour === inForce) return true;
+  return top.colour !== "wild" && face === top.face;
+}
+
+/** Create the small on-screen card (a coloured rounded rectangle with its glyph). */
+export function cardElement(card, size = "md") {
+  const { colour, face } = parseCard(card);
+  const el = document.createElement("span");
+  el.className = `card card-${size} c-${COLOURS.includes(colour) ? colour : "wild"}`;
+  el.title = cardLabel(card);
+  el.setAttribute("aria-label", cardLabel(card));
+  const glyph = document.createElement("span");
+  glyph.className = "card-glyph";
+  glyph.textContent = faceGlyph(face);
+  el.append(glyph);
+  return el;
+}

@@ -1,0 +1,111 @@
+// The page's one MQTT connection (MQTT.js over WebSockets): topics in, commands out, replies matched by id.
+/* global mqtt */
+
+const AUTH_CODES = new Set([4, 5, 134, 135]); // MQTT 3.1.1 / 5 "bad credentials" / "not authorised"
+
+/**
+ * Connect to the table's topics.
+ *
+ *   const link = new TableLink({url, base, username, password}, handlers);
+ *   link.send({type: "undo"});        // -> id; the reply arrives at handlers.reply(reply)
+ *
+ * handlers: status(kind, detail), state(obj), event(obj), reply(obj), launcher(obj), online(bool)
+ * status kinds: "connecting", "online", "reconnecting", "offline", "auth", "error".
+ */
+export class TableLink {
+  constructor(options, handlers) {
+    this.base = options.base.endsWith("/") ? options.base : options.base + "/";
+    this.handlers = handlers;
+    this.counter = 0;
+    // A per-tab tag keeps command ids unique across phones without any coordination.
+    this.tag = Math.random().toString(36).slice(2, 8);
+    this.client = null;
+    this.options = options;
+    this.connect();
+  }
+
+  connect() {
+    const { url, username, password } = this.options;
+    this.emitStatus("connecting");
+    const opts = {
+      clientId: `unodash-${this.tag}`,
+      protocolVersion: 4, // amqtt (the embedded broker) speaks MQTT 3.1.1 only
+      clean: true, // resync comes from the retained state; no broker-side session to go stale
+      keepalive: 10, // a dead broker is noticed within ~15 s even if the socket does not close
+      reconnectPeriod: 1000,
+      connectTimeout: 4000,
+      resubscribe: false, // we subscribe ourselves on every connect (and get the retained state again)
+    };
+    if (username) opts.username = username;
+    if (password) opts.password = password;
+    let client;
+    try {
+      client = mqtt.connect(url, opts);
+    } catch (err) {
+      this.emitStatus("error", `Cannot connect to ${url}: ${err.message}`);
+      return;
+    }
+    this.client = client;
+    client.on("connect", () => {
+      client.subscribe(`${this.base}#`, { qos: 1 }, (err) => {
+        if (err) this.emitStatus("error", `Subscription refused: ${err.message}`);
+      });
+      this.emitStatus("online");
+    });
+    client.on("reconnect", () => this.emitStatus("reconnecting"));
+    client.on("offline", () => this.emitStatus("reconnecting"));
+    client.on("error", (err) => {
+      if (AUTH_CODES.has(err && err.code)) {
+        // Retrying with the same wrong password only floods the broker's log: stop and ask.
+        client.end(true);
+        this.emitStatus("auth", "The broker refused the user name or password.");
+      } else {
+        this.emitStatus("reconnecting", err && err.message);
+      }
+    });
+    client.on("message", (topic, payload) => this.dispatch(topic, payload));
+  }
+
+  emitStatus(kind, detail) {
+    this.status = kind;
+    this.handlers.status(kind, detail || "");
+  }
+
+  dispatch(topic, payload) {
+    if (!topic.startsWith(this.base)) return;
+    const sub = topic.slice(this.base.length);
+    const text = new TextDecoder().decode(payload);
+    if (sub === "status") {
+      this.handlers.online(text.trim() === "online");
+      return;
+    }
+    if (sub === "cmd" || text === "") return;
+    let data;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      console.warn(`ignoring non-JSON message on ${topic}`);
+      return;
+    }
+    if (sub === "state") this.handlers.state(data);
+    else if (sub === "events") this.handlers.event(data);
+    else if (sub === "reply") this.handlers.reply(data);
+    else if (sub === "launcher" || sub === "launcher/status") this.handlers.launcher(data);
+  }
+
+  /** Publish a command with a fresh id (QoS 1); returns the id. */
+  send(command) {
+    const id = `${this.tag}-${++this.counter}`;
+    const message = { ...command, id };
+    this.client.publish(`${this.base}cmd`, JSON.stringify(message), { qos: 1 });
+    return id;
+  }
+
+  get connected() {
+    return Boolean(this.client && this.client.connected);
+  }
+
+  close() {
+    if (this.client) this.client.end(true);
+  }
+}

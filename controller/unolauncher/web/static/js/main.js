@@ -1,0 +1,389 @@
+// The dashboard: one MQTT link, the table's public state, the event feed, and the controls that send commands.
+import { TableLink } from "./link.js";
+import { Picker } from "./picker.js";
+import { Setup } from "./setup.js";
+import { SeatSheet } from "./seat.js";
+import { History } from "./history.js";
+import {
+  renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs,
+} from "./views.js";
+
+const SETTINGS_KEY = "unolauncher.connection";
+const REPLY_TIMEOUT_MS = 6000;
+const FEED_LIMIT = 200;
+const MINI_FEED = 4;
+const BACKFILL = 60; // events asked for on a first visit, so the feed and the histogram are not empty
+const SEEN_LIMIT = 5000;
+
+const $ = (id) => document.getElementById(id);
+
+const app = {
+  config: {},
+  link: null,
+  state: null,
+  launcher: null,
+  daemonOnline: null,
+  maxSeq: null, // highest event seq received
+  stateSeq: null, // seq of the last retained state
+  seen: new Set(), // event seqs already shown (QoS 1 redelivery and resends can arrive twice)
+  resendAsked: 0, // highest seq a resend was already asked up to
+  reloadRequested: false,
+  history: null,
+  pending: new Map(), // command id -> {control, timer, onOk}
+  view: "table",
+  unseen: 0,
+  events: 0,
+};
+// Read-only hooks for the browser tests (state, seqs, connection) — nothing here changes behaviour.
+window.unoDashboard = app;
+
+// ---- settings (remembered on the phone) -------------------------------------------------------------------
+
+function loadSettings() {
+  try {
+    return JSON.parse(localStorage.getItem(SETTINGS_KEY) || sessionStorage.getItem(SETTINGS_KEY) || "null") || {};
+  } catch {
+    return {};
+  }
+}
+
+// ---- connection -------------------------------------------------------------------------------------------
+
+function connect() {
+  if (app.link) app.link.close();
+  const saved = loadSettings();
+  const url = saved.url || app.config.mqtt_url;
+  if (!url) {
+    openSettings("Enter the broker's WebSocket address.");
+    return;
+  }
+  app.link = new TableLink(
+    { url, base: app.config.base, username: saved.username, password: saved.password },
+    {
+      status: onStatus,
+      online: (up) => {
+        app.daemonOnline = up;
+        $("daemon-offline").hidden = up;
+      },
+      state: onState,
+      event: onEvent,
+      reply: onReply,
+      launcher: (status) => {
+        app.launcher = status;
+        renderLauncherView();
+      },
+    },
+  );
+}
+
+const STATUS_TEXT = {
+  connecting: "connecting…",
+  online: "live",
+  reconnecting: "reconnecting…",
+  offline: "offline",
+  auth: "sign in",
+  error: "error",
+};
+
+function onStatus(kind, detail) {
+  const pill = $("conn");
+  pill.dataset.state = kind;
+  pill.textContent = STATUS_TEXT[kind] || kind;
+  pill.title = detail || "Connection settings";
+  document.body.classList.toggle("disconnected", kind !== "online");
+  if (kind === "auth") openSettings(detail || "The broker needs a user name and password.");
+  if (kind === "online") {
+    app.resendAsked = 0; // a new connection may have missed anything: allow catching up again
+    if (!performance.getEntriesByName("uno-connected").length) performance.mark("uno-connected");
+  }
+}
+
+// ---- incoming --------------------------------------------------------------------------------------------
+
+function onState(state) {
+  if (!state || typeof state !== "object") return;
+  app.state = state;
+  if (Number.isInteger(state.seq)) {
+    app.stateSeq = state.seq;
+    // Give the live events of the same command a moment to arrive; whatever is still missing then was lost
+    // while this phone was away (or this is a first visit): ask the daemon to send it again.
+    setTimeout(() => catchUp(state.seq), 400);
+  }
+  if (state.phase !== "playing") app.reloadRequested = false;
+  renderTableView();
+  renderScoresView();
+  renderLauncherView();
+  app.picker.refresh(state);
+  if (!performance.getEntriesByName("uno-state").length) performance.mark("uno-state");
+  document.body.dataset.hasState = "1";
+}
+
+function catchUp(upTo) {
+  if (!app.link || !app.link.connected || upTo <= 0) return;
+  const from = app.maxSeq === null ? Math.max(1, upTo - BACKFILL + 1) : app.maxSeq + 1;
+  if (from > upTo || upTo <= app.resendAsked) return;
+  app.resendAsked = upTo;
+  app.link.send({ type: "resend", from });
+}
+
+function onEvent(event) {
+  if (!event || typeof event !== "object") return;
+  const seq = Number.isInteger(event.seq) ? event.seq : null;
+  if (seq !== null) {
+    if (app.seen.has(seq)) return; // already shown (QoS 1 redelivery, or a resend another phone asked for)
+    app.seen.add(seq);
+    if (app.seen.size > SEEN_LIMIT) app.seen.delete(app.seen.values().next().value);
+    if (app.maxSeq !== null && seq > app.maxSeq + 1 && seq - 1 > app.resendAsked) {
+      addFeedNote(`Missed ${seq - app.maxSeq - 1} event(s) — asking the table to send them again.`);
+      app.resendAsked = seq - 1;
+      app.link.send({ type: "resend", from: app.maxSeq + 1 });
+    }
+    if (app.maxSeq === null || seq > app.maxSeq) app.maxSeq = seq;
+  }
+  app.events += 1;
+  const before = app.reloadRequested;
+  if (event.type === "reload_request") app.reloadRequested = true;
+  if (["reloaded", "reshuffled", "game_started"].includes(event.type)) app.reloadRequested = false;
+  app.history.observeEvent(event);
+  addFeed(event, seq);
+  if (before !== app.reloadRequested) renderTableView();
+  if (app.history.changedByLastEvent) {
+    renderLauncherView();
+    renderScoresView();
+  }
+}
+
+function onReply(reply) {
+  if (!reply || typeof reply !== "object") return;
+  const entry = app.pending.get(reply.id);
+  if (!entry) return; // another phone's command
+  app.pending.delete(reply.id);
+  clearTimeout(entry.timer);
+  entry.control?.classList.remove("busy");
+  if (reply.ok === false) showRefusal(entry.control, reply.message || reply.code || "Refused.");
+  else {
+    clearRefusal(entry.control);
+    entry.onOk?.();
+  }
+}
+
+// ---- outgoing --------------------------------------------------------------------------------------------
+
+/** Send a command; its refusal (if any) appears next to `control`. */
+function send(command, control, onOk) {
+  clearRefusal(control);
+  if (!app.link || !app.link.connected) {
+    showRefusal(control, "Not connected to the table — waiting to reconnect.");
+    return null;
+  }
+  const id = app.link.send(command);
+  control?.classList.add("busy");
+  const timer = setTimeout(() => {
+    if (!app.pending.has(id)) return;
+    app.pending.delete(id);
+    control?.classList.remove("busy");
+    showRefusal(control, "No answer from the table daemon — is it running?");
+  }, REPLY_TIMEOUT_MS);
+  app.pending.set(id, { control, timer, onOk });
+  return id;
+}
+
+function refusalSlot(control) {
+  if (!control) return null;
+  const scope = control.closest("[data-refusal-scope]");
+  return scope ? scope.querySelector(":scope > .refusal") : null;
+}
+
+function showRefusal(control, message) {
+  const slot = refusalSlot(control);
+  if (!slot) {
+    addFeedNote(message);
+    return;
+  }
+  slot.textContent = message;
+  slot.classList.add("shown");
+}
+
+function clearRefusal(control) {
+  const slot = refusalSlot(control);
+  if (slot) {
+    slot.textContent = "";
+    slot.classList.remove("shown");
+  }
+}
+
+// ---- rendering -------------------------------------------------------------------------------------------
+
+function isVirtual() {
+  return app.config.launcher === "virtual" || (app.launcher && app.launcher.backend === "virtual");
+}
+
+function renderTableView() {
+  const state = app.state;
+  renderBanner($("banner"), state);
+  renderTable($("ring"), $("ring-center"), state, (player) => app.seat.open(player));
+  renderOwed($("owed"), state);
+  renderPrompt($("pending-box"), $("pending-body"), state, {
+    send,
+    reloadRequested: app.reloadRequested,
+    goScores: () => showView("scores"),
+  });
+  const playing = Boolean(state && state.phase === "playing" && state.current);
+  const attack = Boolean(state && String(state.ruleset || "").startsWith("attack"));
+  $("press-box").hidden = !isVirtual() || !state || !state.players || (state.ruleset && !attack);
+  if (state) {
+    const owed = Array.isArray(state.owed) && state.owed.length ? state.owed[0].player : null;
+    const who = playing ? owed || state.current : null;
+    $("press-who").textContent = who ? `for ${who}` : "";
+  }
+  const drawRules = Boolean(state && state.ruleset && !attack);
+  $("btn-draw").hidden = !drawRules;
+  $("btn-pass").hidden = !drawRules;
+  for (const id of ["btn-play", "btn-draw", "btn-pass", "btn-uno"]) $(id).disabled = !playing;
+}
+
+function renderScoresView() {
+  renderScores($("scores"), app.state, app.history);
+  const scoring = Boolean(app.state && app.state.phase === "scoring" && app.state.players);
+  $("score-form").hidden = !scoring;
+  if (scoring) scoreInputs($("score-inputs"), app.state);
+}
+
+function renderLauncherView() {
+  renderLauncher($("launcher"), app.launcher, app.history, app.state);
+}
+
+function addFeed(event, seq) {
+  const li = feedItem(event);
+  const feed = $("feed");
+  // Newest first; a re-sent older event slots in by seq instead of landing on top.
+  let before = feed.firstElementChild;
+  if (seq !== null) {
+    while (before && !(before.dataset.seq && Number(before.dataset.seq) < seq)) before = before.nextElementSibling;
+  }
+  feed.insertBefore(li, before);
+  $("feed-empty").hidden = true;
+  while (feed.children.length > FEED_LIMIT) feed.lastElementChild.remove();
+  if (!li.previousElementSibling || li.previousElementSibling.classList.contains("note")) {
+    $("mini-feed").prepend(li.cloneNode(true));
+    while ($("mini-feed").children.length > MINI_FEED) $("mini-feed").lastElementChild.remove();
+  }
+  if (app.view !== "feed") {
+    app.unseen += 1;
+    $("feed-badge").textContent = app.unseen > 99 ? "99+" : String(app.unseen);
+    $("feed-badge").hidden = false;
+  }
+}
+
+function addFeedNote(text) {
+  const li = document.createElement("li");
+  li.className = "feed-item note";
+  li.textContent = text;
+  $("feed").prepend(li);
+  $("feed-empty").hidden = true;
+}
+
+// ---- views and controls ----------------------------------------------------------------------------------
+
+function showView(name) {
+  app.view = name;
+  for (const section of document.querySelectorAll(".view")) section.hidden = section.dataset.view !== name;
+  for (const tab of document.querySelectorAll("[data-tab]")) {
+    if (tab.dataset.tab === name) tab.setAttribute("aria-current", "page");
+    else tab.removeAttribute("aria-current");
+  }
+  if (name === "feed") {
+    app.unseen = 0;
+    $("feed-badge").hidden = true;
+  }
+  window.scrollTo(0, 0);
+}
+
+function openSettings(reason) {
+  const form = $("settings-form");
+  const saved = loadSettings();
+  form.url.value = saved.url || app.config.mqtt_url || "";
+  form.username.value = saved.username || "";
+  form.password.value = saved.password || "";
+  $("settings-reason").textContent = reason || "";
+  $("settings-reason").classList.toggle("shown", Boolean(reason));
+  if (!$("settings").open) $("settings").showModal();
+}
+
+function wireControls() {
+  for (const tab of document.querySelectorAll("[data-tab]")) tab.addEventListener("click", () => showView(tab.dataset.tab));
+  $("conn").addEventListener("click", () => openSettings(""));
+  $("settings").addEventListener("close", () => {
+    if ($("settings").returnValue !== "save") return;
+    const form = $("settings-form");
+    const url = form.url.value.trim();
+    const settings = {
+      url: url === app.config.mqtt_url ? "" : url, // follow the daemon's address unless the user changed it
+      username: form.username.value.trim(),
+      password: form.password.value,
+    };
+    localStorage.removeItem(SETTINGS_KEY);
+    sessionStorage.removeItem(SETTINGS_KEY);
+    (form.remember.checked ? localStorage : sessionStorage).setItem(SETTINGS_KEY, JSON.stringify(settings));
+    connect();
+  });
+  $("settings-forget").addEventListener("click", () => {
+    localStorage.removeItem(SETTINGS_KEY);
+    sessionStorage.removeItem(SETTINGS_KEY);
+    const form = $("settings-form");
+    form.username.value = "";
+    form.password.value = "";
+    form.url.value = app.config.mqtt_url || "";
+  });
+
+  $("press").addEventListener("click", (e) => send({ type: "press" }, e.currentTarget));
+  $("btn-play").addEventListener("click", () => app.picker.open(app.state));
+  $("btn-uno").addEventListener("click", (e) => app.seat.callUno(e.currentTarget));
+  $("btn-draw").addEventListener("click", (e) => send({ type: "draw", player: app.state?.current }, e.currentTarget));
+  $("btn-pass").addEventListener("click", (e) => send({ type: "pass", player: app.state?.current }, e.currentTarget));
+  $("btn-undo").addEventListener("click", (e) => send({ type: "undo" }, e.currentTarget));
+  $("score-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const hands = {};
+    for (const input of $("score-inputs").querySelectorAll("input")) hands[input.name] = Number(input.value || 0);
+    send({ type: "score", hands }, $("score-form").querySelector("button"), () => {
+      for (const input of $("score-inputs").querySelectorAll("input")) input.value = "";
+    });
+  });
+}
+
+async function loadConfig() {
+  try {
+    const response = await fetch("config.json", { cache: "no-store" });
+    if (response.ok) return await response.json();
+  } catch (err) {
+    console.warn("no config.json", err);
+  }
+  return {};
+}
+
+async function main() {
+  const config = await loadConfig();
+  const params = new URLSearchParams(location.search);
+  // ?table=t2 lets one phone watch another table on the same broker.
+  const table = params.get("table") || config.table || "default";
+  config.table = table;
+  config.base = params.get("table") ? `unolauncher/${table}/` : config.base || `unolauncher/${table}/`;
+  app.config = config;
+  $("table-name").textContent = config.title || `· ${table}`;
+  app.history = new History(table);
+  app.picker = new Picker($("picker"), { send });
+  app.setup = new Setup($("setup-form"), { send, onStarted: () => showView("table") });
+  app.seat = new SeatSheet($("seat-sheet"), { send, state: () => app.state });
+  wireControls();
+  renderTableView();
+  renderScoresView();
+  renderLauncherView();
+  if (typeof mqtt === "undefined") {
+    onStatus("error", "The MQTT library did not load.");
+    return;
+  }
+  connect();
+}
+
+main();

@@ -1,0 +1,67 @@
+// A player's sheet: call UNO for them, or report that someone caught them without it (ATK-18, MK-15).
+
+export class SeatSheet {
+  constructor(dialog, { send, state }) {
+    this.dialog = dialog;
+    this.send = send;
+    this.state = state;
+  }
+
+  button(text, className, onClick) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = className;
+    b.textContent = text;
+    b.addEventListener("click", () => onClick(b));
+    return b;
+  }
+
+  clear() {
+    const slot = this.dialog.querySelector(".refusal");
+    slot.textContent = "";
+    slot.classList.remove("shown");
+  }
+
+  open(player) {
+    const state = this.state();
+    if (!state || !state.players) return;
+    this.clear();
+    this.dialog.querySelector("#seat-title").textContent = player;
+    const actions = this.dialog.querySelector("#seat-actions");
+    actions.replaceChildren();
+    const close = () => this.dialog.close("sent");
+    actions.append(this.button(`${player} calls UNO`, "btn uno wide", (b) => this.send({ type: "uno", player }, b, close)));
+    const label = document.createElement("p");
+    label.className = "muted small";
+    label.textContent = `${player} forgot UNO — caught by:`;
+    actions.append(label);
+    const chips = document.createElement("div");
+    chips.className = "chips";
+    for (const other of state.players.filter((p) => p !== player)) {
+      chips.append(this.button(other, "chip", (b) => this.send({ type: "catch", player: other, target: player }, b, close)));
+    }
+    actions.append(chips);
+    this.dialog.showModal();
+  }
+
+  /** The big UNO button: whoever holds one card calls it; if that is not clear, ask. */
+  callUno(control) {
+    const state = this.state();
+    if (!state || !state.players) return;
+    const onOne = state.hands ? state.players.filter((p) => state.hands[p] === 1) : [];
+    if (onOne.length === 1) {
+      this.send({ type: "uno", player: onOne[0] }, control);
+      return;
+    }
+    this.clear();
+    this.dialog.querySelector("#seat-title").textContent = "Who calls UNO?";
+    const actions = this.dialog.querySelector("#seat-actions");
+    const chips = document.createElement("div");
+    chips.className = "chips";
+    for (const p of state.players) {
+      chips.append(this.button(p, "chip", (b) => this.send({ type: "uno", player: p }, b, () => this.dialog.close("sent"))));
+    }
+    actions.replaceChildren(chips);
+    this.dialog.showModal();
+  }
+}

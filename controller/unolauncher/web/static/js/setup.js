@@ -1,0 +1,100 @@
+// Game setup: players in seating order, rule set, launcher preset, options -> one `new_game` command.
+import { RULESETS } from "./cards.js";
+
+const PLAYERS_KEY = "unolauncher.players";
+const DEFAULT_PLAYERS = ["Ana", "Ben", "Cleo"];
+
+export class Setup {
+  constructor(form, { send, onStarted }) {
+    this.form = form;
+    this.send = send;
+    this.onStarted = onStarted;
+    this.list = form.querySelector("#setup-players");
+    const ruleset = form.querySelector("#setup-ruleset");
+    for (const [value, label] of Object.entries(RULESETS)) ruleset.append(new Option(label, value));
+    ruleset.addEventListener("change", () => this.syncRuleset());
+    form.querySelector("#setup-add").addEventListener("click", () => this.addPlayer("", true));
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.submit(form.querySelector("#setup-start"));
+    });
+    let saved = null;
+    try {
+      saved = JSON.parse(localStorage.getItem(PLAYERS_KEY) || "null");
+    } catch {
+      saved = null;
+    }
+    for (const name of Array.isArray(saved) && saved.length >= 2 ? saved : DEFAULT_PLAYERS) this.addPlayer(name);
+    this.syncRuleset();
+  }
+
+  addPlayer(name, focus = false) {
+    if (this.list.children.length >= 10) return;
+    const li = document.createElement("li");
+    const input = document.createElement("input");
+    input.value = name;
+    input.placeholder = `Player ${this.list.children.length + 1}`;
+    input.maxLength = 20;
+    input.setAttribute("aria-label", `Player ${this.list.children.length + 1}`);
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.className = "icon-btn";
+    remove.textContent = "✕";
+    remove.setAttribute("aria-label", "Remove player");
+    remove.addEventListener("click", () => {
+      if (this.list.children.length > 2) li.remove();
+    });
+    li.append(input, remove);
+    this.list.append(li);
+    if (focus) input.focus();
+  }
+
+  syncRuleset() {
+    const attack = this.form.ruleset.value.startsWith("attack");
+    for (const node of this.form.querySelectorAll(".attack-only")) node.hidden = !attack;
+    // Wild Customizable exists only in the current Attack deck (ATK-01).
+    this.form.customizable.closest("label").hidden = this.form.ruleset.value !== "attack";
+  }
+
+  players() {
+    return [...this.list.querySelectorAll("input")].map((i) => i.value.trim()).filter(Boolean);
+  }
+
+  observeState() {
+    // Nothing to mirror: the form keeps what this phone typed; the state shows what the table plays.
+  }
+
+  refuse(control, message) {
+    const slot = this.form.querySelector(":scope > .refusal");
+    slot.textContent = message;
+    slot.classList.add("shown");
+    control.classList.remove("busy");
+  }
+
+  submit(control) {
+    const f = this.form;
+    const players = this.players();
+    if (players.length < 2 || players.length > 10) return this.refuse(control, "A game needs 2 to 10 players.");
+    if (new Set(players.map((p) => p.toLowerCase())).size !== players.length) {
+      return this.refuse(control, "Each player needs a different name.");
+    }
+    const ruleset = f.ruleset.value;
+    const options = { target_score: Number(f.target_score.value || 500) };
+    if (ruleset.startsWith("attack")) {
+      options.chain_after_skip_reverse = f.chain_after_skip_reverse.checked;
+      options.suggestion_penalty = f.suggestion_penalty.checked;
+    }
+    if (ruleset === "attack" && f.customizable.value) {
+      // ATK-16: {"action": "hit", "count": 3}; the select's value is "action" or "action:count".
+      const [action, count] = f.customizable.value.split(":");
+      const option = f.customizable.selectedOptions[0];
+      options.customizable = { action, label: option.textContent.trim() };
+      if (count) options.customizable.count = Number(count);
+    }
+    options.ejection_preset = f.preset.value;
+    const command = { type: "new_game", ruleset, players, mode: f.mode.value, options };
+    if (f.seed.value !== "") command.seed = Number(f.seed.value);
+    localStorage.setItem(PLAYERS_KEY, JSON.stringify(players));
+    this.send(command, control, this.onStarted);
+  }
+}

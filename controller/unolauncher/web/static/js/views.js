@@ -1,0 +1,468 @@
+// Rendering: plain DOM from the public state and the event history. No framework: the page must load fast
+// on a phone over a Pi's Wi-Fi and stay readable in a year.
+import { COLOURS, RULESETS, cardElement, cardLabel, capitalise } from "./cards.js";
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function owedMap(state) {
+  const owed = new Map();
+  if (state && Array.isArray(state.owed)) {
+    for (const entry of state.owed) {
+      if (entry && entry.player) owed.set(entry.player, (owed.get(entry.player) || 0) + (entry.hits || 0));
+    }
+  }
+  return owed;
+}
+
+// ---- banner ---------------------------------------------------------------------------------------------
+
+export function renderBanner(node, state) {
+  node.className = "banner";
+  if (!state || !Array.isArray(state.players) || !state.players.length) {
+    node.textContent = "No game yet — start one in Setup.";
+    node.classList.add("idle");
+    return;
+  }
+  if (state.winner) {
+    node.replaceChildren(el("span", "crown", "♛"), el("strong", null, state.winner), el("span", null, " wins the game!"));
+    node.classList.add("win");
+    return;
+  }
+  if (state.phase === "scoring" || state.phase === "between") {
+    const who = state.pending && state.pending.player;
+    node.textContent = state.phase === "scoring" ? `${who || "Someone"} went out — round ${state.round} is over.` : `Round ${state.round} is over.`;
+    node.classList.add("idle");
+    return;
+  }
+  const owed = Array.isArray(state.owed) && state.owed.find((o) => o && o.hits > 0);
+  if (owed) {
+    node.replaceChildren(
+      el("strong", null, owed.player), el("span", null, " must hit "),
+      el("strong", "big-num", owed.hits), el("span", null, owed.hits === 1 ? " time" : " times"),
+    );
+    node.classList.add("hit");
+    return;
+  }
+  if (state.current) {
+    node.replaceChildren(el("strong", null, state.current), el("span", null, "’s turn"));
+    node.classList.add("turn");
+    return;
+  }
+  node.textContent = `Round ${state.round ?? ""} is over — report the hand values in Scores.`;
+  node.classList.add("idle");
+}
+
+// ---- seats around the launcher -------------------------------------------------------------------------
+
+export function renderTable(ring, center, state, onSeat) {
+  for (const seat of ring.querySelectorAll(".seat")) seat.remove();
+  renderCenter(center, state);
+  if (!state || !Array.isArray(state.players)) return;
+  const players = state.players;
+  const owed = owedMap(state);
+  const n = players.length;
+  players.forEach((player, i) => {
+    // Seat 0 at the bottom, then clockwise on screen (y grows downwards, so +angle turns clockwise).
+    const angle = Math.PI / 2 + (2 * Math.PI * i) / n;
+    const x = 50 + 39 * Math.cos(angle);
+    const y = 50 + 38 * Math.sin(angle);
+    const seat = el("button", "seat");
+    seat.type = "button";
+    seat.style.left = `${x}%`;
+    seat.style.top = `${y}%`;
+    seat.dataset.player = player;
+    const hand = state.hands ? state.hands[player] : undefined;
+    const hits = owed.get(player) || 0;
+    if (player === state.current) seat.classList.add("current");
+    if (hits) seat.classList.add("owes");
+    if (state.winner === player) seat.classList.add("winner");
+    seat.append(el("span", "seat-name", player));
+    const handRow = el("span", "seat-hand");
+    handRow.append(el("span", "mini-cards", ""), el("span", "hand-count", hand ?? "?"));
+    handRow.title = `${hand ?? "?"} cards in hand`;
+    seat.append(handRow);
+    if (hits) seat.append(el("span", "seat-owed", `${hits}`));
+    if (state.uno_exposed === player) {
+      // ATK-18: one card left and no UNO called yet — anyone may catch them until the next player acts.
+      seat.append(el("span", "uno-flag warn", "UNO?"));
+      seat.classList.add("exposed");
+    } else if (hand === 1) {
+      seat.append(el("span", "uno-flag", "UNO"));
+    }
+    seat.setAttribute("aria-label", `${player}: ${hand ?? "unknown"} cards${hits ? `, owes ${hits} hits` : ""}${player === state.current ? ", to play" : ""}`);
+    seat.addEventListener("click", () => onSeat(player));
+    ring.append(seat);
+  });
+}
+
+function renderCenter(center, state) {
+  center.replaceChildren();
+  const launcher = el("div", "launcher-core");
+  launcher.append(el("span", "launcher-mouth"));
+  center.append(launcher);
+  if (!state || !state.players) return;
+  const dir = el("div", state.direction === -1 ? "direction ccw" : "direction cw", state.direction === -1 ? "↺" : "↻");
+  dir.title = state.direction === -1 ? "counter-clockwise" : "clockwise";
+  dir.setAttribute("aria-label", `direction: ${dir.title}`);
+  center.append(dir);
+  if (state.top) {
+    const top = el("div", "top-card");
+    top.append(cardElement(state.top, "lg"));
+    if (state.color) {
+      const dot = el("span", `colour-dot c-${state.color}`);
+      dot.title = `${capitalise(state.color)} in force`;
+      top.append(dot);
+    }
+    top.dataset.card = state.top;
+    center.append(top);
+  }
+  const meta = el("div", "center-meta", `${RULESETS[state.ruleset] || state.ruleset || ""} · round ${state.round ?? 1}`);
+  center.append(meta);
+}
+
+// ---- hits owed (big numbers) ---------------------------------------------------------------------------
+
+export function renderOwed(node, state) {
+  node.replaceChildren();
+  if (!state || !Array.isArray(state.owed)) return;
+  for (const entry of state.owed) {
+    if (!entry || !entry.hits) continue;
+    const box = el("div", "owed-box");
+    box.dataset.player = entry.player;
+    box.append(el("span", "owed-num", entry.hits), el("span", "owed-label", `${entry.player} · hit${entry.hits === 1 ? "" : "s"} owed`));
+    node.append(box);
+  }
+}
+
+// ---- what the referee waits for: a choice, a challenge, round scores, the next round, a reload ---------------
+
+function button(text, className, onClick) {
+  const b = el("button", className, text);
+  b.type = "button";
+  b.addEventListener("click", () => onClick(b));
+  return b;
+}
+
+/** Fill the prompt box; `ctx` = {send, reloadRequested, goScores}. Returns whether anything is asked. */
+export function renderPrompt(box, body, state, ctx) {
+  body.replaceChildren();
+  const { send } = ctx;
+  const pending = state && state.pending && typeof state.pending === "object" ? state.pending : null;
+  const row = el("div", "chips");
+  let title = null;
+  if (pending) {
+    const player = pending.player || state.current;
+    const kind = String(pending.kind || pending.type || "choice");
+    box.dataset.kind = kind;
+    if (kind === "color") {
+      title = `${player}: choose the colour`;
+      for (const colour of COLOURS) {
+        const b = button(capitalise(colour), `swatch c-${colour}`, (b) => send({ type: "choose", player, color: colour }, b));
+        b.dataset.color = colour;
+        row.append(b);
+      }
+    } else if (kind === "target") {
+      title = `${player}: choose a player`;
+      for (const target of (state.players || []).filter((p) => p !== player)) {
+        row.append(button(target, "chip", (b) => send({ type: "choose", player, target }, b)));
+      }
+    } else if (kind === "challenge") {
+      title = `${player}: challenge ${pending.by ? pending.by + "’s " : "the "}Wild Draw Four?`;
+      row.append(button("Accept (draw 4)", "btn", (b) => send({ type: "accept", player }, b)));
+      if (state.mode === "table") {
+        // MK-14 in table mode: the players look at the hand and report the outcome.
+        row.append(button("Challenge: guilty", "btn", (b) => send({ type: "challenge", player, guilty: true }, b)));
+        row.append(button("Challenge: not guilty", "btn", (b) => send({ type: "challenge", player, guilty: false }, b)));
+      } else {
+        row.append(button("Challenge", "btn", (b) => send({ type: "challenge", player }, b)));
+      }
+    } else if (kind === "score") {
+      title = `${player} went out — report the hand values`;
+      row.append(button("Enter scores", "btn primary", () => ctx.goScores()));
+    } else {
+      title = `Waiting for ${player}: ${kind.replaceAll("_", " ")}`;
+    }
+  } else if (state && state.phase === "between") {
+    box.dataset.kind = "next_round";
+    title = `Round ${state.round} is scored.`;
+    row.append(button("Deal the next round", "btn primary", (b) => send({ type: "next_round" }, b)));
+  } else if (ctx.reloadRequested && state && state.phase === "playing") {
+    box.dataset.kind = "reload";
+    title = "The launcher is empty: load the discard pile (all but the top card).";
+    row.append(button("Launcher reloaded", "btn primary", (b) => send({ type: "reload" }, b)));
+  }
+  box.hidden = title === null;
+  if (title === null) return false;
+  body.append(el("p", "pending-title", title), row);
+  return true;
+}
+
+// ---- event feed ----------------------------------------------------------------------------------------
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** One readable line per event: [icon, text, tone, card]. Unknown types still show their fields. */
+export function describeEvent(ev) {
+  const p = ev.player;
+  const n = (v) => (Number.isInteger(v) ? v : 0);
+  switch (ev.type) {
+    case "played": {
+      const named = ev.color && String(ev.card).startsWith("wild") ? ` → ${ev.color}` : "";
+      const target = ev.target ? ` at ${ev.target}` : "";
+      const extra = Array.isArray(ev.discarded) && ev.discarded.length ? ` (+${ev.discarded.length} discarded)` : "";
+      return ["▸", `${p} played ${cardLabel(ev.card)}${named}${target}${extra}`, "play", ev.card];
+    }
+    case "hit": {
+      const c = n(ev.cards);
+      return ["✸", c === 0 ? `${p} hit — click, nothing came out` : `${p} hit — ${plural(c, "card")} came out`, c ? "hit big" : "hit"];
+    }
+    case "fired":
+      return ["⚙", `Launcher ran ${ev.ran_ms ?? "?"} ms: ${plural(n(ev.cards), "card")}${ev.outcome && ev.outcome !== "ok" ? ` (${ev.outcome})` : ""}`, "quiet"];
+    case "press":
+      return ["●", `Button pressed${p ? ` by ${p}` : ""}`, "quiet"];
+    case "ignored_press":
+      return ["●", "Press ignored — the launcher is still running", "quiet"];
+    case "lockout":
+      return ["⊘", "Press ignored — nobody may hit now", "quiet"];
+    case "press_refused":
+      return ["⊘", "Press refused — the lid is open", "bad"];
+    case "rejected":
+      return ["⊘", `Refused: ${ev.message || ev.code}`, "bad"];
+    case "turn":
+      return ["➜", ev.again ? `${p} plays again` : `${p}’s turn`, "quiet"];
+    case "game_started":
+      return ["✦", `New game: ${RULESETS[ev.ruleset] || ev.ruleset || ""} with ${(ev.players || []).join(", ")}`, "info"];
+    case "dealer_chosen":
+      return ["❖", `${ev.dealer} deals`, "quiet"];
+    case "round_started":
+      return ["❖", `Round ${ev.round ?? ""} dealt by ${ev.dealer} · starter ${cardLabel(ev.starter)}`, "info", ev.starter];
+    case "went_out":
+      return ["⚑", `${p} went out!`, "win"];
+    case "round_ended":
+      return ["⚑", `${ev.winner} wins the round (+${n(ev.points)})`, "win"];
+    case "game_over":
+      return ["♛", `${ev.winner} wins the game!`, "win"];
+    case "uno_called":
+      return ["❢", `${p} called UNO`, "uno"];
+    case "caught":
+      return ["⚠", `${p} caught ${ev.target} without UNO`, "bad"];
+    case "penalty":
+      return ["⚠", `${p}: penalty for ${ev.reason === "uno" ? "a missed UNO" : ev.reason} — ${ev.hits ? plural(ev.hits, "hit") : plural(n(ev.cards), "card")}`, "bad"];
+    case "owed":
+      return ["✸", `${p} must hit ${ev.until_card ? "until a card comes out" : plural(n(ev.hits), "time")}`, "hit"];
+    case "direction":
+      return ["⇄", `Direction is now ${ev.direction === -1 ? "counter-clockwise" : "clockwise"}`, "quiet"];
+    case "chain":
+      return ["⇉", `${p} may play another card`, "quiet"];
+    case "traded":
+      return ["⇋", `${p} traded hands with ${ev.target}`, "info"];
+    case "skipped":
+      return ["⊘", `${p} is skipped`, "quiet"];
+    case "drew":
+      return ["▸", `${p} drew ${plural(n(ev.count), "card")}`, "quiet"];
+    case "passed":
+      return ["➜", `${p} passed`, "quiet"];
+    case "dispense":
+      return ["⇪", `Deal ${plural(n(ev.count), "card")} to ${p}`, "quiet"];
+    case "pending":
+      return ["?", `Waiting for ${p}: ${ev.kind === "color" ? "choose a colour" : ev.kind === "score" ? "report the hand values" : ev.kind}`, "info"];
+    case "color_chosen":
+      return ["◐", `${p} chose ${ev.color}`, "info"];
+    case "target_chosen":
+      return ["◎", `${p} chose ${ev.target}`, "info"];
+    case "item":
+      return ["?", `Item Box: ${ev.item || "item"}${ev.card ? ` from ${cardLabel(ev.card)}` : ""}`, "info", ev.card];
+    case "challenged":
+      return ["⚖", `${p} challenged ${ev.target}: ${ev.guilty ? "guilty" : "not guilty"}`, "info"];
+    case "accepted":
+      return ["✓", `${p} accepted the Draw Four`, "quiet"];
+    case "reload_request":
+      return ["⇪", "Launcher empty — reload it with the discard pile", "bad"];
+    case "reloaded":
+    case "reshuffled":
+      return ["↻", `${plural(n(ev.cards), "card")} reshuffled into the ${ev.type === "reloaded" ? "launcher" : "stock"}`, "info"];
+    case "undone":
+      return ["↶", `Undone${ev.command && ev.command.type ? `: ${ev.command.type}${ev.command.card ? ` ${ev.command.card}` : ""}` : ""}`, "info"];
+    case "jam":
+      return ["⚠", ev.message || "Launcher jammed — open the lid and clear it", "bad"];
+    case "magazine_empty":
+      return ["⚠", ev.message || "The launcher is empty", "bad"];
+    case "max_run":
+    case "fault":
+      return ["⚠", `Launcher ${ev.type === "fault" ? "fault" : "stopped (max run)"}${ev.message ? `: ${ev.message}` : ""}`, "bad"];
+    case "lid_open":
+      return ["◠", "Lid opened", "quiet"];
+    case "lid_closed":
+      return ["◡", "Lid closed", "quiet"];
+    case "ejection_start":
+      return ["#", `Ejection ${ev.preset || ""} committed: ${String(ev.commitment || "").slice(0, 12)}…`, "quiet"];
+    case "ejection_reveal":
+      return ["#", `Ejection seed revealed: ${ev.seed}`, "quiet"];
+    case "unattributed_hit":
+      return ["✸", `Launcher fired ${plural(n(ev.cards), "card")} with nobody to hit`, "bad"];
+    case "hit_refused":
+      return ["⚠", `${p}’s ${plural(n(ev.cards), "card")} not counted: ${ev.message}`, "bad"];
+    default: {
+      const fields = Object.entries(ev)
+        .filter(([k]) => !["type", "seq", "ts"].includes(k))
+        .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`)
+        .join(" · ");
+      return ["•", `${String(ev.type || "event").replaceAll("_", " ")}${fields ? ` — ${fields}` : ""}`, "quiet"];
+    }
+  }
+}
+
+export function feedItem(ev) {
+  const [icon, text, tone, card] = describeEvent(ev);
+  const li = el("li", `feed-item tone-${tone.split(" ").join(" tone-")}`);
+  li.dataset.type = ev.type;
+  if (Number.isInteger(ev.seq)) li.dataset.seq = String(ev.seq);
+  li.append(el("span", "ev-icon", icon));
+  if (card) li.append(cardElement(card, "sm"));
+  li.append(el("span", "ev-text", text));
+  const when = typeof ev.ts === "number" ? new Date(ev.ts > 1e12 ? ev.ts : ev.ts * 1000) : new Date();
+  const time = el("time", "ev-time", when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }));
+  li.append(time);
+  return li;
+}
+
+// ---- scores --------------------------------------------------------------------------------------------
+
+export function renderScores(node, state, history) {
+  node.replaceChildren();
+  if (!state || !Array.isArray(state.players)) {
+    node.append(el("p", "muted", "No game yet."));
+    return;
+  }
+  const scores = state.scores || {};
+  const target = state.target_score || 500;
+  const ranked = [...state.players].sort((a, b) => (scores[b] || 0) - (scores[a] || 0));
+  const table = el("table", "score-table");
+  const head = el("tr");
+  head.append(el("th", null, ""), el("th", "left", "Player"));
+  let prev = {};
+  // Points per round = difference of the running totals each round_ended carries; show the last five rounds.
+  const perRound = history.rounds.map((r, i) => {
+    const totals = r.totals || {};
+    const diff = {};
+    for (const p of state.players) diff[p] = (totals[p] || 0) - (prev[p] || 0);
+    prev = totals;
+    return { round: i + 1, diff };
+  }).slice(-5);
+  for (const r of perRound) head.append(el("th", "num", `R${r.round}`));
+  head.append(el("th", "num", "Total"));
+  table.append(head);
+  ranked.forEach((player, i) => {
+    const row = el("tr");
+    if (state.winner === player) row.classList.add("winner");
+    row.append(el("td", "rank", i === 0 && (scores[player] || 0) > 0 ? "♛" : String(i + 1)));
+    const nameCell = el("td", "left");
+    nameCell.append(el("span", null, player));
+    const bar = el("span", "score-bar");
+    const fill = el("span", "score-fill");
+    fill.style.width = `${Math.min(100, (100 * (scores[player] || 0)) / target)}%`;
+    bar.append(fill);
+    nameCell.append(bar);
+    row.append(nameCell);
+    for (const r of perRound) row.append(el("td", "num muted", r.diff[player] ? `+${r.diff[player]}` : "–"));
+    row.append(el("td", "num total", scores[player] || 0));
+    table.append(row);
+  });
+  node.append(table);
+  node.append(el("p", "muted small", `First to ${target} points wins. Round ${state.round ?? 1}.`));
+}
+
+export function scoreInputs(node, state) {
+  const existing = [...node.querySelectorAll("input")].map((i) => i.name).join("|");
+  if (existing === state.players.join("|")) return; // keep what the user is typing
+  node.replaceChildren();
+  for (const player of state.players) {
+    const label = el("label", "inline", player);
+    const input = el("input");
+    input.type = "number";
+    input.min = "0";
+    input.inputMode = "numeric";
+    input.name = player;
+    input.placeholder = "0";
+    label.append(input);
+    node.append(label);
+  }
+}
+
+// ---- launcher ------------------------------------------------------------------------------------------
+
+export function renderLauncher(node, status, history, state) {
+  node.replaceChildren();
+  const tiles = el("div", "tiles");
+  const mood = !status ? ["unknown", "No launcher status yet"] :
+    status.jammed ? ["jam", "JAMMED — open the lid"] :
+    status.lid_open ? ["lid", "Lid open"] :
+    status.running || status.motor_on ? ["run", "Firing…"] : ["ok", "Ready"];
+  const moodTile = el("div", `tile mood mood-${mood[0]}`);
+  moodTile.append(el("span", "tile-label", status && status.backend ? `${status.backend} launcher` : "launcher"), el("span", "tile-value", mood[1]));
+  tiles.append(moodTile);
+  const magazine = status && Number.isInteger(status.magazine_estimate) ? status.magazine_estimate : null;
+  const magTile = el("div", "tile");
+  magTile.append(el("span", "tile-label", "Magazine (estimate)"), el("span", "tile-value big-num", magazine === null ? "?" : `~${magazine}`));
+  tiles.append(magTile);
+  const hits = history.hits;
+  const total = hits.reduce((s, h) => s + h.cards, 0);
+  const blanks = hits.filter((h) => h.cards === 0).length;
+  const statTile = el("div", "tile wide");
+  statTile.append(
+    el("span", "tile-label", "This game"),
+    el("span", "tile-value", `${plural(hits.length, "hit")} · ${plural(total, "card")} · ${hits.length ? Math.round((100 * blanks) / hits.length) : 0}% clicks`),
+  );
+  tiles.append(statTile);
+  node.append(tiles);
+  node.append(histogram(hits));
+  const last = el("ol", "last-hits");
+  last.setAttribute("aria-label", "Last hits");
+  for (const hit of hits.slice(-8).reverse()) {
+    const li = el("li", hit.cards ? "fired" : "click");
+    li.append(el("span", "who", hit.player || "?"), el("span", "n", hit.cards ? `+${hit.cards}` : "click"));
+    last.append(li);
+  }
+  if (hits.length) {
+    node.append(el("h3", null, "Last hits"));
+    node.append(last);
+  }
+  if (history.data.commitment) {
+    // The seed stays secret until the game ends; its hash is published now so anyone can audit the launcher.
+    node.append(el("p", "muted small mono", `Ejection seed commitment ${String(history.data.commitment).slice(0, 16)}…`));
+  }
+}
+
+function histogram(hits) {
+  const wrap = el("figure", "histogram");
+  const cap = el("figcaption", null, "Cards per hit, this game");
+  const counts = new Map();
+  let max = 0;
+  for (const h of hits) {
+    const bucket = Math.min(h.cards, 8);
+    counts.set(bucket, (counts.get(bucket) || 0) + 1);
+    max = Math.max(max, bucket);
+  }
+  const highest = Math.max(1, ...counts.values());
+  const bars = el("div", "bars");
+  for (let k = 0; k <= Math.max(max, 4); k += 1) {
+    const n = counts.get(k) || 0;
+    const col = el("div", "bar-col");
+    const bar = el("span", "bar");
+    bar.style.height = `${(100 * n) / highest}%`;
+    bar.title = `${n} × ${k} card${k === 1 ? "" : "s"}`;
+    col.append(el("span", "bar-n", n || ""), bar, el("span", "bar-k", k === 8 ? "8+" : k));
+    col.dataset.k = String(k);
+    col.dataset.n = String(n);
+    bars.append(col);
+  }
+  wrap.append(cap, bars);
+  return wrap;
+}
