@@ -17,7 +17,7 @@ import struct
 from unofw import PROTOCOL_VERSION, VERSION, msgs, wire
 from unofw.debounce import Debouncer
 from unofw.feedback import Feedback
-from unofw.runner import Config, FireRun, Plan
+from unofw.runner import Config, FireRun, Plan, Result
 
 RETRY_MS = 100  # reliable events are resent this often until the host acknowledges them
 MAX_PENDING = 8
@@ -35,6 +35,7 @@ class Firmware:
         self.replies = {}  # seq -> reply frame, so a retransmitted command is answered, not re-executed
         self.reply_order = []
         self.host_seen = False
+        self.hello_seq = -1
         self.first_hello = True
         now = board.ticks_ms()
         self.last_rx = now
@@ -106,7 +107,10 @@ class Firmware:
                 self.pending = [p for p in self.pending if p[0] != acked]
             return
         if msg_type == msgs.HELLO:
-            self._hello(seq, body, now)
+            if self.host_seen and seq == self.hello_seq and seq in self.replies:
+                self.board.write(self.replies[seq])  # a retransmitted HELLO: same answer, no second reset
+            else:
+                self._hello(seq, body, now)
             return
         if not self.host_seen:
             self._ack(seq, msgs.NO_HELLO, now, cache=False)
@@ -131,13 +135,14 @@ class Firmware:
         if self.run is not None:
             self.run.abort(now, msgs.O_STOPPED, msgs.R_HOST_STOP)
             self.run = None
-            self.feedback.run_finished(0, True)
+            self.feedback.run_finished()
         self.pending = []
         self.replies = {}
         self.reply_order = []
         self.window.reset()
         self.window.accept(seq)
         self.host_seen = True
+        self.hello_seq = seq
         flags = 1 if self.cfg.has_sensor else 0
         if self.first_hello:
             flags |= 2
@@ -159,6 +164,12 @@ class Firmware:
             self._reply(seq, msgs.STATUS_REPLY, self.status_body(seq), now)
         elif msg_type == msgs.CONFIG:
             self._configure(seq, body, now)
+        elif msg_type == msgs.SIGNAL:
+            if len(body) != 2 or body[0] > 1:
+                self._ack(seq, msgs.BAD_REQUEST, now)
+            else:
+                self.feedback.signal(body[0] == 1, body[1], now)
+                self._ack(seq, msgs.OK, now)
         elif msg_type == msgs.RELEASE:
             if self.run is not None:
                 self._ack(seq, msgs.BUSY, now)
@@ -179,12 +190,16 @@ class Firmware:
         if self.run is not None:
             self._ack(seq, msgs.BUSY, now)
             return
-        self.jammed = False
-        self.run = FireRun(Plan(flags & 1, cards, run_ms, power, suspense_ms), self.cfg, self.board, now)
-        self.last_count = 0
+        plan = Plan(flags & 1, cards, run_ms, power, suspense_ms)
         self._ack(seq, msgs.OK, now)
-        self.feedback.chime(now)
-        if self.run.plan.fire:
+        if plan.fire and self.lid.state:
+            # Same rule as the GPIO launcher: never start the motor with the lid open (fingers in the slot).
+            self._finish(Result(0, 0, msgs.O_FAULT, self.cfg.has_sensor, msgs.R_LID), now)
+            return
+        self.run = FireRun(plan, self.cfg, self.board, now)
+        self.last_count = 0
+        if plan.fire:
+            self.jammed = False
             self.feedback.run_started()
         self._step_run(now)
 
@@ -284,7 +299,7 @@ class Firmware:
             self.jammed = True
         if result.reason == msgs.R_MAX_RUN:
             self.last_fault = msgs.R_MAX_RUN
-        self.feedback.run_finished(result.cards_out, result.outcome != msgs.O_NO_FIRE)
+        self.feedback.run_finished()
         body = struct.pack(msgs.DONE_FMT, min(255, result.cards_out), min(0xFFFF, max(0, result.ran_ms)),
                            result.outcome, 1 if result.counted else 0, result.reason)
         self.event(msgs.DONE, body, now)

@@ -20,6 +20,9 @@ class Board:
     def ticks_diff(self, a, b):
         return a - b
 
+    def ticks_add(self, a, b):
+        return a + b
+
     def read(self):
         """Bytes waiting on the data channel, without blocking (b"" or None when there are none)."""
         raise NotImplementedError

@@ -1,17 +1,24 @@
-"""LED and buzzer, like the newer toy: a chime on every accepted press; after each press that fires nothing the
-LED blinks faster, until cards come out. The LED is steady on while the motor runs.
+"""LED and buzzer, like the newer toy and the host's ``launcher/feedback.py``: a chime on every accepted press,
+and a pulse that speeds up after each press that fired nothing, until cards come out. The host decides both
+(SIGNAL command: chime, tension); the firmware only keeps the rhythm. The LED is steady on while the motor runs.
 
 Example::
 
     fb = Feedback(board)
-    fb.chime(now)           # on an accepted press
-    fb.tick(now)            # every loop
+    fb.signal(True, 2, now)   # chime, then pulse every 600 ms
+    fb.tick(now)              # every loop
 """
 
-CHIME_MS = 40
-SLOWEST_MS = 1200
-FASTEST_MS = 120
-STEP_MS = 180
+CHIME_MS = 60
+FLASH_MS = 30
+GIVE_UP_MS = 30000  # an abandoned table stops beeping
+
+
+def pulse_interval_ms(tension):
+    """Milliseconds between pulses after ``tension`` dry presses in a row (same curve as the host's)."""
+    if tension < 1:
+        tension = 1
+    return max(100, int(800 * 0.75 ** (tension - 1)))
 
 
 class Feedback:
@@ -19,27 +26,27 @@ class Feedback:
         self.board = board
         self.tension = 0
         self.buzz_until = None
-        self.led_on = False
-        self.last_toggle = 0
+        self.flash_until = None
+        self.next_pulse = None
+        self.last_signal = 0
         self.running = False
+        self.led_on = False
 
-    def period(self):
-        return max(FASTEST_MS, SLOWEST_MS - STEP_MS * self.tension)
-
-    def chime(self, now):
-        self.buzz_until = now
-        self.board.buzzer(True)
+    def signal(self, chime, tension, now):
+        self.last_signal = now
+        self.tension = tension
+        if chime:
+            self.buzz_until = now
+            self.board.buzzer(True)
+        self.next_pulse = now if tension > 0 else None
 
     def run_started(self):
         self.running = True
         self._led(True)
 
-    def run_finished(self, cards_out, fired):
+    def run_finished(self):
         self.running = False
-        if cards_out > 0:
-            self.tension = 0
-        elif not fired:
-            self.tension += 1
+        self._led(False)
 
     def _led(self, on):
         if on != self.led_on:
@@ -52,8 +59,19 @@ class Feedback:
             self.buzz_until = None
             self.board.buzzer(False)
         if self.running:
-            self._led(True)
             return
-        if diff(now, self.last_toggle) >= self.period() // 2:
-            self.last_toggle = now
-            self._led(not self.led_on)
+        if self.flash_until is not None and diff(now, self.flash_until) >= FLASH_MS:
+            self.flash_until = None
+            self._led(False)
+            if self.buzz_until is None:
+                self.board.buzzer(False)
+        if self.next_pulse is None or self.tension <= 0:
+            return
+        if diff(now, self.last_signal) >= GIVE_UP_MS:
+            self.next_pulse = None
+            return
+        if diff(now, self.next_pulse) >= 0:
+            self.flash_until = now
+            self._led(True)
+            self.board.buzzer(True)
+            self.next_pulse = self.board.ticks_add(now, pulse_interval_ms(self.tension))

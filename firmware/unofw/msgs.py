@@ -12,6 +12,7 @@ STOP = 0x04  # body: empty                           reply: ACK
 STATUS = 0x05  # body: empty                         reply: STATUS_REPLY
 EVENT_ACK = 0x06  # body: event seq u16              no reply (idempotent, outside the replay window)
 RELEASE = 0x07  # body: empty                        reply: ACK, then the firmware hands the USB port to the REPL
+SIGNAL = 0x08  # body: chime u8, tension u8          reply: ACK (LED/buzzer feedback for a press)
 
 # device -> host replies (body starts with the seq of the command they answer)
 ACK = 0x80  # ACK_FMT: acked seq u16, code u8

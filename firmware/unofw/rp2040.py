@@ -114,6 +114,9 @@ class Rp2040Board(Board):
     def ticks_diff(self, a, b):
         return time.ticks_diff(a, b)
 
+    def ticks_add(self, a, b):
+        return time.ticks_add(a, b)
+
     def idle(self):
         time.sleep_ms(1)
 

@@ -38,6 +38,7 @@ STOP = 0x04
 STATUS = 0x05
 EVENT_ACK = 0x06
 RELEASE = 0x07
+SIGNAL = 0x08
 # device -> host replies
 ACK = 0x80
 HELLO_REPLY = 0x81
@@ -59,6 +60,7 @@ DONE_FMT = ">BHBBB"
 FAULT_FMT = ">B"
 
 OUTCOMES: tuple[Outcome, ...] = ("ok", "no_fire", "jam", "empty", "max_run", "stopped", "fault")
+SIGNAL_FMT = ">BB"  # chime (0/1), tension
 REASONS = ("", "deadman", "max_run", "lid_opened", "host_stop", "guard_timer", "watchdog_reset")
 
 # STATUS flags

@@ -1,0 +1,28 @@
+"""Fixtures for the firmware and serial-backend tests: the firmware runs under CPython on fakes."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fwsim import Harness, SimDevice  # noqa: E402
+from mpfakes import mp_time  # noqa: E402
+
+
+@pytest.fixture
+def harness() -> Iterator[Harness]:
+    h = Harness()
+    yield h
+    mp_time.use_real()
+
+
+@pytest.fixture
+def device(tmp_path: Path) -> Iterator[SimDevice]:
+    dev = SimDevice(tmp_path / "ttyUNO")
+    yield dev
+    dev.close()
