@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any, ParamSpec, TypeVar
 
-from gpiozero import Button, DigitalInputDevice, DigitalOutputDevice, PWMOutputDevice
+from gpiozero import DigitalInputDevice, DigitalOutputDevice, PWMOutputDevice
 
 from unolauncher.clock import Clock, TimerHandle
 from unolauncher.launcher.feedback import Feedback
@@ -184,8 +184,8 @@ class GpioLauncher:
         self._count = 0
         self._devices: list[Any] = []
         self._sensor: DigitalInputDevice | None = None
-        self._lid: Button | None = None
-        self._uno: Button | None = None
+        self._lid: DigitalInputDevice | None = None
+        self._uno: DigitalInputDevice | None = None
         led: DigitalOutputDevice | None = None
         buzzer: DigitalOutputDevice | None = None
         factory = pin_factory
@@ -206,28 +206,29 @@ class GpioLauncher:
             self._en_pin = self._enable.pin
             self._fwd_pin = self._forward.pin
             self._rev_pin = self._reverse.pin
-            self._button = self._add(Button(pins.button, pull_up=True, bounce_time=None, pin_factory=factory))
+            # DigitalInputDevice, not Button: Button starts a hold-watching thread per switch that we do not need.
+            self._button = self._add(DigitalInputDevice(pins.button, pull_up=True, bounce_time=None, pin_factory=factory))
             if pins.sensor is not None:
                 self._sensor = self._add(DigitalInputDevice(pins.sensor, pull_up=True, pin_factory=factory))
             if pins.lid is not None:
-                self._lid = self._add(Button(pins.lid, pull_up=True, bounce_time=None, pin_factory=factory))
+                self._lid = self._add(DigitalInputDevice(pins.lid, pull_up=True, bounce_time=None, pin_factory=factory))
             if pins.uno is not None:
-                self._uno = self._add(Button(pins.uno, pull_up=True, bounce_time=None, pin_factory=factory))
+                self._uno = self._add(DigitalInputDevice(pins.uno, pull_up=True, bounce_time=None, pin_factory=factory))
         except BaseException:
             self.close()
             raise
         self.feedback = Feedback(led, buzzer, clock)
         self._led = led
         self._lid_open_reported = self._lid_level_open()
-        self._button.when_pressed = self._button_pressed
-        self._button.when_released = self._button_released
+        self._button.when_activated = self._button_pressed
+        self._button.when_deactivated = self._button_released
         if self._sensor is not None:
             self._sensor.when_activated = self._card  # falling edge: beam broken by a card
         if self._lid is not None:
-            self._lid.when_pressed = self._lid_edge
-            self._lid.when_released = self._lid_edge
+            self._lid.when_activated = self._lid_edge
+            self._lid.when_deactivated = self._lid_edge
         if self._uno is not None:
-            self._uno.when_pressed = self._uno_pressed
+            self._uno.when_activated = self._uno_pressed
 
     def _add(self, device: Any) -> Any:
         self._devices.append(device)
@@ -312,6 +313,20 @@ class GpioLauncher:
                         device.off()
                 except Exception:
                     pass
+
+    def drive_motor(self, direction: str, power: float = 0.5) -> None:
+        """Drive the motor by hand (``forward``, ``reverse`` or ``off``) while no run is in progress (selftest)."""
+        with self._lock:
+            if self._run is not None:
+                raise RuntimeError("a run is in progress; the motor cannot be driven by hand now")
+            if direction not in ("forward", "reverse", "off"):
+                raise ValueError(f"direction must be forward, reverse or off, got {direction!r}")
+            if not 0.0 <= power <= 1.0:
+                raise ValueError(f"power must be between 0 and 1, got {power!r}")
+            if direction == "off" or self._lid_open_reported:
+                self._motor_off()
+            else:
+                self._motor(direction == "forward", direction == "reverse", power)
 
     # ------------------------------------------------------------------ fire
 
@@ -543,7 +558,7 @@ class GpioLauncher:
             self.on_uno()
 
     def _lid_level_open(self) -> bool:
-        return self._lid is not None and not self._lid.is_pressed
+        return self._lid is not None and not self._lid.is_active
 
     @_guarded
     def _lid_edge(self) -> None:
