@@ -147,7 +147,9 @@ def test_atk10_trade_hands_swaps_with_a_chosen_opponent_but_cannot_be_the_last_c
     assert of(events, "traded")[0] == {"type": "traded", "player": "ann", "target": "bob"}
     assert ref.hand("ann") == ["blue 7", "blue 8", "blue 9"] and ref.hand("bob") == ["red 1"]
     ref, _ = start("attack-original", {"ann": ["red trade-hands"], "bob": ["blue 7"], "cy": ["yellow 3"]}, "red 5")
-    refused(ref, {"type": "play", "player": "ann", "card": "red trade-hands", "target": "bob"}, "cannot_go_out_on_trade")
+    refused(
+        ref, {"type": "play", "player": "ann", "card": "red trade-hands", "target": "bob"}, "cannot_go_out_on_trade"
+    )
 
 
 def test_atk11_hit2_next_player_hits_twice_then_loses_the_turn() -> None:
@@ -230,15 +232,18 @@ def test_atk16_wild_customizable_follows_the_table_definition_or_is_a_plain_wild
     ok(ref, {"type": "play", "player": "ann", "card": "wild customizable", "color": "red"})
     assert ref.public_state()["current"] == "cy" and not ref.public_state()["chain"]
     bad = Referee()
-    refused(bad, {"type": "new_game", "ruleset": A, "players": ["a", "b"], "options": {"customizable": {"action": "x"}}},
-            "bad_option")
+    refused(
+        bad,
+        {"type": "new_game", "ruleset": A, "players": ["a", "b"], "options": {"customizable": {"action": "x"}}},
+        "bad_option",
+    )
 
 
 def test_atk17_start_card_skip_reverse_and_wild() -> None:
     hands = {"ann": ["red 1"], "bob": ["blue 7"], "cy": ["yellow 3"]}
     ref, _ = start(A, hands, "green skip")
     assert ref.public_state()["current"] == "bob"
-    ref, events = start(A, hands, "green reverse")  # as if the dealer (cy) played it: cy's right (bob) goes first
+    ref, _ = start(A, hands, "green reverse")  # as if the dealer (cy) played it: cy's right (bob) goes first
     assert ref.public_state()["direction"] == -1 and ref.public_state()["current"] == "bob"
     ref, _ = start(A, hands, "wild hit-4")  # no effect; any card may be played
     assert ref.public_state()["owed"] == [] and ref.public_state()["color"] is None

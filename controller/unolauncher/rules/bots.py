@@ -129,9 +129,7 @@ class Bot:
         return others[self.rng.randrange(len(others))]
 
 
-def play_game(
-    ref: Referee, bot: Bot, max_steps: int = 100_000, catch: bool = True
-) -> tuple[int, list[dict[str, Any]]]:
+def play_game(ref: Referee, bot: Bot, max_steps: int = 100_000, catch: bool = True) -> tuple[int, list[dict[str, Any]]]:
     """Drive a started game to its end; returns (accepted steps, events). Stops after ``max_steps``."""
     steps = 0
     events: list[dict[str, Any]] = []

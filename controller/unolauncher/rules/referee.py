@@ -453,7 +453,7 @@ class Referee:
             refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
         card = cmd.get("card")
         if type(card) is not str:
-            refuse("missing_field" if card is None else "bad_field", "The play needs a card, for example \"red 7\".")
+            refuse("missing_field" if card is None else "bad_field", 'The play needs a card, for example "red 7".')
         rs = self._rs
         if card not in rs.counts:
             refuse("unknown_card", f"There is no card {_short(card)} in the {rs.name} deck.")
@@ -1218,7 +1218,7 @@ def _validate_launcher(launcher: Any, seed: int) -> tuple[list[int], int]:
     if launcher is None:
         return [], derived
     if type(launcher) is not dict:
-        refuse("bad_field", "launcher must be an object like {\"script\": [0, 3, 1]}.")
+        refuse("bad_field", 'launcher must be an object like {"script": [0, 3, 1]}.')
     script = launcher.get("script", [])
     if type(script) is not list or len(script) > MAX_SCRIPT or any(not _is_int(c) or not 0 <= c <= 200 for c in script):
         refuse("bad_field", "launcher.script must be a list of whole numbers from 0 to 200.")

@@ -6,7 +6,7 @@ rejected commands are ordinary ``rejected`` events. The exit code is 0 either wa
 
 Example::
 
-    $ printf '%s\\n' '{"type":"new_game","ruleset":"classic","players":["a","b"],"seed":1}' | unolauncher replay - --state
+    $ echo '{"type":"new_game","ruleset":"classic","players":["a","b"],"seed":1}' | unolauncher replay - --state
 """
 
 from __future__ import annotations
