@@ -238,7 +238,7 @@ function renderTableView() {
   }
   const drawRules = Boolean(state && state.ruleset && !attack);
   $("btn-draw").hidden = !drawRules;
-  $("btn-pass").hidden = !drawRules;
+  $("btn-pass").hidden = !(drawRules || (state && state.chain)); // in Attack, pass only ends a Skip/Reverse chain
   for (const id of ["btn-play", "btn-draw", "btn-pass", "btn-uno"]) $(id).disabled = !playing;
 }
 

@@ -1,6 +1,6 @@
 // The card picker: colour, then face (only playable faces enabled), then the Wild's colour / the target.
 import {
-  COLOURS, DECKS, cardElement, cardLabel, capitalise, isPlayable, needsColour, needsTarget, parseCard,
+  COLOURS, DECKS, cardElement, cardLabel, capitalise, faceLabel, isPlayable, needsColour, needsTarget, parseCard,
 } from "./cards.js";
 
 export class Picker {
@@ -68,7 +68,7 @@ export class Picker {
       const label = document.createElement("span");
       label.className = "face-label";
       const { face } = parseCard(card);
-      label.textContent = this.tab === "wild" ? cardLabel(card).replace(/^Wild ?/, "") || "Wild" : /^\d$/.test(face) ? face : cardLabel(card).split(" ").slice(1).join(" ");
+      label.textContent = this.tab === "wild" ? cardLabel(card).replace(/^Wild ?/, "") || "Wild" : faceLabel(face);
       b.append(label);
       const playable = isPlayable(card, this.state);
       b.disabled = !playable;

@@ -1,0 +1,210 @@
+"""The phone dashboard end to end: real Chromium at a phone viewport, real mosquitto, the real referee.
+
+Every test starts its own game; screenshots land in ``test-artifacts/dashboard-*.png``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import expect
+
+from support.net import wait_until
+from unolauncher.web.server import DashboardServer
+
+from .conftest import GameFactory, PhoneFactory
+from .standin import StandInTable
+
+HANDS = {
+    "ann": ["red 9", "blue 3", "green 4", "yellow 8", "red hit-2", "wild", "blue skip"],
+    "bob": ["red 2", "green 7", "yellow 1", "blue 6", "green skip", "yellow reverse", "wild hit-4"],
+    "cy": ["red 7", "blue 9", "green 1", "yellow 5", "green discard-all", "blue 2", "yellow 6"],
+}
+PLAYERS = ["ann", "bob", "cy"]
+
+
+def seat(page: Any, player: str) -> Any:
+    return page.locator(f'.seat[data-player="{player}"]')
+
+
+def live(page: Any) -> None:
+    expect(page.locator("#conn")).to_have_attribute("data-state", "online", timeout=10_000)
+
+
+def start_rigged(table: StandInTable, rigged: GameFactory, script: list[int] | None = None) -> None:
+    # cy deals, so ann (left of the dealer) plays first (ATK-03).
+    reply = table.command(rigged(PLAYERS, HANDS, "red 5", script=script, dealer="cy"))
+    assert reply["ok"], reply
+
+
+def test_set_up_a_game_at_phone_viewport(phones: PhoneFactory, dashboard: DashboardServer, table: StandInTable) -> None:
+    page = phones.open(dashboard.url)
+    live(page)
+    page.click("[data-tab=setup]")
+    inputs = page.locator("#setup-players input")
+    for i, name in enumerate(["Ana", "Ben", "Cleo"]):
+        inputs.nth(i).fill(name)
+    page.click("#setup-add")
+    page.locator("#setup-players input").nth(3).fill("Dev")
+    page.select_option("select[name=ruleset]", "attack")
+    page.select_option("select[name=mode]", "full")
+    page.select_option("select[name=preset]", "brutal")
+    page.select_option("select[name=customizable]", "hit:3")
+    page.fill("input[name=seed]", "11")
+    phones.shot(page, "setup")
+    page.click("#setup-start")
+
+    expect(page.locator("#view-table")).to_be_visible()
+    expect(page.locator(".seat")).to_have_count(4)
+    state = table.state
+    assert state["players"] == ["Ana", "Ben", "Cleo", "Dev"]
+    assert state["mode"] == "full" and state["ruleset"] == "attack"
+    new_game = table.commands[-1]
+    assert new_game["options"]["ejection_preset"] == "brutal"
+    assert new_game["options"]["customizable"]["action"] == "hit"
+    assert new_game["options"]["customizable"]["count"] == 3
+    assert new_game["seed"] == 11
+    # Whoever the referee says plays first is the highlighted seat, and the banner names them.
+    first = state["current"]
+    expect(page.locator(".seat.current")).to_have_attribute("data-player", first)
+    expect(page.locator("#banner")).to_contain_text(first)
+    for player, count in state["hands"].items():
+        expect(seat(page, player).locator(".hand-count")).to_have_text(str(count))
+    expect(page.locator(".top-card")).to_have_attribute("data-card", state["top"])
+    phones.shot(page, "new-game")
+
+
+def test_press_the_virtual_button_and_see_the_hit_and_cards(
+    phones: PhoneFactory, dashboard: DashboardServer, table: StandInTable, rigged: GameFactory
+) -> None:
+    start_rigged(table, rigged, script=[3, 0])
+    page = phones.open(dashboard.url)
+    live(page)
+    expect(seat(page, "ann").locator(".hand-count")).to_have_text("7")
+    expect(page.locator("#press-who")).to_have_text("for ann")
+
+    page.click("#press")  # ATK-05: ann hits instead of playing; the launcher script says 3 cards come out
+    hit = page.locator('#feed .feed-item[data-type="hit"]').first
+    expect(hit).to_contain_text("ann hit — 3 cards came out")
+    expect(seat(page, "ann").locator(".hand-count")).to_have_text("10")
+    expect(page.locator(".seat.current")).to_have_attribute("data-player", "bob")  # the hit ended ann's turn
+    expect(page.locator("#mini-feed .feed-item").first).to_contain_text("bob")
+    phones.shot(page, "after-hit")
+
+    page.click("#press")  # bob: a click, nothing comes out (ATK-06)
+    expect(page.locator('#feed .feed-item[data-type="hit"]').first).to_contain_text("bob hit — click")
+    page.click("[data-tab=launcher]")
+    expect(page.locator('.bar-col[data-k="3"]')).to_have_attribute("data-n", "1")
+    expect(page.locator('.bar-col[data-k="0"]')).to_have_attribute("data-n", "1")
+    expect(page.locator(".last-hits li").first).to_contain_text("bob")
+    expect(page.locator(".tile-value.big-num")).to_have_text(f"~{table.magazine}")
+    phones.shot(page, "launcher")
+
+
+def test_play_from_the_card_picker_shows_on_a_second_phone(
+    phones: PhoneFactory, dashboard: DashboardServer, table: StandInTable, rigged: GameFactory
+) -> None:
+    start_rigged(table, rigged)
+    phone_a = phones.open(dashboard.url)
+    phone_b = phones.open(dashboard.url)
+    live(phone_a)
+    live(phone_b)
+    expect(seat(phone_b, "ann").locator(".hand-count")).to_have_text("7")
+
+    phone_a.click("#btn-play")
+    picker = phone_a.locator("#picker")
+    expect(picker).to_be_visible()
+    expect(phone_a.locator("#picker-player")).to_have_value("ann")  # defaults to whoever is to play
+    # Red is in force (starter red 5): red cards and any 5 are playable, a blue 3 is not (ATK-04).
+    expect(picker.locator('[data-card="red 9"]')).to_be_enabled()
+    picker.locator(".colour-tab.c-blue").click()
+    expect(picker.locator('[data-card="blue 3"]')).to_be_disabled()
+    expect(picker.locator('[data-card="blue 5"]')).to_be_enabled()
+    picker.locator(".colour-tab.c-red").click()
+    picker.locator('[data-card="red 9"]').click()
+    expect(phone_a.locator("#picker-send")).to_be_enabled()
+    phones.shot(phone_a, "picker")
+    phone_a.click("#picker-send")
+    expect(picker).to_be_hidden()
+
+    # The other phone follows: red 9 on top, ann holds 6, bob is to play.
+    expect(phone_b.locator(".top-card")).to_have_attribute("data-card", "red 9")
+    expect(seat(phone_b, "ann").locator(".hand-count")).to_have_text("6")
+    expect(phone_b.locator(".seat.current")).to_have_attribute("data-player", "bob")
+    expect(phone_b.locator('#feed .feed-item[data-type="played"]').first).to_contain_text("ann played Red 9")
+    phones.shot(phone_b, "second-phone")
+
+    # A Wild asks for the colour it names before it can be sent.
+    phone_a.click("#btn-play")
+    picker.locator(".colour-tab.c-wild").click()
+    picker.locator('[data-card="wild hit-4"]').click()
+    expect(phone_a.locator("#picker-send")).to_be_disabled()
+    picker.locator('#picker-wild-colours [data-color="green"]').click()
+    phone_a.click("#picker-send")
+    expect(picker).to_be_hidden()
+    expect(phone_b.locator(".colour-dot.c-green")).to_be_visible()
+    expect(phone_b.locator(".owed-box[data-player=cy] .owed-num")).to_have_text("4")  # ATK-12: cy hits 4 times
+    expect(seat(phone_b, "cy").locator(".seat-owed")).to_have_text("4")
+    phones.shot(phone_b, "owed")
+
+
+def refused_after(table: StandInTable, before: int) -> dict[str, Any]:
+    """The reply to the page's command sent after ``before`` replies (waits for it)."""
+    assert wait_until(lambda: len(table.replies) > before, timeout=5)
+    reply = table.replies[before]
+    assert reply["ok"] is False, reply
+    return reply
+
+
+def test_illegal_play_shows_the_refusal_next_to_the_control(
+    phones: PhoneFactory, dashboard: DashboardServer, table: StandInTable, rigged: GameFactory
+) -> None:
+    start_rigged(table, rigged)
+    page = phones.open(dashboard.url)
+    live(page)
+    page.click("#btn-play")
+    picker = page.locator("#picker")
+    refusal = picker.locator(".refusal")
+    page.select_option("#picker-player", "cy")  # not cy's turn: ann plays first
+    picker.locator('[data-card="red 7"]').click()
+    before = len(table.replies)
+    page.click("#picker-send")
+    reply = refused_after(table, before)
+    assert reply["code"] == "not_your_turn" and "ann" in reply["message"]
+    expect(refusal).to_have_text(reply["message"])
+    expect(picker).to_be_visible()  # the picker stays open so the table can correct the report
+    phones.shot(page, "refusal")
+    assert table.state["hands"]["cy"] == 7  # a refusal changes nothing
+
+    # ann holds no red 7 (full mode knows every hand): refused too, and the message replaces the first one.
+    page.select_option("#picker-player", "ann")
+    picker.locator('[data-card="red 7"]').click()
+    before = len(table.replies)
+    page.click("#picker-send")
+    reply = refused_after(table, before)
+    expect(refusal).to_have_text(reply["message"])
+    page.keyboard.press("Escape")
+    expect(picker).to_be_hidden()
+
+    # A table-view control's refusal appears under the table's controls (MK-05: draw before passing).
+    table.command({"type": "new_game", "ruleset": "classic", "players": ["x", "y"], "mode": "full", "seed": 3})
+    expect(page.locator("#btn-pass")).to_be_visible()
+    before = len(table.replies)
+    page.click("#btn-pass")
+    reply = refused_after(table, before)
+    assert reply["code"] == "must_draw_first"
+    expect(page.locator(".actions > .refusal")).to_have_text(reply["message"])
+
+
+def test_undo_takes_back_the_last_play_on_every_phone(
+    phones: PhoneFactory, dashboard: DashboardServer, table: StandInTable, rigged: GameFactory
+) -> None:
+    start_rigged(table, rigged)
+    table.command({"type": "play", "player": "ann", "card": "red 9"})
+    page = phones.open(dashboard.url)
+    live(page)
+    expect(page.locator(".top-card")).to_have_attribute("data-card", "red 9")
+    page.click("#btn-undo")
+    expect(page.locator(".top-card")).to_have_attribute("data-card", "red 5")
+    expect(seat(page, "ann").locator(".hand-count")).to_have_text("7")
+    expect(page.locator('#feed .feed-item[data-type="undone"]').first).to_contain_text("Undone: play red 9")
