@@ -1,0 +1,258 @@
+"""The PROTOCOL.md contract: refusals, public state, hitter(), undo, serialisation, table mode, determinism."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from unolauncher.launcher.ejection import commitment
+from unolauncher.rules.bots import Bot, play_game
+from unolauncher.rules.referee import Referee
+
+from .rigs import kinds, of, ok, refused, start
+
+PUBLIC_FIELDS = {
+    "ruleset",
+    "mode",
+    "round",
+    "direction",
+    "players",
+    "current",
+    "top",
+    "color",
+    "hands",
+    "owed",
+    "pending",
+    "scores",
+    "winner",
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [
+        (None, "not_an_object"),
+        ([1, 2], "not_an_object"),
+        ("play", "not_an_object"),
+        (3.5, "not_an_object"),
+        ({}, "missing_type"),
+        ({"type": 7}, "unknown_command"),
+        ({"type": "fly"}, "unknown_command"),
+        ({"type": "play", "player": "ann", "card": "red 1"}, "no_game"),
+        ({"type": "choose", "player": "ann", "color": "red"}, "no_game"),
+        ({"type": "undo"}, "nothing_to_undo"),
+        ({"type": "new_game", "ruleset": "poker", "players": ["a", "b"]}, "bad_ruleset"),
+        ({"type": "new_game", "ruleset": "attack", "players": ["a"]}, "bad_players"),
+        ({"type": "new_game", "ruleset": "attack", "players": ["a", "a"]}, "bad_players"),
+        ({"type": "new_game", "ruleset": "attack", "players": ["a", 2]}, "bad_players"),
+        ({"type": "new_game", "ruleset": "attack", "players": [f"p{i}" for i in range(11)]}, "bad_players"),
+        ({"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "seed": "x"}, "bad_field"),
+        ({"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "seed": True}, "bad_field"),
+        ({"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "mode": "half"}, "bad_mode"),
+        ({"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "options": {"x": 1}}, "bad_option"),
+        (
+            {"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "options": {"target_score": 0}},
+            "bad_option",
+        ),
+        ({"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "launcher": {"script": [-1]}}, "bad_field"),
+        ({"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "deal": {"dealer": "z"}}, "bad_deal"),
+        (
+            {"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "deal": {"hands": {"a": ["red 1"]}}},
+            "bad_deal",
+        ),
+    ],
+)
+def test_bad_input_is_refused_with_a_stable_code(command: object, code: str) -> None:
+    refused(Referee(), command, code)
+
+
+def test_bad_input_during_a_game_is_refused_and_changes_nothing() -> None:
+    hands = {"ann": ["red 1", "red 2"], "bob": ["blue 7"], "cy": ["yellow 3"]}
+    ref, _ = start("attack", hands, "red 5")
+    refused(ref, {"type": "play", "player": "zed", "card": "red 1"}, "unknown_player")
+    refused(ref, {"type": "play", "player": 5, "card": "red 1"}, "bad_field")
+    refused(ref, {"type": "play", "card": "red 1"}, "missing_field")
+    refused(ref, {"type": "play", "player": "ann"}, "missing_field")
+    refused(ref, {"type": "play", "player": "ann", "card": "red 99"}, "unknown_card")
+    refused(ref, {"type": "play", "player": "ann", "card": "red 9"}, "card_not_held")
+    refused(ref, {"type": "play", "player": "bob", "card": "blue 7"}, "not_your_turn")
+    refused(ref, {"type": "hit", "player": "bob"}, "not_your_turn")
+    refused(ref, {"type": "hit", "cards": -1}, "bad_field")
+    refused(ref, {"type": "hit", "cards": "3"}, "bad_field")
+    refused(ref, {"type": "draw", "player": "ann"}, "use_hit")
+    refused(ref, {"type": "choose", "player": "ann", "color": "red"}, "nothing_pending")
+    refused(ref, {"type": "accept", "player": "ann"}, "nothing_pending")
+    refused(ref, {"type": "score", "hands": {}}, "nothing_to_score")
+    refused(ref, {"type": "next_round"}, "round_in_progress")
+    refused(ref, {"type": "catch", "player": "ann", "target": "ann"}, "bad_target")
+    ok(ref, {"type": "play", "player": "ann", "card": "red 1", "id": "abc"})  # unknown extra fields are ignored
+
+
+def test_playing_after_the_game_ended_is_refused() -> None:
+    ref, _ = start(
+        "attack", {"ann": ["red 1"], "bob": ["blue 7"], "cy": ["yellow 3"]}, "red 5", options={"target_score": 1}
+    )
+    events = ok(ref, {"type": "play", "player": "ann", "card": "red 1"})
+    over = of(events, "game_over")[0]
+    assert over["winner"] == "ann" and ref.public_state()["winner"] == "ann"
+    refused(ref, {"type": "hit", "player": "bob"}, "game_over")
+    refused(ref, {"type": "next_round"}, "game_over")
+    assert ref.hitter() is None
+
+
+def test_public_state_has_every_protocol_field_and_is_json() -> None:
+    ref = Referee()
+    assert set(ref.public_state()) >= PUBLIC_FIELDS
+    ok(ref, {"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 4})
+    state = ref.public_state()
+    assert set(state) >= PUBLIC_FIELDS
+    assert json.loads(json.dumps(state)) == state
+    assert state["direction"] in (1, -1) and sum(state["hands"].values()) == 21
+
+
+def test_hitter_follows_owed_hits_then_the_current_player_and_is_none_without_a_hit() -> None:
+    assert Referee().hitter() is None
+    hands = {"ann": ["red hit-2", "red 1"], "bob": ["blue 7"], "cy": ["yellow 3"]}
+    ref, _ = start("attack", hands, "red 5")
+    assert ref.hitter() == "ann"
+    ok(ref, {"type": "play", "player": "ann", "card": "red hit-2"})
+    assert ref.hitter() == "bob"
+    ok(ref, {"type": "hit"})
+    ok(ref, {"type": "hit"})
+    assert ref.hitter() == "cy"
+    classic, _ = start("classic", {"ann": ["red 1"], "bob": ["blue 7"], "cy": ["yellow 3"]}, "red 5")
+    assert classic.hitter() is None
+    refused(classic, {"type": "hit"}, "not_in_ruleset")
+
+
+def test_ejection_commitment_at_start_and_seed_revealed_at_the_end() -> None:
+    ref = Referee()
+    events = ok(
+        ref, {"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "seed": 3, "launcher": {"seed": 12345}}
+    )
+    assert events[0]["ejection_commitment"] == commitment(12345)
+    play_game(ref, Bot("greedy", seed=3))
+    events_over = [e for e in ref.handle({"type": "undo"})]
+    assert events_over[0]["type"] == "undone"
+    # Redo the last command to reach game_over again and read the revealed seed.
+    last = events_over[0]["command"]
+    over = of(ok(ref, last), "game_over")[0]
+    assert over["ejection_seed"] == 12345
+
+
+def test_hits_without_a_count_use_the_script_then_the_seeded_model() -> None:
+    ref, _ = start(
+        "attack", {"ann": ["red 1"], "bob": ["blue 7"], "cy": ["yellow 3"]}, "green 5", launcher={"script": [2, 0]}
+    )
+    assert ok(ref, {"type": "hit"})[0]["cards"] == 2
+    assert ok(ref, {"type": "hit"})[0]["cards"] == 0
+    plan = ref.next_fire_plan()
+    events = ok(ref, {"type": "hit"})
+    assert events[0]["cards"] == (plan.cards if plan.fire else 0)
+    assert ok(ref, {"type": "hit", "cards": 5})[0]["cards"] == 5  # the table's count wins
+
+
+def test_undo_restores_the_previous_state_exactly_and_can_take_back_new_game() -> None:
+    ref = Referee()
+    ok(ref, {"type": "new_game", "ruleset": "mario-kart", "players": ["a", "b", "c"], "seed": 8})
+    bot = Bot("random", seed=8)
+    snapshots = [ref.to_json()]
+    for _ in range(30):
+        ok(ref, bot.next_command(ref))
+        snapshots.append(ref.to_json())
+    for expected in reversed(snapshots[:-1]):
+        assert kinds(ref.handle({"type": "undo"})) == ["undone"]
+        assert ref.to_json() == expected
+    assert kinds(ref.handle({"type": "undo"})) == ["undone"]  # takes back new_game: no game again
+    assert ref.public_state()["phase"] == "idle"
+    refused(ref, {"type": "undo"}, "nothing_to_undo")
+
+
+def test_to_json_from_json_round_trip_continues_identically() -> None:
+    ref = Referee()
+    ok(ref, {"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 21})
+    bot = Bot("random", seed=2)
+    for _ in range(40):
+        ok(ref, bot.next_command(ref))
+    copy = Referee.from_json(json.loads(json.dumps(ref.to_json())))
+    assert copy.to_json() == ref.to_json()
+    for _ in range(40):
+        cmd = bot.next_command(ref)
+        assert copy.handle(cmd) == ref.handle(cmd)
+    assert copy.to_json() == ref.to_json()
+
+
+def test_same_commands_give_identical_events() -> None:
+    def run() -> str:
+        ref = Referee()
+        ok(ref, {"type": "new_game", "ruleset": "attack-original", "players": ["a", "b", "c", "d"], "seed": 77})
+        _, events = play_game(ref, Bot("random", seed=77))
+        return json.dumps(events, sort_keys=True)
+
+    assert run() == run()
+
+
+def test_table_mode_keeps_counts_and_asks_for_scores() -> None:
+    ref = Referee()
+    ok(
+        ref,
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "players": ["a", "b"],
+            "mode": "table",
+            "deal": {"dealer": "b", "starter": "red 5", "hands": {"a": 2, "b": 7}},
+        },
+    )
+    assert ref.hand("a") is None and ref.public_state()["hands"] == {"a": 2, "b": 7}
+    ok(ref, {"type": "uno", "player": "a"})
+    ok(ref, {"type": "play", "player": "a", "card": "red 7"})
+    ok(ref, {"type": "hit", "player": "b", "cards": 4})
+    refused(ref, {"type": "play", "player": "a", "card": "red discard-all", "discarded": ["blue 1"]}, "bad_field")
+    events = ok(ref, {"type": "play", "player": "a", "card": "red 3"})
+    assert events[-1] == {"type": "pending", "kind": "score", "player": "a"}
+    assert ref.public_state()["phase"] == "scoring" and ref.hitter() is None
+    refused(ref, {"type": "score", "hands": {"a": 0}}, "missing_field")
+    refused(ref, {"type": "score", "hands": {"b": -3}}, "bad_field")
+    refused(ref, {"type": "next_round"}, "score_required")
+    events = ok(ref, {"type": "score", "hands": {"b": 120}})
+    assert of(events, "round_ended")[0]["scores"] == {"a": 120, "b": 0}
+    events = ok(ref, {"type": "next_round", "deal": {"starter": "blue 2"}})
+    assert of(events, "round_started")[0]["dealer"] == "a" and ref.public_state()["current"] == "b"
+
+
+def test_table_mode_wd4_challenge_needs_the_outcome() -> None:
+    ref = Referee()
+    ok(
+        ref,
+        {
+            "type": "new_game",
+            "ruleset": "classic",
+            "players": ["a", "b"],
+            "mode": "table",
+            "deal": {"dealer": "b", "starter": "red 5"},
+        },
+    )
+    ok(ref, {"type": "play", "player": "a", "card": "wild draw-4", "color": "green"})
+    refused(ref, {"type": "challenge", "player": "b"}, "guilty_required")
+    events = ok(ref, {"type": "challenge", "player": "b", "guilty": True})
+    assert of(events, "dispense")[0] == {"type": "dispense", "player": "a", "count": 4}
+    assert ref.public_state()["hands"] == {"a": 10, "b": 7}
+
+
+def test_table_mode_item_box_needs_the_turned_card() -> None:
+    ref = Referee()
+    ok(
+        ref,
+        {
+            "type": "new_game",
+            "ruleset": "mario-kart",
+            "players": ["a", "b"],
+            "mode": "table",
+            "deal": {"dealer": "b", "starter": "red 5"},
+        },
+    )
+    refused(ref, {"type": "play", "player": "a", "card": "wild item-box"}, "turned_required")
+    events = ok(ref, {"type": "play", "player": "a", "card": "wild item-box", "turned": "blue 3"})
+    assert of(events, "item")[0]["item"] == "lightning" and ref.public_state()["hands"] == {"a": 6, "b": 8}
