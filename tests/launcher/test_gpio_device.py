@@ -374,7 +374,7 @@ def test_manual_drive_refused_during_run(rig: Rig) -> None:
 
 def test_claims_fail_cleanly_and_release_pins(factory: MockFactory, clock: VirtualClock) -> None:
     first = GpioLauncher(factory, clock, PINS)
-    with pytest.raises(Exception, match="in use|reserved|already"):
+    with pytest.raises(Exception, match=r"in use|reserved|already"):
         GpioLauncher(factory, clock, PINS)
     first.close()
     second = GpioLauncher(factory, clock, PINS)  # the failed one released what it had claimed

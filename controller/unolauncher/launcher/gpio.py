@@ -207,7 +207,9 @@ class GpioLauncher:
             self._fwd_pin = self._forward.pin
             self._rev_pin = self._reverse.pin
             # DigitalInputDevice, not Button: Button starts a hold-watching thread per switch that we do not need.
-            self._button = self._add(DigitalInputDevice(pins.button, pull_up=True, bounce_time=None, pin_factory=factory))
+            self._button = self._add(
+                DigitalInputDevice(pins.button, pull_up=True, bounce_time=None, pin_factory=factory)
+            )
             if pins.sensor is not None:
                 self._sensor = self._add(DigitalInputDevice(pins.sensor, pull_up=True, pin_factory=factory))
             if pins.lid is not None:

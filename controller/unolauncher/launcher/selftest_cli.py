@@ -58,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0.1 <= args.timeout <= 600:
         print("unolauncher selftest: --timeout must be between 0.1 and 600 seconds", file=sys.stderr)
         return 2
-    results.append(("pin map", True, f"{len(pins.items())} parts on GPIO " + ", ".join(str(g) for _, g in pins.items())))
+    used = ", ".join(str(gpio) for _, gpio in pins.items())
+    results.append(("pin map", True, f"{len(pins.items())} parts on GPIO {used}"))
     virtual: VirtualLauncher | None = None
     clock: Clock
     if args.virtual:

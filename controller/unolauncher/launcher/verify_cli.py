@@ -40,7 +40,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", required=True, help="the revealed seed (a whole number)")
     parser.add_argument("--commitment", required=True, help="the sha256 hex published at game start")
     parser.add_argument("--presses", required=True, help="JSON Lines file of the game's events ('-' = stdin)")
-    parser.add_argument("--preset", choices=PRESETS, help="ejection preset (default: from ejection_start, else classic)")
+    parser.add_argument("--preset", choices=PRESETS, help="ejection preset (default: the log's, else classic)")
     parser.add_argument("--custom", help="TOML or JSON file with the custom preset's table")
     parser.add_argument("--no-sensor", action="store_true", help="the launcher ran open loop (no card sensor)")
 
@@ -96,7 +96,7 @@ def verify(
     if commitment(seed) != expected_commitment:
         report.mismatches.append(f"seed {seed} does not match the commitment {expected_commitment}")
     if start and start.get("commitment") not in (None, expected_commitment):
-        report.mismatches.append(f"the log's ejection_start commitment {start['commitment']} differs from the given one")
+        report.mismatches.append(f"the log's commitment {start['commitment']} differs from the given one")
     model = EjectionModel(preset, custom, has_sensor=has_sensor)
     state = model.start(seed)
     for number, event in lines:
@@ -177,5 +177,6 @@ def _read_custom(path: str) -> Any:
     try:
         data = json.loads(text) if path.endswith(".json") else tomllib.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError):
-        raise VerifyInputError(f"custom table file {path} is not valid {'JSON' if path.endswith('.json') else 'TOML'}")
+        kind = "JSON" if path.endswith(".json") else "TOML"
+        raise VerifyInputError(f"custom table file {path} is not valid {kind}") from None
     return data.get("custom", data) if isinstance(data, dict) else data

@@ -1,0 +1,145 @@
+"""Pin maps (defaults, overrides, refusals) and the backend factory."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from unolauncher.clock import VirtualClock
+from unolauncher.launcher.factory import (
+    LauncherSetupError,
+    create_launcher,
+    create_model,
+    gpio_unavailable_reason,
+    make_pin_factory,
+)
+from unolauncher.launcher.pins import (
+    DEFAULT_JIG,
+    DEFAULT_PINS,
+    PinMap,
+    PinMapError,
+    load_pin_file,
+    resolve_jig,
+    resolve_pins,
+)
+from unolauncher.launcher.virtual import VirtualLauncher
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_default_pins_match_hardware_pins_toml() -> None:
+    data = tomllib.loads((ROOT / "hardware" / "pins.toml").read_text())
+    assert data["pins"] == {role: gpio for role, gpio in DEFAULT_PINS.items()}
+    assert data["jig"] == DEFAULT_JIG
+    assert load_pin_file(ROOT / "hardware" / "pins.toml") == DEFAULT_PINS
+
+
+def test_override_and_not_fitted() -> None:
+    pins = resolve_pins({"button": 5, "uno": -1, "sensor": "GPIO26"})
+    assert pins.button == 5 and pins.uno is None and pins.sensor == 26
+    assert pins.motor_enable == DEFAULT_PINS.motor_enable
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"button": 27}, "'button' and 'sensor' both use GPIO 27|'sensor' and 'button'|both use GPIO 27"),
+        ({"led": 14}, "GPIO 14, which is reserved for the UART"),
+        ({"sensor": 0}, "reserved for the HAT ID EEPROM"),
+        ({"button": 40}, "only has GPIO 0-27"),
+        ({"motor_enable": 4}, "pulled high at boot"),
+        ({"buzzer": 7}, "pulled high at boot"),
+        ({"button": -1}, "'button' is required"),
+        ({"fan": 5}, "unknown pin role 'fan'"),
+        ({"lid": "twelve"}, "must be a BCM GPIO number"),
+        ({"lid": True}, "must be a BCM GPIO number"),
+    ],
+)
+def test_invalid_pin_maps_refused(overrides: dict[str, object], message: str) -> None:
+    with pytest.raises(PinMapError, match=message) as info:
+        resolve_pins(overrides)
+    text = str(info.value)
+    assert text.count(". ") == 0 and "\n" not in text  # one sentence
+
+
+def test_pinmap_dataclass_validates_itself() -> None:
+    with pytest.raises(PinMapError, match="both use GPIO 12"):
+        PinMap(motor_enable=12, motor_forward=12, motor_reverse=24, button=17)
+
+
+def test_pin_file_errors(tmp_path: Path) -> None:
+    with pytest.raises(PinMapError, match="does not exist"):
+        load_pin_file(tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[pins\n")
+    with pytest.raises(PinMapError, match="not valid TOML"):
+        load_pin_file(bad)
+    bad.write_text("button = 5\n")
+    with pytest.raises(PinMapError, match=r"no \[pins\] table"):
+        load_pin_file(bad)
+    good = tmp_path / "good.toml"
+    good.write_text("[pins]\nbutton = 5\nuno = -1\n")
+    assert load_pin_file(good) == resolve_pins({"button": 5, "uno": None})
+
+
+def test_jig_must_not_clash() -> None:
+    assert resolve_jig(None, DEFAULT_PINS) == DEFAULT_JIG
+    with pytest.raises(PinMapError, match="both use GPIO 17"):
+        resolve_jig({"button": 17}, DEFAULT_PINS)
+
+
+def test_factory_builds_virtual_and_auto_falls_back_here(caplog: pytest.LogCaptureFixture) -> None:
+    clock = VirtualClock()
+    launcher, sim = create_launcher({"backend": "virtual", "magazine": 12, "virtual": {"seed": 4}}, clock)
+    try:
+        assert isinstance(sim, VirtualLauncher) and sim.magazine == 12
+        assert launcher.status().backend == "virtual" and launcher.status().magazine_estimate == 12
+    finally:
+        launcher.close()
+    assert gpio_unavailable_reason() is not None  # the build machine has no GPIO chip
+    launcher, sim = create_launcher(None, clock)  # auto
+    try:
+        assert sim is not None
+        assert "using the virtual launcher because" in caplog.text
+    finally:
+        launcher.close()
+
+
+def test_factory_reads_config_objects() -> None:
+    class LauncherConfig:  # the shape of the daemon's config dataclass
+        backend = "virtual"
+        preset = "gentle"
+        magazine = 40
+        pins = {"button": 5}
+
+    launcher, sim = create_launcher(LauncherConfig(), VirtualClock())
+    try:
+        assert sim is not None and sim.pins.button == 5
+        assert create_model(LauncherConfig(), launcher).preset == "gentle"
+    finally:
+        launcher.close()
+
+
+@pytest.mark.parametrize(
+    "settings, error, message",
+    [
+        ({"backend": "bluetooth"}, LauncherSetupError, "unknown launcher backend 'bluetooth'"),
+        ({"backend": "virtual", "pins": {"button": 14}}, PinMapError, "reserved for the UART"),
+        ({"backend": "virtual", "virtual": {"speed": 2}}, LauncherSetupError, "unknown virtual launcher setting"),
+        ({"backend": "virtual", "jam_timeout_s": 0}, LauncherSetupError, "jam_timeout_s"),
+        ({"backend": "gpio", "pin_factory": "magic"}, LauncherSetupError, "unknown pin_factory 'magic'"),
+    ],
+)
+def test_factory_refuses_bad_settings(settings: dict[str, object], error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        create_launcher(settings, VirtualClock())
+
+
+def test_real_pin_factory_unavailable_is_a_clear_error() -> None:
+    if gpio_unavailable_reason() is None:  # on a Pi: it must simply work
+        make_pin_factory(None).close()
+        return
+    with pytest.raises(LauncherSetupError, match="no GPIO pin factory could start"):
+        make_pin_factory("native")
