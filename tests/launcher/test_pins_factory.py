@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -108,16 +109,12 @@ def test_factory_builds_virtual_and_auto_falls_back_here(caplog: pytest.LogCaptu
 
 
 def test_factory_reads_config_objects() -> None:
-    class LauncherConfig:  # the shape of the daemon's config dataclass
-        backend = "virtual"
-        preset = "gentle"
-        magazine = 40
-        pins = {"button": 5}
-
-    launcher, sim = create_launcher(LauncherConfig(), VirtualClock())
+    # The shape of the daemon's config dataclass: attributes, not keys.
+    config = SimpleNamespace(backend="virtual", preset="gentle", magazine=40, pins={"button": 5}, seed=None)
+    launcher, sim = create_launcher(config, VirtualClock())
     try:
         assert sim is not None and sim.pins.button == 5
-        assert create_model(LauncherConfig(), launcher).preset == "gentle"
+        assert create_model(config, launcher).preset == "gentle"
     finally:
         launcher.close()
 
