@@ -1,0 +1,163 @@
+"""Property tests (hypothesis) over random command sequences: bot moves mixed with arbitrary, often bad, input.
+
+Invariants: nothing raises; every refusal leaves the state unchanged; cards are conserved in full mode; scores
+only grow (undo aside); replaying the accepted commands reproduces the state; undo restores the previous state
+exactly and re-applying the command gives the same events.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from unolauncher.rules.bots import Bot
+from unolauncher.rules.cards import DECKS
+from unolauncher.rules.referee import COMMAND_TYPES, Referee
+
+NAMES = ["ann", "bob", "cy", "dee"]
+ALL_CARDS = sorted({c for deck in DECKS.values() for c in deck})
+# RULES_EXAMPLES=2000 for a deeper search than the default CI budget.
+SETTINGS = settings(
+    max_examples=int(os.environ.get("RULES_EXAMPLES", "60")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+names = st.sampled_from([*NAMES, "zed", ""]) | json_values
+cards = st.sampled_from([*ALL_CARDS, "red 99", "wild nothing"]) | json_values
+messy_commands = st.one_of(
+    json_values,
+    st.fixed_dictionaries(
+        {"type": st.sampled_from([*COMMAND_TYPES, "fly"])},
+        optional={
+            "player": names,
+            "card": cards,
+            "color": st.sampled_from(["red", "yellow", "green", "blue", "pink"]) | json_values,
+            "target": names,
+            "cards": st.integers(-2, 8) | json_values,
+            "hands": st.dictionaries(names.filter(lambda n: isinstance(n, str)), st.integers(-5, 200), max_size=4)
+            | json_values,
+            "guilty": st.booleans() | json_values,
+        },
+    ),
+)
+# A step: ("bot", None) plays a legal move, ("cmd", x) sends x, ("undo", None) takes back the last command.
+steps = st.lists(
+    st.one_of(
+        st.tuples(st.just("bot"), st.none()),
+        st.tuples(st.just("cmd"), messy_commands),
+        st.tuples(st.just("undo"), st.none()),
+    ),
+    min_size=1,
+    max_size=80,
+)
+games = st.tuples(
+    st.sampled_from(sorted(DECKS)),
+    st.integers(2, 4),
+    st.integers(0, 2**32),
+    st.sampled_from(["full", "full", "table"]),
+)
+
+
+def new_game(ruleset: str, players: int, seed: int, mode: str) -> dict[str, Any]:
+    return {
+        "type": "new_game",
+        "ruleset": ruleset,
+        "players": NAMES[:players],
+        "seed": seed,
+        "mode": mode,
+        "options": {"target_score": 60},
+    }
+
+
+def conserved(ref: Referee) -> bool:
+    s = ref.state
+    if s.mode != "full" or not s.ruleset:
+        return True
+    return sum(len(h) for h in s.hands) + len(s.stock) + len(s.discard) == len(DECKS[s.ruleset])
+
+
+@SETTINGS
+@given(games, steps, st.integers(0, 1000))
+def test_random_sequences_keep_every_invariant(game: tuple[str, int, int, str], plan: list[Any], bot_seed: int) -> None:
+    ref = Referee()
+    journal: list[Any] = []
+    start = new_game(*game)
+    assert ref.handle(start)[0]["type"] == "game_started"
+    journal.append(start)
+    bot = Bot("random", seed=bot_seed)
+    for kind, payload in plan:
+        if kind == "bot":
+            if game[3] == "table":
+                continue  # bots need full knowledge of hands
+            command: Any = bot.next_command(ref)
+            if command is None:
+                continue
+        elif kind == "undo":
+            command = {"type": "undo"}
+        else:
+            command = payload
+        before = ref.to_json()
+        scores_before = dict(ref.public_state()["scores"])
+        events = ref.handle(command)
+        assert isinstance(events, list) and events
+        json.dumps(events)  # JSON-serialisable, always
+        if events[0]["type"] == "rejected":
+            assert len(events) == 1 and events[0]["code"] != "internal_error", events
+            assert ref.to_json() == before
+            continue
+        journal.append(command)
+        assert conserved(ref)
+        json.dumps(ref.public_state())
+        if command.get("type") not in ("undo", "new_game"):
+            scores_after = ref.public_state()["scores"]
+            assert all(scores_after[p] >= scores_before.get(p, 0) for p in scores_after)
+            # Undo restores exactly; the same command again gives the same events and state.
+            after = ref.to_json()
+            assert ref.handle({"type": "undo"})[0]["type"] == "undone"
+            assert ref.to_json() == before
+            assert ref.handle(command) == events
+            assert ref.to_json() == after
+    replayed = Referee()
+    for command in journal:
+        replayed.handle(command)
+    assert replayed.to_json() == ref.to_json()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(sorted(DECKS)), st.integers(2, 6), st.integers(0, 2**32))
+def test_whole_bot_games_conserve_cards_and_end_with_a_winner(ruleset: str, players: int, seed: int) -> None:
+    ref = Referee()
+    ref.handle(new_game(ruleset, players, seed, "full"))
+    bot = Bot("random", seed=seed)
+    for _ in range(20_000):
+        command = bot.next_command(ref)
+        if command is None:
+            break
+        assert ref.handle(command)[0]["type"] != "rejected"
+        assert conserved(ref)
+        catch = bot.catch(ref)
+        if catch is not None:
+            assert ref.handle(catch)[0]["type"] == "caught"
+    state = ref.public_state()
+    assert state["winner"] is not None and state["scores"][state["winner"]] >= 60
+
+
+@settings(max_examples=200, deadline=None)
+@given(messy_commands)
+def test_nothing_raises_on_arbitrary_input_without_a_game(command: Any) -> None:
+    ref = Referee()
+    before = ref.to_json()
+    events = ref.handle(command)
+    assert isinstance(events, list) and len(events) >= 1
+    if events[0]["type"] == "rejected":
+        assert ref.to_json() == before
