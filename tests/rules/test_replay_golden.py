@@ -1,0 +1,63 @@
+"""`unolauncher replay`: golden files of complete games give byte-identical output (regenerate with make_golden)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from unolauncher.rules.replay_cli import replay_lines
+
+from .make_golden import GAMES, GOLDEN
+
+NAMES = [*GAMES, "table-attack"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_replay_of_a_golden_game_is_byte_identical(name: str) -> None:
+    lines = (GOLDEN / f"{name}.jsonl").read_bytes().splitlines()
+    expected = (GOLDEN / f"{name}.out").read_text()
+    assert "\n".join(replay_lines(lines, with_state=True)) + "\n" == expected
+
+
+def test_golden_games_are_complete_and_contain_bad_lines() -> None:
+    for name in NAMES:
+        out = (GOLDEN / f"{name}.out").read_text()
+        assert '"type":"game_over"' in out, name
+    assert '"type":"error"' in (GOLDEN / "classic-2p.out").read_text()
+    assert '"type":"rejected"' in (GOLDEN / "classic-2p.out").read_text()
+
+
+def test_the_cli_replays_a_file_and_stdin_identically(tmp_path: Path) -> None:
+    source = GOLDEN / "mario-kart-3p.jsonl"
+    expected = (GOLDEN / "mario-kart-3p.out").read_bytes()
+    cmd = [sys.executable, "-m", "unolauncher", "replay"]
+    from_file = subprocess.run([*cmd, str(source), "--state"], capture_output=True, timeout=60)
+    assert from_file.returncode == 0 and from_file.stdout == expected
+    from_stdin = subprocess.run([*cmd, "-", "--state"], input=source.read_bytes(), capture_output=True, timeout=60)
+    assert from_stdin.returncode == 0 and from_stdin.stdout == expected
+    missing = subprocess.run([*cmd, str(tmp_path / "nope.jsonl")], capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_unparsable_lines_name_their_line_number_and_replay_goes_on() -> None:
+    lines = [
+        b'{"type": "new_game", "ruleset": "classic", "players": ["a", "b"], "seed": 1}',
+        b"{oops",
+        b"\xff\xfe",
+        b"",
+        b"NaN",
+        b'{"type": "undo"}',
+    ]
+    out = list(replay_lines(lines))
+    errors = [line for line in out if '"type":"error"' in line]
+    assert len(errors) == 3
+    assert '"line":2' in errors[0] and "line 2: not valid JSON" in errors[0]
+    assert '"line":3' in errors[1] and "UTF-8" in errors[1]
+    assert '"line":5' in errors[2]
+    assert (
+        out[-1] == '{"command":{"ruleset":"classic","players":["a","b"],"seed":1,"type":"new_game"},"type":"undone"}'
+        or '"type":"undone"' in out[-1]
+    )
