@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Press-edge → motor-pin-high latency through the whole press path, against a bare gpiozero baseline.
+
+Whole path (what the daemon wires): mock button pin falls → GpioLauncher edge callback (own debounce) →
+PressHandler → ``who_may_hit`` (a real ``Referee.hitter`` under a lock, if the referee exists) → EjectionModel.plan
+→ GpioLauncher.fire → driver pins. Baseline, same run, same pin class: ``Button.when_pressed = motor.forward`` on a
+gpiozero ``Motor``. Both time from just before ``drive_low()`` to the moment the motor pin's state becomes > 0
+(recorded inside the pin), in interleaved blocks so machine noise hits both alike. Also: presses/s the ejection
+model plans.
+
+    .venv/bin/python bench/latency.py [--presses 20000] [--plans 200000]
+
+Targets (issue 3): median ≤ 2x and p99 ≤ 3x the baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import threading
+import time
+from typing import Any
+
+from gpiozero import Button, Motor
+from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+from unolauncher.clock import VirtualClock
+from unolauncher.launcher.ejection import EjectionModel
+from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
+from unolauncher.launcher.pins import DEFAULT_PINS
+from unolauncher.launcher.press import PressHandler
+
+
+class TimedPin(MockPWMPin):
+    """Records when its output first goes above 0 (the motor switching on)."""
+
+    on_at = 0
+
+    def _change_state(self, value: Any) -> bool:
+        changed: bool = super()._change_state(value)
+        if changed and value:
+            TimedPin.on_at = time.perf_counter_ns()
+        return changed
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def who_may_hit_factory() -> tuple[Any, str]:
+    try:
+        from unolauncher.rules.referee import Referee
+    except ImportError:
+        return (lambda: "ann"), "trivial who_may_hit (no referee module yet)"
+    referee = Referee()
+    referee.handle({"type": "new_game", "ruleset": "attack", "players": ["ann", "bo"], "seed": 1, "mode": "table"})
+    lock = threading.Lock()
+
+    def hitter() -> str | None:
+        with lock:  # the daemon asks the referee under its lock
+            return referee.hitter()
+
+    assert hitter() is not None
+    return hitter, "real Referee.hitter under a lock"
+
+
+def measure_full(block: int, state: dict[str, Any]) -> list[float]:
+    factory: MockFactory = state["factory"]
+    clock: VirtualClock = state["clock"]
+    button, sensor = state["button"], state["sensor"]
+    samples = []
+    for _ in range(block):
+        TimedPin.on_at = 0
+        start = time.perf_counter_ns()
+        button.drive_low()
+        if not TimedPin.on_at:
+            raise RuntimeError("the full path did not switch the motor on")
+        samples.append((TimedPin.on_at - start) / 1000)
+        button.drive_high()
+        for _ in range(3):  # the plan's cards pass the beam: the run ends
+            sensor.drive_low()
+            sensor.drive_high()
+        clock.advance(0.5)
+    del factory
+    return samples
+
+
+def measure_bare(block: int, state: dict[str, Any]) -> list[float]:
+    button, motor = state["bare_button"], state["bare_motor"]
+    samples = []
+    for _ in range(block):
+        TimedPin.on_at = 0
+        start = time.perf_counter_ns()
+        button.drive_low()
+        if not TimedPin.on_at:
+            raise RuntimeError("the baseline did not switch the motor on")
+        samples.append((TimedPin.on_at - start) / 1000)
+        button.drive_high()
+        motor.stop()
+    return samples
+
+
+def plans_per_second(count: int) -> dict[str, float]:
+    rates = {}
+    for preset in ("classic", "sequence"):
+        model = EjectionModel(preset)
+        state = model.start(1)
+        started = time.perf_counter()
+        for _ in range(count):
+            _, state = model.plan(state)
+        rates[preset] = count / (time.perf_counter() - started)
+    return rates
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--presses", type=int, default=20000)
+    parser.add_argument("--plans", type=int, default=200000)
+    args = parser.parse_args()
+
+    factory = MockFactory(pin_class=MockPWMPin)
+    clock = VirtualClock()
+    pins = DEFAULT_PINS
+    factory.pin(pins.motor_enable, pin_class=TimedPin)
+    # Lid closed, as in a real game (the mock pin would float up to "open").
+    launcher = GpioLauncher(factory, clock, pins, DeviceSettings(settle_ms=0, retract_ms=0))
+    factory.pin(pins.lid).drive_low()
+    clock.advance(1)
+    hitter, hitter_label = who_may_hit_factory()
+    always = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"3": 1}}  # every press fires, no suspense
+    hits: list[Any] = []
+    handler = PressHandler(launcher, EjectionModel("custom", always), hitter, lambda *a: hits.append(a), lambda e: None)
+    handler.start(1)
+    # The baseline on other pins of the same factory.
+    factory.pin(5, pin_class=TimedPin)
+    bare_motor = Motor(forward=5, backward=13, pwm=True, pin_factory=factory)
+    bare_button = Button(26, pin_factory=factory)
+    bare_button.when_pressed = bare_motor.forward
+    state = {
+        "factory": factory,
+        "clock": clock,
+        "button": factory.pin(pins.button),
+        "sensor": factory.pin(pins.sensor),
+        "bare_button": factory.pin(26),
+        "bare_motor": bare_motor,
+    }
+    full: list[float] = []
+    bare: list[float] = []
+    block = 500
+    measure_full(200, state)  # warm-up
+    measure_bare(200, state)
+    gc.collect()
+    for _ in range(max(1, args.presses // block)):
+        full += measure_full(block, state)
+        bare += measure_bare(block, state)
+    if len(hits) < len(full):
+        raise RuntimeError("not every press produced a hit")
+    launcher.close()
+    bare_button.close()
+    bare_motor.close()
+
+    med_full, med_bare = statistics.median(full), statistics.median(bare)
+    p99_full, p99_bare = percentile(full, 0.99), percentile(bare, 0.99)
+    print(f"press-edge -> motor-pin-high on gpiozero mock pins, {len(full)} presses each, interleaved blocks")
+    print(f"who_may_hit: {hitter_label}; model: EjectionModel (every press fires, no suspense)")
+    print(f"{'path':<44}{'median us':>10}{'p99 us':>10}")
+    print(f"{'bare gpiozero when_pressed -> Motor.forward':<44}{med_bare:>10.1f}{p99_bare:>10.1f}")
+    print(f"{'button -> PressHandler -> model -> device':<44}{med_full:>10.1f}{p99_full:>10.1f}")
+    ratio_med, ratio_p99 = med_full / med_bare, p99_full / p99_bare
+    print(f"ratio: median {ratio_med:.2f}x (target <= 2x), p99 {ratio_p99:.2f}x (target <= 3x)")
+    rates = plans_per_second(args.plans)
+    print("ejection model plans/s: " + ", ".join(f"{k} {v:,.0f}" for k, v in rates.items()))
+    print("targets met" if ratio_med <= 2 and ratio_p99 <= 3 else "TARGETS MISSED")
+
+
+if __name__ == "__main__":
+    main()
