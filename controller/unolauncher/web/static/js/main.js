@@ -354,7 +354,9 @@ function wireControls() {
 
 async function loadConfig() {
   try {
-    const response = await fetch("config.json", { cache: "no-store" });
+    // Same request as the <link rel="preload"> in index.html, so the preloaded response is used (the server
+    // marks it no-store, so it is never stale).
+    const response = await fetch("config.json", { mode: "cors", credentials: "same-origin" });
     if (response.ok) return await response.json();
   } catch (err) {
     console.warn("no config.json", err);

@@ -1,0 +1,126 @@
+"""Dashboard performance, measured inside Chromium: cold-cache page load and event -> DOM latency.
+
+Figures are printed (run with ``-s``) and written to ``test-artifacts/dashboard-perf.json``; docs/performance.md
+("Dashboard") quotes them. Targets from the issue: the page is usable in under 1 s on loopback with a cold cache;
+an event reaches the DOM within a few milliseconds of the MQTT event.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import expect
+
+from unolauncher.web.server import DashboardServer
+
+from .conftest import PHONE, GameFactory, PhoneFactory
+from .standin import StandInTable
+from .test_dashboard import start_rigged
+
+LOADS = 7
+EVENTS = 300
+
+# Runs in the page: a second MQTT.js client publishes events one at a time; for each, the time from publish to
+# the page's MQTT message callback (broker round trip) and from there to the feed row in the DOM.
+MEASURE_EVENTS_JS = """
+async ([n, base]) => {
+  const app = window.unoDashboard;
+  const pub = mqtt.connect(app.config.mqtt_url, { protocolVersion: 4, clientId: "perf-publisher" });
+  await new Promise((resolve) => pub.on("connect", resolve));
+  let received = 0;
+  app.link.client.prependListener("message", () => { received = performance.now(); });
+  const feed = document.getElementById("feed");
+  const total = [], inPage = [];
+  for (let i = 1; i <= n; i++) {
+    const shown = new Promise((resolve) => {
+      const observer = new MutationObserver(() => {
+        if (feed.querySelector(`[data-seq="${i}"]`)) { observer.disconnect(); resolve(performance.now()); }
+      });
+      observer.observe(feed, { childList: true });
+    });
+    const sent = performance.now();
+    pub.publish(base + "events", JSON.stringify({ type: "hit", player: "ann", cards: i % 5, owed_left: 0, seq: i }),
+                { qos: 1 });
+    const dom = await shown;
+    total.push(dom - sent);
+    inPage.push(dom - received);
+  }
+  pub.end(true);
+  return { total, inPage };
+}
+"""
+
+LOAD_TIMINGS_JS = """
+() => {
+  const nav = performance.getEntriesByType("navigation")[0];
+  const mark = (name) => performance.getEntriesByName(name)[0].startTime;
+  const resources = performance.getEntriesByType("resource");
+  return {
+    domContentLoaded: nav.domContentLoadedEventEnd,
+    load: nav.loadEventEnd,
+    connected: mark("uno-connected"),
+    state: mark("uno-state"),
+    transferred: nav.transferSize + resources.reduce((sum, r) => sum + r.transferSize, 0),
+    fromCache: resources.filter((r) => r.transferSize === 0 && r.decodedBodySize > 0).length,
+  };
+}
+"""
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def test_cold_load_and_event_to_dom_latency(
+    phones: PhoneFactory, browser: Any, dashboard: DashboardServer, table: StandInTable, rigged: GameFactory,
+    artifacts_dir: Path,
+) -> None:
+    start_rigged(table, rigged)
+    loads: list[dict[str, float]] = []
+    for _ in range(LOADS):
+        context = browser.new_context(viewport=PHONE, device_scale_factor=2)  # fresh context = cold HTTP cache
+        try:
+            page = context.new_page()
+            page.goto(dashboard.url)
+            expect(page.locator("body[data-has-state='1']")).to_have_count(1, timeout=10_000)
+            expect(page.locator(".seat")).to_have_count(3)
+            loads.append(page.evaluate(LOAD_TIMINGS_JS))
+        finally:
+            context.close()
+    assert all(load["fromCache"] == 0 for load in loads), "a cold load was served from cache"
+    usable = [load["state"] for load in loads]
+    # The issue's target: usable (connected, state on screen) in under a second on loopback, cold cache.
+    assert statistics.median(usable) < 1000, loads
+
+    page = phones.open(dashboard.url + "?table=perf")
+    expect(page.locator("#conn")).to_have_attribute("data-state", "online", timeout=10_000)
+    result = page.evaluate(MEASURE_EVENTS_JS, [EVENTS, "unolauncher/perf/"])
+    total, in_page = result["total"], result["inPage"]
+    assert len(total) == EVENTS
+    figures = {
+        "cold_load_ms": {
+            "runs": LOADS,
+            "dom_content_loaded_median": statistics.median(load["domContentLoaded"] for load in loads),
+            "load_event_median": statistics.median(load["load"] for load in loads),
+            "mqtt_connected_median": statistics.median(load["connected"] for load in loads),
+            "state_on_screen_median": statistics.median(usable),
+            "state_on_screen_max": max(usable),
+            "bytes_transferred": loads[0]["transferred"],
+        },
+        "event_to_dom_ms": {
+            "events": EVENTS,
+            "publish_to_dom_median": statistics.median(total),
+            "publish_to_dom_p99": pct(total, 0.99),
+            "message_to_dom_median": statistics.median(in_page),
+            "message_to_dom_p99": pct(in_page, 0.99),
+        },
+    }
+    (artifacts_dir / "dashboard-perf.json").write_text(json.dumps(figures, indent=2) + "\n")
+    print(json.dumps(figures, indent=2))
+    # "Within a few milliseconds": the page's own share must stay well under a frame.
+    assert statistics.median(in_page) < 5, figures
+    assert statistics.median(total) < 20, figures
