@@ -227,6 +227,7 @@ function renderTableView() {
     send,
     reloadRequested: app.reloadRequested,
     goScores: () => showView("scores"),
+    catchPlayer: (player) => app.seat.open(player),
   });
   const playing = Boolean(state && state.phase === "playing" && state.current);
   const attack = Boolean(state && String(state.ruleset || "").startsWith("attack"));

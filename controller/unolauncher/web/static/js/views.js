@@ -191,6 +191,13 @@ export function renderPrompt(box, body, state, ctx) {
     box.dataset.kind = "next_round";
     title = `Round ${state.round} is scored.`;
     row.append(button("Deal the next round", "btn primary", (b) => send({ type: "next_round" }, b)));
+  } else if (state && state.uno_exposed && state.phase === "playing") {
+    // ATK-18 / MK-15: catchable until the next player acts — make it impossible to miss at the table.
+    const exposed = state.uno_exposed;
+    box.dataset.kind = "uno";
+    title = `${exposed} has one card left and has not called UNO!`;
+    row.append(button(`${exposed} calls UNO`, "btn uno", (b) => send({ type: "uno", player: exposed }, b)));
+    row.append(button(`Catch ${exposed}…`, "btn", () => ctx.catchPlayer(exposed)));
   } else if (ctx.reloadRequested && state && state.phase === "playing") {
     box.dataset.kind = "reload";
     title = "The launcher is empty: load the discard pile (all but the top card).";

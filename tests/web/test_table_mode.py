@@ -1,0 +1,94 @@
+"""A real-cards (``table`` mode) round reported from the phone: UNO catch, hits owed, round scores, game over."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from unolauncher.web.server import DashboardServer
+
+from .conftest import PhoneFactory
+from .standin import StandInTable
+from .test_dashboard import live, seat
+
+
+def test_table_mode_round_catch_and_scores(
+    phones: PhoneFactory, dashboard: DashboardServer, table: StandInTable
+) -> None:
+    reply = table.command({
+        "type": "new_game", "ruleset": "attack", "mode": "table", "players": ["ann", "bob", "cy"], "seed": 5,
+        "options": {"target_score": 50},
+        "deal": {"dealer": "cy", "hands": {"ann": 2, "bob": 7, "cy": 7}, "starter": "red 5"},
+    })
+    assert reply["ok"], reply
+    page = phones.open(dashboard.url)
+    live(page)
+
+    # ann plays her second-to-last card and forgets UNO: her seat warns (ATK-18).
+    page.click("#btn-play")
+    page.locator('#picker [data-card="red 9"]').click()
+    page.click("#picker-send")
+    expect(seat(page, "ann").locator(".uno-flag.warn")).to_have_text("UNO?")
+    expect(page.locator("#pending-box")).to_have_attribute("data-kind", "uno")
+    phones.shot(page, "uno-exposed")
+
+    # bob catches her (the prompt opens ann's seat sheet): ann owes 2 hits, shown as big numbers.
+    page.locator("#pending-box button", has_text="Catch ann").click()
+    sheet = page.locator("#seat-sheet")
+    expect(sheet).to_be_visible()
+    sheet.locator(".chip", has_text="bob").click()
+    expect(sheet).to_be_hidden()
+    expect(page.locator(".owed-box[data-player=ann] .owed-num")).to_have_text("2")
+    expect(page.locator("#banner")).to_contain_text("ann must hit 2 times")
+    expect(page.locator('#feed .feed-item[data-type="caught"]')).to_contain_text("bob caught ann")
+
+    # The table reports the rest of the round: two empty hits, bob and cy play, ann goes out on a red 4.
+    for command in (
+        {"type": "hit", "player": "ann", "cards": 0},
+        {"type": "hit", "player": "ann", "cards": 0},
+        {"type": "play", "player": "bob", "card": "red 2"},
+        {"type": "play", "player": "cy", "card": "red 3"},
+        {"type": "play", "player": "ann", "card": "red 4"},
+    ):
+        assert table.command(command)["ok"], command
+    expect(page.locator("#banner")).to_contain_text("ann went out")
+    prompt = page.locator("#pending-box")
+    expect(prompt).to_have_attribute("data-kind", "score")
+    prompt.locator("button", has_text="Enter scores").click()
+
+    form = page.locator("#score-form")
+    expect(form).to_be_visible()
+    form.locator("input[name=bob]").fill("30")
+    form.locator("input[name=cy]").fill("25")
+    form.locator("input[name=ann]").fill("0")
+    phones.shot(page, "score-form")
+    form.locator("button[type=submit]").click()
+
+    # 55 points >= the 50 target: ann wins the game; the score table shows the round and the total.
+    expect(page.locator(".score-table tr.winner .total")).to_have_text("55")
+    expect(page.locator(".score-table th", has_text="R1")).to_have_count(1)
+    expect(form).to_be_hidden()
+    assert table.state["winner"] == "ann"
+    phones.shot(page, "scores")
+    page.click("[data-tab=table]")
+    expect(page.locator("#banner")).to_contain_text("ann wins the game")
+
+
+def test_colour_choice_prompt_on_a_wild_start(
+    phones: PhoneFactory, dashboard: DashboardServer, table: StandInTable
+) -> None:
+    # Classic UNO, Wild start card: the first player names the colour (MK-03 family) from the prompt.
+    reply = table.command({
+        "type": "new_game", "ruleset": "classic", "mode": "table", "players": ["ann", "bob"], "seed": 2,
+        "deal": {"dealer": "bob", "starter": "wild"},
+    })
+    assert reply["ok"], reply
+    page = phones.open(dashboard.url)
+    live(page)
+    prompt = page.locator("#pending-box")
+    expect(prompt).to_have_attribute("data-kind", "color")
+    expect(prompt).to_contain_text("ann: choose the colour")
+    expect(page.locator("#press-box")).to_be_hidden()  # no launcher button outside UNO Attack
+    prompt.locator('[data-color="yellow"]').click()
+    expect(prompt).to_be_hidden()
+    expect(page.locator(".colour-dot.c-yellow")).to_be_visible()
+    assert table.state["color"] == "yellow"
