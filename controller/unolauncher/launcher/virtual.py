@@ -245,6 +245,11 @@ class VirtualLauncher:
         with self._lock:
             self._magazine += cards
 
+    def empty(self) -> None:
+        """Take every card out (the magazine is empty)."""
+        with self._lock:
+            self._magazine = 0
+
     def refill(self, cards: int) -> None:
         """What a person does: open the lid, put cards in, close it."""
         self.open_lid()
