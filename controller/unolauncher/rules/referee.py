@@ -64,6 +64,10 @@ def _is_int(value: Any) -> bool:
     return type(value) is int
 
 
+def _is_color(value: Any) -> bool:
+    return type(value) is str and value in COLOR_SET
+
+
 class Referee:
     """One table's referee. Feed it commands; it answers with events and never raises.
 
@@ -81,6 +85,7 @@ class Referee:
         self._seats: dict[str, int] = {}
         self._rs: Ruleset = RULESETS["classic"]
         self._model: EjectionModel | None = None
+        self._actions: dict[str, str] = {}
         self._history: list[dict[str, Any]] = []  # accepted commands since the last new_game
         self._prior: dict[str, Any] | None = None  # state before that new_game (None: no game before)
 
@@ -198,6 +203,7 @@ class Referee:
         self._s = state
         self._seats = {name: i for i, name in enumerate(state.players)}
         self._rs = RULESETS.get(state.ruleset, RULESETS["classic"])
+        self._actions = self._action_map()
         preset = state.options.get("ejection_preset", "classic")
         self._model = EjectionModel(preset=preset) if state.ejection is not None else None
 
@@ -443,8 +449,14 @@ class Referee:
     # playing a card
     # ==================================================================================================
     def _cmd_play(self, cmd: dict[str, Any]) -> list[Event]:
-        s = self._require_playing()
-        seat = self._seat(cmd)
+        # Hot path: checks are inlined and ordered so the common legal play costs as little as possible.
+        s = self._s
+        if s.phase != PLAYING:
+            self._require_playing()
+        name = cmd.get("player")
+        seat = self._seats.get(name, -1) if type(name) is str else -1
+        if seat < 0:
+            seat = self._seat(cmd)
         if s.pending is not None:
             refuse("pending_choice", "The referee is waiting for an answer to a pending choice first.")
         if s.owed:
@@ -452,93 +464,101 @@ class Referee:
         if seat != s.current:
             refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
         card = cmd.get("card")
-        if type(card) is not str:
-            refuse("missing_field" if card is None else "bad_field", 'The play needs a card, for example "red 7".')
-        rs = self._rs
-        if card not in rs.counts:
-            refuse("unknown_card", f"There is no card {_short(card)} in the {rs.name} deck.")
+        info = CARD_INFO.get(card) if type(card) is str else None
+        if info is None or card not in self._rs.counts:
+            if type(card) is not str:
+                refuse("missing_field" if card is None else "bad_field", 'The play needs a card, for example "red 7".')
+            refuse("unknown_card", f"There is no card {_short(card)} in the {self._rs.name} deck.")
         full = s.mode == "full"
-        if full and card not in s.hands[seat]:
+        hand = s.hands[seat] if full else None
+        if hand is not None and card not in hand:
             refuse("card_not_held", f"{s.players[seat]} does not hold {card}.")
         if s.drawn is not None and card != s.drawn:
             refuse("must_play_drawn", f"After drawing, only the drawn card ({s.drawn}) may be played.")
-        color, face = CARD_INFO[card]
-        if color is not None and color != s.color and face != CARD_INFO[s.discard[-1]][1] and s.color is not None:
+        color, face = info
+        if color is not None and color != s.color and s.color is not None and face != CARD_INFO[s.discard[-1]][1]:
             refuse("card_does_not_match", f"{card} does not match {s.discard[-1]} ({s.color}).")
-        count = s.count(seat)
-        chosen = cmd.get("color")
+        action = self._actions.get(face, "")
+        chosen = cmd.get("color") if color is None else None
         target = -1
-        action = self._action_of(face)
-        needs_color = color is None and face != "wild item-box"
-        if needs_color:
-            if chosen is None:
-                refuse("color_required", "A Wild needs a color: red, yellow, green or blue.")
-            if chosen not in COLOR_SET:
-                refuse("bad_color", "The color must be red, yellow, green or blue.")
-        elif chosen is not None and face == "wild item-box" and chosen not in COLOR_SET:
-            refuse("bad_color", "The color must be red, yellow, green or blue.")
-        if action in ("attack", "trade-hands"):
-            target = self._seat(cmd, "target")
-            if target == seat:
-                refuse("bad_target", "Choose another player as the target.")
-        if action == "trade-hands" and count <= 1:
-            refuse("cannot_go_out_on_trade", "Trade Hands cannot be your last card (ATK-10).")
         discarded: list[str] = []
-        if face == "discard-all":
-            discarded = self._discard_all_cards(cmd, seat, card, color)
         turned: str | None = None
-        if face == "wild item-box":
-            turned = self._item_turned(cmd)
-            if cmd.get("target") is not None:
-                tseat = self._seat(cmd, "target")
-                if tseat == seat:
+        if color is None or action:  # the rarer cards: Wilds and action cards
+            count = len(hand) if hand is not None else s.table_counts[seat]
+            needs_color = face != "wild item-box"
+            if color is None:
+                if needs_color and chosen is None:
+                    refuse("color_required", "A Wild needs a color: red, yellow, green or blue.")
+                if chosen is not None and not _is_color(chosen):
+                    refuse("bad_color", "The color must be red, yellow, green or blue.")
+            if action == "attack" or action == "trade-hands":
+                target = self._seat(cmd, "target")
+                if target == seat:
                     refuse("bad_target", "Choose another player as the target.")
-        if not full and count - 1 - len(discarded) < 0:
-            refuse("bad_field", "More cards were discarded than the player holds.")
+                if action == "trade-hands" and count <= 1:
+                    refuse("cannot_go_out_on_trade", "Trade Hands cannot be your last card (ATK-10).")
+            if face == "discard-all":
+                discarded = self._discard_all_cards(cmd, seat, card, color)
+                if hand is None and count - 1 - len(discarded) < 0:
+                    refuse("bad_field", "More cards were discarded than the player holds.")
+            if face == "wild item-box":
+                turned = self._item_turned(cmd)
+                if cmd.get("target") is not None and self._seat(cmd, "target") == seat:
+                    refuse("bad_target", "Choose another player as the target.")
 
         # -- apply ----------------------------------------------------------------------------------------
-        events: list[Event] = []
-        self._close_exposure(seat)
+        if s.uno_exposed >= 0 and s.uno_exposed != seat:
+            s.uno_exposed = -1  # ATK-18: the next player started, the catch window is closed
         prev_color = s.color
-        if full:
-            hand = s.hands[seat]
+        if hand is not None:
             hand.remove(card)
             for extra in discarded:
                 hand.remove(extra)
+            left = len(hand)
         else:
             s.table_counts[seat] -= 1 + len(discarded)
-        s.discard.extend(discarded)
+            left = s.table_counts[seat]
+        if discarded:
+            s.discard.extend(discarded)
         s.discard.append(card)
-        s.color = chosen if needs_color else color
+        s.color = color if color is not None else (chosen if face != "wild item-box" else None)
         if s.last_player != seat:
-            s.before_last, s.last_player = s.last_player, seat
-        s.drew, s.drawn = False, None
-        played: Event = {"type": "played", "player": s.players[seat], "card": card, "color": s.color}
+            s.before_last = s.last_player
+            s.last_player = seat
+        s.drew = False
+        s.drawn = None
+        played: Event = {"type": "played", "player": name, "card": card, "color": s.color}
+        events: list[Event] = [played]
         if target >= 0:
             played["target"] = s.players[target]
         if discarded:
             played["discarded"] = discarded
-        events.append(played)
-        out = s.count(seat) == 0
+        out = left == 0
         if out:
             s.round_winner = seat
-            events.append({"type": "went_out", "player": s.players[seat]})
-        if rs.attack:
+            events.append({"type": "went_out", "player": name})
+        if self._rs.attack:
             self._attack_effect(seat, face, action, target, out, events)
+        elif color is not None and not action:
+            if not out:
+                self._pass_turn(seat, 0, events)  # a number card: the common case
         else:
             self._draw_rules_effect(seat, face, prev_color, turned, cmd, out, events)
-        if not out and s.count(seat) == 1 and not s.declared[seat]:
+        if not out and not s.declared[seat] and (len(s.hands[seat]) if full else s.table_counts[seat]) == 1:
             s.uno_exposed = seat  # ATK-18 / MK-15: can be caught until the next player starts
         if out and s.phase == PLAYING and not s.owed and s.pending is None:
             self._end_round(events)
         return events
 
-    def _action_of(self, face: str) -> str:
-        if face == "wild customizable":
-            custom = self._s.options["customizable"]
-            return "wild" if custom is None else str(custom["action"])
-        action = ATTACK_ACTIONS.get(face) if self._rs.attack else None
-        return action[0] if action else ""
+    def _action_map(self) -> dict[str, str]:
+        """Face -> action for this game (ATK-11..16); Mario Kart/classic action faces map to their own name."""
+        if not self._rs.attack:
+            return {face: face for face in ("skip", "reverse", "draw-2", "wild draw-4", "wild item-box")}
+        actions = {face: action for face, (action, _) in ATTACK_ACTIONS.items()}
+        custom = self._s.options.get("customizable")
+        actions["wild customizable"] = "wild" if custom is None else str(custom["action"])
+        actions["discard-all"] = "discard-all"
+        return actions
 
     def _discard_all_cards(self, cmd: dict[str, Any], seat: int, card: str, color: str | None) -> list[str]:
         s = self._s
@@ -731,7 +751,7 @@ class Referee:
         """Resolve a choice from the play command if it carried the answer, else make it pending."""
         s = self._s
         answer = cmd.get(kind)
-        if kind == "color" and answer in COLOR_SET:
+        if kind == "color" and _is_color(answer):
             self._resolve_choice(seat, kind, reason, answer, events)
             return
         if kind == "target" and type(answer) is str and answer in self._seats and self._seats[answer] != seat:
@@ -999,7 +1019,7 @@ class Referee:
         answer: Any
         if kind == "color":
             answer = cmd.get("color")
-            if answer not in COLOR_SET:
+            if not _is_color(answer):
                 refuse("bad_color", "The color must be red, yellow, green or blue.")
         else:
             answer = self._seat(cmd, "target")
