@@ -134,6 +134,16 @@ def test_factory_refuses_bad_settings(settings: dict[str, object], error: type[E
         create_launcher(settings, VirtualClock())
 
 
+def test_serial_backend_hook() -> None:
+    with pytest.raises(LauncherSetupError, match="needs serial_port"):
+        create_launcher({"backend": "serial"}, VirtualClock())
+    launcher, sim = create_launcher({"backend": "serial", "serial_port": "loop://", "magazine": 10}, VirtualClock())
+    try:
+        assert sim is None and launcher.status().backend == "serial"
+    finally:
+        launcher.close()
+
+
 def test_real_pin_factory_unavailable_is_a_clear_error() -> None:
     if gpio_unavailable_reason() is None:  # on a Pi: it must simply work
         make_pin_factory(None).close()

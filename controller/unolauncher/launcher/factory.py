@@ -17,8 +17,8 @@ dataclass); every key is optional:
 ``preset``, ``custom``  the ejection preset and custom table (:func:`create_model`)
 ==================  ==========================================================================================
 
-The ``serial`` backend lives in ``launcher/serial_launcher.py`` (imported only when chosen); it must provide
-``SerialLauncher.from_settings(settings, clock)``.
+The ``serial`` backend lives in ``launcher/serial_launcher.py`` (imported only when chosen): it is built with
+``SerialLauncher.from_settings(settings, clock)`` if that exists, else from ``serial_port`` and ``magazine``.
 
 Example::
 
@@ -177,7 +177,13 @@ def _create_serial(settings: Any, clock: Clock) -> Launcher:
     if importlib.util.find_spec(module_name) is None:
         raise LauncherSetupError("the serial launcher backend is not installed in this build")
     module = importlib.import_module(module_name)
-    launcher: Launcher = module.SerialLauncher.from_settings(settings, clock)
+    if hasattr(module.SerialLauncher, "from_settings"):  # the serial backend's own reading of the settings
+        launcher: Launcher = module.SerialLauncher.from_settings(settings, clock)
+        return launcher
+    port = setting(settings, "serial_port") or setting(settings, "port")
+    if not port:
+        raise LauncherSetupError("the serial backend needs serial_port (e.g. /dev/ttyACM0)")
+    launcher = module.SerialLauncher(module.SerialSettings(port=port, magazine=setting(settings, "magazine")), clock)
     return launcher
 
 
