@@ -24,6 +24,8 @@ const app = {
   launcher: null,
   daemonOnline: null,
   maxSeq: null, // highest event seq received
+  minSeq: null, // lowest event seq received (the first-visit backfill ends there)
+  backfilled: false,
   stateSeq: null, // seq of the last retained state
   seen: new Set(), // event seqs already shown (QoS 1 redelivery and resends can arrive twice)
   resendAsked: 0, // highest seq a resend was already asked up to
@@ -120,10 +122,23 @@ function onState(state) {
 
 function catchUp(upTo) {
   if (!app.link || !app.link.connected || upTo <= 0) return;
-  const from = app.maxSeq === null ? Math.max(1, upTo - BACKFILL + 1) : app.maxSeq + 1;
-  if (from > upTo || upTo <= app.resendAsked) return;
-  app.resendAsked = upTo;
-  app.link.send({ type: "resend", from });
+  if (!app.backfilled) {
+    // First visit: fetch the recent past (before the first live event) so the feed, the histogram and the
+    // round scores are not empty. One resend returns everything from `from` on; duplicates are dropped by seq.
+    app.backfilled = true;
+    const firstSeen = app.minSeq === null ? upTo + 1 : app.minSeq;
+    const from = Math.max(1, firstSeen - BACKFILL);
+    if (from < firstSeen) {
+      app.resendAsked = Math.max(app.resendAsked, upTo);
+      app.link.send({ type: "resend", from });
+    }
+    return;
+  }
+  // Back after an outage: whatever the retained state has and this page has not seen.
+  if (app.maxSeq !== null && app.maxSeq < upTo && upTo > app.resendAsked) {
+    app.resendAsked = upTo;
+    app.link.send({ type: "resend", from: app.maxSeq + 1 });
+  }
 }
 
 function onEvent(event) {
@@ -139,6 +154,7 @@ function onEvent(event) {
       app.link.send({ type: "resend", from: app.maxSeq + 1 });
     }
     if (app.maxSeq === null || seq > app.maxSeq) app.maxSeq = seq;
+    if (app.minSeq === null || seq < app.minSeq) app.minSeq = seq;
   }
   app.events += 1;
   const before = app.reloadRequested;
