@@ -1,0 +1,235 @@
+"""The table's MQTT connection (paho-mqtt 2.x) and the outbox publisher.
+
+- ``status`` is retained ``online`` after each connect and the Last Will is a retained ``offline``; because a clean
+  ``disconnect()`` does not send the Will, :meth:`TableBus.stop` publishes ``offline`` itself.
+- Events go out from the journal's outbox in ``seq`` order at QoS 1, at most :data:`WINDOW` unacknowledged at a
+  time; a row leaves the outbox only on PUBACK. paho re-sends its unacknowledged QoS 1 messages after a
+  reconnect, so the publisher never re-publishes what paho still holds; after a restart the outbox is published
+  from its oldest row. Delivery is therefore at-least-once: a consumer drops a ``seq`` it has already seen.
+- Every paho callback catches everything: an exception inside one kills paho's network thread silently.
+
+Example::
+
+    bus = TableBus(BusSettings(host="127.0.0.1", port=1883), Topics("t1"), journal, on_command=print)
+    bus.start()
+    bus.kick()     # after appending events to the journal
+    bus.stop()
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
+
+from unolauncher.bus.topics import Topics
+from unolauncher.store.journal import Journal
+
+log = logging.getLogger(__name__)
+
+WINDOW = 100  # events handed to paho but not yet acknowledged; bounds memory during an outage
+HA_STATUS_TOPIC_SUFFIX = "/status"
+
+
+@dataclass
+class BusSettings:
+    """How to reach the broker."""
+
+    host: str = "127.0.0.1"
+    port: int = 1883
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+    ca_file: str | None = None
+    cert_file: str | None = None
+    key_file: str | None = None
+    tls_insecure: bool = False
+    mqtt5: bool = False
+    keepalive: int = 30
+    client_id: str | None = None
+    reconnect_min: int = 1
+    reconnect_max: int = 30
+    ha_prefix: str | None = "homeassistant"  # None: do not listen to Home Assistant's birth message
+
+
+class TableBus:
+    """One paho client for one table, plus the thread that drains the outbox.
+
+    ``on_command(payload)`` is called from paho's thread for every message on ``cmd``; it must be quick (the
+    daemon only queues it). ``on_connected()`` runs after every (re)connect, ``on_ha_online()`` whenever Home
+    Assistant announces itself.
+    """
+
+    def __init__(
+        self,
+        settings: BusSettings,
+        topics: Topics,
+        journal: Journal,
+        on_command: Callable[[bytes], None],
+        on_connected: Callable[[], None] | None = None,
+        on_ha_online: Callable[[], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.topics = topics
+        self.journal = journal
+        self.on_command = on_command
+        self.on_connected = on_connected
+        self.on_ha_online = on_ha_online
+        self.connected = threading.Event()
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._acked: collections.deque[int] = collections.deque()  # mids from on_publish (paho thread)
+        self._inflight: dict[int, int] = {}  # mid -> seq, owned by the publisher thread
+        self._sent_upto = 0  # highest seq handed to paho in this process
+        self._publisher: threading.Thread | None = None
+        self.client = self._make_client()
+
+    # -- set-up -------------------------------------------------------------------------------------------------
+
+    def _make_client(self) -> mqtt.Client:
+        s = self.settings
+        client_id = s.client_id or f"unolauncher-{self.topics.table_id}"
+        if s.mqtt5:
+            client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=MQTTProtocolVersion.MQTTv5)
+        else:
+            client = mqtt.Client(
+                CallbackAPIVersion.VERSION2,
+                client_id=client_id,
+                protocol=MQTTProtocolVersion.MQTTv311,
+                clean_session=True,
+            )
+        if s.username is not None:
+            client.username_pw_set(s.username, s.password)
+        if s.tls:
+            client.tls_set(ca_certs=s.ca_file, certfile=s.cert_file, keyfile=s.key_file)
+            if s.tls_insecure:
+                client.tls_insecure_set(True)
+        client.will_set(self.topics.status, "offline", qos=1, retain=True)
+        client.reconnect_delay_set(s.reconnect_min, s.reconnect_max)
+        client.max_inflight_messages_set(WINDOW)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_message = self._on_message
+        client.on_publish = self._on_publish
+        return client
+
+    def start(self) -> None:
+        """Connect in the background (retrying with back-off) and start the outbox publisher."""
+        self.client.connect_async(self.settings.host, self.settings.port, keepalive=self.settings.keepalive)
+        self.client.loop_start()
+        self._publisher = threading.Thread(target=self._publish_loop, name="outbox-publisher", daemon=True)
+        self._publisher.start()
+
+    def stop(self, timeout: float = 3.0) -> None:
+        """Say ``offline`` (the Will is not sent on a clean disconnect), then disconnect."""
+        self._stop.set()
+        self._wake.set()
+        if self._publisher:
+            self._publisher.join(timeout)
+        self._drain_acks()
+        if self.connected.is_set():
+            try:
+                self.client.publish(self.topics.status, "offline", qos=1, retain=True).wait_for_publish(timeout)
+            except Exception:
+                log.warning("could not publish offline before disconnecting", exc_info=True)
+        self._drain_acks()
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    # -- paho callbacks (paho's network thread; never let an exception escape) ----------------------------------
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        try:
+            if getattr(reason, "is_failure", False):
+                log.warning("broker refused the connection: %s", reason)
+                return
+            log.info("connected to MQTT broker %s:%s", self.settings.host, self.settings.port)
+            client.publish(self.topics.status, "online", qos=1, retain=True)
+            client.subscribe(self.topics.cmd, qos=1)
+            if self.settings.ha_prefix:
+                client.subscribe(self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, qos=1)
+            self.connected.set()
+            if self.on_connected:
+                self.on_connected()
+            self._wake.set()
+        except Exception:
+            log.exception("error in on_connect")
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        try:
+            self.connected.clear()
+            if not self._stop.is_set():
+                log.warning("lost the MQTT broker (%s); reconnecting with back-off", reason)
+        except Exception:
+            log.exception("error in on_disconnect")
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        try:
+            if message.topic == self.topics.cmd:
+                self.on_command(bytes(message.payload))
+            elif (
+                self.settings.ha_prefix
+                and message.topic == self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX
+                and message.payload.strip() == b"online"
+                and self.on_ha_online
+            ):
+                self.on_ha_online()
+        except Exception:
+            log.exception("error handling a message on %s", message.topic)
+
+    def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
+        try:
+            self._acked.append(mid)  # deque.append is atomic; the publisher thread maps mid -> seq
+            self._wake.set()
+        except Exception:
+            log.exception("error in on_publish")
+
+    # -- publishing ---------------------------------------------------------------------------------------------
+
+    def publish(self, topic: str, payload: Any, retain: bool = False, qos: int = 1) -> None:
+        """Publish JSON (or text) outside the outbox: replies, retained state, discovery. Queued while offline."""
+        data = payload if isinstance(payload, str | bytes) else json.dumps(payload, separators=(",", ":"))
+        self.client.publish(topic, data, qos=qos, retain=retain)
+
+    def kick(self) -> None:
+        """Tell the publisher that the outbox has new rows."""
+        self._wake.set()
+
+    def _drain_acks(self) -> None:
+        delivered = []
+        while self._acked:
+            seq = self._inflight.pop(self._acked.popleft(), None)
+            if seq is not None:
+                delivered.append(seq)
+        if delivered:
+            self.journal.mark_delivered(delivered)
+
+    def _publish_loop(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(1.0)
+            self._wake.clear()
+            try:
+                self._drain_acks()
+                room = WINDOW - len(self._inflight)
+                if room <= 0:
+                    continue
+                for seq, body in self.journal.pending(after_seq=self._sent_upto, limit=room):
+                    info = self.client.publish(self.topics.events, body, qos=1)
+                    self._inflight[info.mid] = seq
+                    self._sent_upto = seq
+                if len(self._inflight) < WINDOW and self.journal.pending(after_seq=self._sent_upto, limit=1):
+                    self._wake.set()
+            except Exception:
+                log.exception("outbox publisher error; retrying")
+                self._stop.wait(0.5)
+
+    def outbox_idle(self) -> bool:
+        """True when every journalled event has been acknowledged by the broker."""
+        return not self._inflight and self.journal.outbox_size() == 0

@@ -1,0 +1,64 @@
+"""MQTT topic names of one table (``unolauncher/<table_id>/...``), as fixed in PROTOCOL.md.
+
+Example::
+
+    topics = Topics("kitchen")
+    topics.cmd        # "unolauncher/kitchen/cmd"
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ROOT = "unolauncher"
+
+
+@dataclass(frozen=True)
+class Topics:
+    """Every topic the daemon publishes or subscribes to."""
+
+    table_id: str
+
+    @property
+    def base(self) -> str:
+        return f"{ROOT}/{self.table_id}"
+
+    @property
+    def status(self) -> str:
+        """Retained ``online`` / ``offline`` (the offline one is also the Last Will)."""
+        return f"{self.base}/status"
+
+    @property
+    def state(self) -> str:
+        """Retained public state of the game."""
+        return f"{self.base}/state"
+
+    @property
+    def events(self) -> str:
+        """Every event, QoS 1, with a gap-free ``seq``."""
+        return f"{self.base}/events"
+
+    @property
+    def cmd(self) -> str:
+        """Commands in."""
+        return f"{self.base}/cmd"
+
+    @property
+    def reply(self) -> str:
+        """One ``{"id", "ok", "code", "message"}`` per command."""
+        return f"{self.base}/reply"
+
+    @property
+    def launcher(self) -> str:
+        """Retained launcher status (motor, lid, magazine estimate, jam)."""
+        return f"{self.base}/launcher"
+
+    @property
+    def sensors(self) -> str:
+        """Retained flat sensor values for Home Assistant."""
+        return f"{self.base}/sensors"
+
+    @property
+    def press(self) -> str:
+        """One message per launcher button press (Home Assistant device trigger)."""
+        return f"{self.base}/press"

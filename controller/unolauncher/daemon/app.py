@@ -1,0 +1,308 @@
+"""The daemon: builds the table from a :class:`Config`, keeps it alive, shuts it down safely.
+
+Start order (READY is sent only when the launcher is up): journal → referee replay → launcher + press handler →
+broker (embedded, if used) → MQTT → table worker → dashboard → ``READY=1``. Stop order: motor off first, then
+the worker, MQTT (``offline``), broker, dashboard, journal.
+
+Example::
+
+    daemon = Daemon(load_config(None), state_dir=Path(".state"))
+    daemon.start()
+    daemon.run_until_stopped()      # returns after request_stop() (SIGTERM/SIGINT in ``unolauncher run``)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from unolauncher import __version__
+from unolauncher.bus.discovery import discovery_messages
+from unolauncher.bus.mqtt import BusSettings, TableBus
+from unolauncher.bus.topics import Topics
+from unolauncher.clock import RealClock
+from unolauncher.daemon.config import Config, ConfigError
+from unolauncher.daemon.mqtt_output import MqttOutput
+from unolauncher.daemon.notify import Notifier
+from unolauncher.daemon.table import Table
+from unolauncher.store.journal import Journal
+
+log = logging.getLogger("unolauncher.daemon")
+
+ENDPOINTS_FILE = "endpoints.json"
+JOURNAL_FILE = "journal.sqlite3"
+
+
+class Daemon:
+    """One table's daemon process (see the module docstring for the order of things)."""
+
+    def __init__(self, config: Config, say: Any = print, notifier: Notifier | None = None) -> None:
+        self.config = config
+        self.say = say
+        self.notifier = notifier or Notifier.from_environment()
+        self.state_dir = Path(config.table.state_dir)
+        self.topics = Topics(config.table.id)
+        self.clock = RealClock()
+        self.stop_requested = threading.Event()
+        self.journal: Journal | None = None
+        self.table: Table | None = None
+        self.bus: TableBus | None = None
+        self.broker: Any = None
+        self.dashboard: Any = None
+        self.launcher: Any = None
+        self.virtual: Any = None
+        self.press_handler: Any = None
+        self.endpoints: dict[str, Any] = {}
+
+    # -- start --------------------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.journal = Journal(self.state_dir / JOURNAL_FILE)
+        from unolauncher.rules.referee import Referee
+
+        self._start_launcher()
+        bus_settings = self._bus_settings()
+        self.bus = TableBus(
+            bus_settings,
+            self.topics,
+            self.journal,
+            on_command=lambda payload: self.table.submit_payload(payload) if self.table else None,
+            on_connected=self._on_connected,
+            on_ha_online=self._publish_discovery,
+        )
+        self.table = Table(
+            self.journal,
+            Referee,
+            MqttOutput(self.bus),
+            launcher=self.launcher,
+            virtual=self.virtual,
+            prepare=self._prepare_command,
+            after_apply=self._sync_ejection,
+        )
+        replayed = self.table.restore()
+        self._sync_ejection()
+        self.say(
+            f"journal: {self.journal.path} ({replayed} command(s) replayed, last event seq {self.journal.last_seq})"
+        )
+        self._wire_press_handler()
+        self.table.start()
+        self.bus.start()
+        self._start_dashboard()
+        self._write_endpoints(ready=True)
+        self.notifier.send("READY=1", f"STATUS=table {self.topics.table_id} ready", f"MAINPID={os.getpid()}")
+        self.say(f"ready: table {self.topics.table_id}, MQTT {bus_settings.host}:{bus_settings.port}")
+
+    def _start_launcher(self) -> None:
+        from unolauncher.launcher.factory import LauncherSetupError, create_launcher
+
+        settings = {k: v for k, v in vars(self.config.launcher).items() if v is not None and k != "seed"}
+        try:
+            self.launcher, self.virtual = create_launcher(settings, self.clock)
+        except (LauncherSetupError, ValueError) as exc:
+            raise ConfigError(f"launcher: {exc}") from None
+        if self.virtual is not None:
+            self.say(
+                'launcher: VIRTUAL (no GPIO here, or backend = "virtual"): presses come from the dashboard or '
+                'the "press" command; no motor will turn'
+            )
+        else:
+            self.say(f"launcher: {self.launcher.status().backend}")
+
+    def _wire_press_handler(self) -> None:
+        from unolauncher.launcher.factory import create_model
+        from unolauncher.launcher.press import PressHandler
+
+        assert self.table is not None
+        table = self.table
+        self.press_handler = PressHandler(
+            self.launcher,
+            create_model({"preset": self.config.launcher.preset}, self.launcher),
+            who_may_hit=table.hitter,
+            on_hit=table.on_hit,
+            on_event=table.on_launcher_event,
+            lockout=self.config.table.lockout,
+        )
+        self._sync_ejection()
+
+    def _bus_settings(self) -> BusSettings:
+        b = self.config.broker
+        password = b.password
+        if b.password_file:
+            try:
+                password = Path(b.password_file).read_text(encoding="utf-8").strip()
+            except OSError as exc:
+                raise ConfigError(f"broker.password_file {b.password_file} cannot be read: {exc.strerror}") from None
+        if b.use_embedded:
+            from unolauncher.bus.broker import WS_PATH, EmbeddedBroker
+
+            self.broker = EmbeddedBroker(host=b.listen, port=b.port, ws_port=b.ws_port)
+            try:
+                self.broker.start()
+            except Exception as exc:
+                raise ConfigError(
+                    f"broker.port/broker.ws_port: the embedded broker cannot listen on {b.listen}:{b.port} and "
+                    f":{b.ws_port} ({exc}); pick free ports or 0"
+                ) from None
+            host, port = ("127.0.0.1" if b.listen in ("0.0.0.0", "") else b.listen), self.broker.port
+            ws_url = b.ws_url or f"ws://{{host}}:{self.broker.ws_port}{WS_PATH}"
+            self.say(f"broker: embedded amqtt, mqtt://{host}:{port} and ws://{b.listen}:{self.broker.ws_port}{WS_PATH}")
+            mqtt5 = False  # amqtt speaks 3.1.1 only
+        else:
+            assert b.host is not None
+            host, port = b.host, b.port
+            ws_url = b.ws_url or f"ws://{{host}}:9001{'/mqtt'}"
+            mqtt5 = b.protocol in ("auto", "5")
+            self.say(f"broker: {host}:{port} (MQTT {'5' if mqtt5 else '3.1.1'}{', TLS' if b.tls else ''})")
+        self.endpoints.update({"mqtt_host": host, "mqtt_port": port, "ws_url": ws_url})
+        return BusSettings(
+            host=host,
+            port=port,
+            username=b.username,
+            password=password,
+            tls=b.tls,
+            ca_file=b.ca_file,
+            cert_file=b.cert_file,
+            key_file=b.key_file,
+            tls_insecure=b.tls_insecure,
+            mqtt5=mqtt5,
+            keepalive=b.keepalive,
+            client_id=b.client_id,
+            reconnect_min=b.reconnect_min,
+            reconnect_max=b.reconnect_max,
+            ha_prefix=self.config.homeassistant.prefix if self.config.homeassistant.enabled else None,
+        )
+
+    def _start_dashboard(self) -> None:
+        d = self.config.dashboard
+        if not d.enabled:
+            return
+        try:
+            from unolauncher.web.server import DashboardServer
+        except ImportError:
+            self.say("dashboard: not available in this build")
+            return
+        self.dashboard = DashboardServer(
+            host=d.host,
+            port=d.port,
+            config={
+                "mqtt_url": self.endpoints["ws_url"],
+                "table": self.topics.table_id,
+                "base": self.topics.base + "/",
+                "launcher": "virtual" if self.virtual is not None else "real",
+            },
+        )
+        try:
+            self.dashboard.start()
+        except OSError as exc:
+            raise ConfigError(f"dashboard.port: cannot listen on {d.host}:{d.port} ({exc.strerror})") from None
+        self.endpoints["dashboard_url"] = self.dashboard.url
+        self.say(f"dashboard: {self.dashboard.url}")
+
+    def _write_endpoints(self, ready: bool) -> None:
+        """``<state_dir>/endpoints.json``: the ports actually used (port 0 = chosen at start) and our pid."""
+        data = {**self.endpoints, "pid": os.getpid(), "table": self.topics.table_id, "ready": ready}
+        tmp = self.state_dir / (ENDPOINTS_FILE + ".tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(self.state_dir / ENDPOINTS_FILE)
+
+    # -- hooks the table and the bus call -----------------------------------------------------------------------
+
+    def _prepare_command(self, command: dict[str, Any]) -> dict[str, Any]:
+        """Fill in what a phone's ``new_game`` leaves out: a secret random seed and the configured preset.
+
+        The filled-in command is what is journalled, so a replay is still exact.
+        """
+        if command.get("type") != "new_game":
+            return command
+        command = dict(command)
+        if "seed" not in command:
+            seed = self.config.launcher.seed
+            command["seed"] = seed if seed is not None else secrets.randbelow(2**62)
+        options = command.get("options")
+        if (options is None or isinstance(options, dict)) and self.config.launcher.preset != "classic":
+            command["options"] = {"ejection_preset": self.config.launcher.preset, **(options or {})}
+        return command
+
+    def _sync_ejection(self) -> None:
+        """Make the press handler plan press *i* from the referee's ejection state (seeded by the game).
+
+        The referee advances its model on every accepted hit; copying its state here after each command keeps
+        the press handler's next plan equal to the referee's ``next_fire_plan()``. Called by the worker only.
+        """
+        handler, table = self.press_handler, self.table
+        if handler is None or table is None:
+            return
+        state = table.referee_ejection_state()
+        if state is None or state == handler.state:
+            return
+        if handler.model.preset != state.get("preset"):
+            from unolauncher.launcher.factory import create_model
+
+            handler.model = create_model({"preset": state.get("preset")}, self.launcher)
+        handler.restore(state)
+
+    def _on_connected(self) -> None:
+        """After every (re)connect: retained state, launcher status and discovery (paho's thread)."""
+        assert self.bus is not None and self.table is not None
+        self.bus.publish(self.topics.state, self.table.snapshot(), retain=True)
+        if self.launcher is not None:
+            self.bus.publish(self.topics.launcher, self.launcher.status().to_json(), retain=True)
+        self._publish_discovery()
+
+    def _publish_discovery(self) -> None:
+        ha = self.config.homeassistant
+        if not ha.enabled or self.bus is None:
+            return
+        for topic, payload in discovery_messages(self.topics, ha.prefix, __version__):
+            self.bus.publish(topic, payload, retain=True)
+
+    # -- run and stop -------------------------------------------------------------------------------------------
+
+    def request_stop(self) -> None:
+        """Signal-safe: motor off now, then let the main loop finish."""
+        self.motor_off()
+        self.stop_requested.set()
+
+    def motor_off(self) -> None:
+        if self.launcher is not None:
+            try:
+                self.launcher.stop()
+            except Exception:
+                log.exception("launcher.stop() failed")
+
+    def run_until_stopped(self) -> None:
+        """The main loop: watchdog pings while the worker lives; returns when a stop was requested."""
+        interval = self.notifier.watchdog_interval() or 5.0
+        while not self.stop_requested.wait(min(interval, 1.0)):
+            if self.table is not None and not self.table.alive():
+                log.error("the table worker died; stopping so systemd restarts us")
+                break
+            self.notifier.send("WATCHDOG=1")
+
+    def shutdown(self) -> None:
+        """Every exit path comes here: motor off first, then everything else, each step guarded."""
+        self.motor_off()
+        self.notifier.send("STOPPING=1")
+        steps = [
+            ("table", lambda: self.table.stop() if self.table else None),
+            ("bus", lambda: self.bus.stop() if self.bus else None),
+            ("broker", lambda: self.broker.stop() if self.broker else None),
+            ("dashboard", lambda: self.dashboard.stop() if self.dashboard else None),
+            ("launcher", lambda: self.launcher.close() if self.launcher else None),
+            ("journal", lambda: self.journal.close() if self.journal else None),
+        ]
+        for name, step in steps:
+            started = time.monotonic()
+            try:
+                step()
+            except Exception:
+                log.exception("error while stopping the %s", name)
+            if time.monotonic() - started > 2:
+                log.warning("stopping the %s took %.1f s", name, time.monotonic() - started)

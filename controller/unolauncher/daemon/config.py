@@ -1,0 +1,274 @@
+"""The daemon's configuration: a TOML file, every key known, every bad key refused by name.
+
+``docs/configuration.md`` documents each key; :data:`SCHEMA` is the single source of the names, types and
+defaults. A missing default file means "all defaults" (a developer's machine); a file given explicitly must exist.
+
+Example::
+
+    config = load_config(Path("/etc/unolauncher/config.toml"), explicit=False)
+    config.broker.port        # 1883
+    config.table.id           # "table1"
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PATH = Path("/etc/unolauncher/config.toml")
+
+
+class ConfigError(ValueError):
+    """A configuration problem, worded as one sentence that names the key."""
+
+
+def _port(key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
+        raise ConfigError(f"{key} must be a port number 0-65535 (0 = pick a free port), got {value!r}")
+    return value
+
+
+def _str(key: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{key} must be a string, got {value!r}")
+    return value
+
+
+def _bool(key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{key} must be true or false, got {value!r}")
+    return value
+
+
+def _int(key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{key} must be an integer, got {value!r}")
+    return value
+
+
+def _number(key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(f"{key} must be a number, got {value!r}")
+    return value
+
+
+def _table(key: str, value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{key} must be a table ({{ key = value, ... }}), got {value!r}")
+    return value
+
+
+def _positive(key: str, value: Any) -> int:
+    value = _int(key, value)
+    if value <= 0:
+        raise ConfigError(f"{key} must be a positive integer, got {value!r}")
+    return value
+
+
+def _choice(*options: str) -> Any:
+    def check(key: str, value: Any) -> str:
+        if value not in options:
+            raise ConfigError(f"{key} must be one of {', '.join(options)}, got {value!r}")
+        return str(value)
+
+    return check
+
+
+def _table_id(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", value):
+        raise ConfigError(f"{key} must be 1-64 letters, digits, '-' or '_' (it is an MQTT topic level), got {value!r}")
+    return value
+
+
+# section -> key -> checker. Defaults live in the dataclasses below (None means "not set"); a test keeps the two
+# in step.
+SCHEMA: dict[str, dict[str, Any]] = {
+    "table": {
+        "id": _table_id,
+        "state_dir": _str,
+        "lockout": _bool,
+    },
+    "broker": {
+        "embedded": _bool,
+        "host": _str,
+        "port": _port,
+        "ws_port": _port,
+        "ws_url": _str,
+        "listen": _str,
+        "username": _str,
+        "password": _str,
+        "password_file": _str,
+        "tls": _bool,
+        "ca_file": _str,
+        "cert_file": _str,
+        "key_file": _str,
+        "tls_insecure": _bool,
+        "protocol": _choice("auto", "5", "3.1.1"),
+        "keepalive": _positive,
+        "client_id": _str,
+        "reconnect_min": _positive,
+        "reconnect_max": _positive,
+    },
+    # Value ranges of the launcher keys are checked by unolauncher.launcher.factory when the launcher starts.
+    "launcher": {
+        "backend": _choice("auto", "virtual", "gpio", "serial"),
+        "preset": _str,
+        "custom": _table,
+        "seed": _int,
+        "magazine": _int,
+        "pins": _table,
+        "pins_file": _str,
+        "pin_factory": _str,
+        "serial_port": _str,
+        "jam_timeout_s": _number,
+        "max_run_s": _number,
+        "settle_ms": _int,
+        "retract_ms": _int,
+        "retract_power": _number,
+        "debounce_ms": _int,
+        "lid_debounce_ms": _int,
+        "pwm_frequency": _int,
+        "virtual": _table,
+    },
+    "dashboard": {
+        "enabled": _bool,
+        "host": _str,
+        "port": _port,
+    },
+    "homeassistant": {
+        "enabled": _bool,
+        "prefix": _str,
+    },
+}
+
+
+@dataclass
+class TableConfig:
+    id: str = "table1"
+    state_dir: str = "/var/lib/unolauncher"
+    lockout: bool = True
+
+
+@dataclass
+class BrokerConfig:
+    embedded: bool | None = None
+    host: str | None = None
+    port: int = 1883
+    ws_port: int = 9001
+    ws_url: str | None = None
+    listen: str = "127.0.0.1"
+    username: str | None = None
+    password: str | None = None
+    password_file: str | None = None
+    tls: bool = False
+    ca_file: str | None = None
+    cert_file: str | None = None
+    key_file: str | None = None
+    tls_insecure: bool = False
+    protocol: str = "auto"
+    keepalive: int = 30
+    client_id: str | None = None
+    reconnect_min: int = 1
+    reconnect_max: int = 30
+
+    @property
+    def use_embedded(self) -> bool:
+        """Embedded broker unless one is configured: ``embedded`` wins, else "no ``host`` given"."""
+        return self.embedded if self.embedded is not None else self.host is None
+
+
+@dataclass
+class LauncherConfig:
+    backend: str = "auto"
+    preset: str = "classic"
+    custom: dict[str, Any] | None = None
+    seed: int | None = None
+    magazine: int = 40
+    pins: dict[str, Any] | None = None
+    pins_file: str | None = None
+    pin_factory: str | None = None
+    serial_port: str | None = None
+    jam_timeout_s: float | None = None
+    max_run_s: float | None = None
+    settle_ms: int | None = None
+    retract_ms: int | None = None
+    retract_power: float | None = None
+    debounce_ms: int | None = None
+    lid_debounce_ms: int | None = None
+    pwm_frequency: int | None = None
+    virtual: dict[str, Any] | None = None
+
+
+@dataclass
+class DashboardConfig:
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = 8080
+
+
+@dataclass
+class HomeAssistantConfig:
+    enabled: bool = True
+    prefix: str = "homeassistant"
+
+
+@dataclass
+class Config:
+    """The whole configuration (defaults for everything)."""
+
+    table: TableConfig = field(default_factory=TableConfig)
+    broker: BrokerConfig = field(default_factory=BrokerConfig)
+    launcher: LauncherConfig = field(default_factory=LauncherConfig)
+    dashboard: DashboardConfig = field(default_factory=DashboardConfig)
+    homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
+    source: str = "defaults"
+
+
+def parse_config(data: dict[str, Any], source: str = "config") -> Config:
+    """Check a parsed TOML document against :data:`SCHEMA`; raise :class:`ConfigError` naming the first bad key."""
+    config = Config(source=source)
+    for section, values in data.items():
+        if section not in SCHEMA:
+            raise ConfigError(f"unknown section [{section}] (known: {', '.join(SCHEMA)})")
+        if not isinstance(values, dict):
+            raise ConfigError(f"{section} must be a [{section}] table, got {values!r}")
+        target = getattr(config, section)
+        for key, value in values.items():
+            if key not in SCHEMA[section]:
+                known = ", ".join(SCHEMA[section])
+                raise ConfigError(f"unknown key {section}.{key} (known in [{section}]: {known})")
+            checker = SCHEMA[section][key]
+            setattr(target, key, checker(f"{section}.{key}", value))
+    broker = config.broker
+    if broker.embedded is False and broker.host is None:
+        raise ConfigError("broker.host must be set when broker.embedded is false")
+    if broker.reconnect_max < broker.reconnect_min:
+        raise ConfigError("broker.reconnect_max must not be smaller than broker.reconnect_min")
+    if broker.password is not None and broker.password_file is not None:
+        raise ConfigError("broker.password and broker.password_file are exclusive; set only one")
+    return config
+
+
+def load_config(path: Path | None) -> Config:
+    """Load ``path``; with ``None`` use :data:`DEFAULT_PATH` if it exists, else defaults.
+
+    An explicitly named file that does not exist is an error.
+    """
+    if path is None:
+        if not DEFAULT_PATH.exists():
+            return Config(source="defaults (no /etc/unolauncher/config.toml)")
+        path = DEFAULT_PATH
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"config file {path} does not exist") from None
+    except OSError as exc:
+        raise ConfigError(f"config file {path} cannot be read: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    return parse_config(data, source=str(path))

@@ -1,0 +1,45 @@
+"""The table's output over MQTT: replies, retained state and sensors, the outbox kick, resends.
+
+Example::
+
+    output = MqttOutput(bus)
+    table = Table(journal, Referee, output)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from unolauncher.bus.mqtt import TableBus
+
+
+class MqttOutput:
+    """Implements :class:`unolauncher.daemon.table.TableOutput` on a :class:`TableBus`."""
+
+    def __init__(self, bus: TableBus) -> None:
+        self.bus = bus
+        self.topics = bus.topics
+
+    def events_journalled(self) -> None:
+        self.bus.kick()
+
+    def reply(self, payload: dict[str, Any]) -> None:
+        self.bus.publish(self.topics.reply, payload)
+
+    def state(self, public_state: dict[str, Any]) -> None:
+        self.bus.publish(self.topics.state, public_state, retain=True)
+
+    def launcher_status(self, status: dict[str, Any]) -> None:
+        self.bus.publish(self.topics.launcher, status, retain=True)
+
+    def press(self, press: dict[str, Any]) -> None:
+        self.bus.publish(self.topics.press, press)
+
+    def sensors(self, values: dict[str, Any]) -> None:
+        self.bus.publish(self.topics.sensors, values, retain=True)
+
+    def resend(self, events: list[dict[str, Any]]) -> None:
+        # Straight to paho, not through the outbox: these were delivered once already; consumers dedupe by seq.
+        for event in events:
+            self.bus.publish(self.topics.events, json.dumps(event, separators=(",", ":"), sort_keys=True))

@@ -1,0 +1,183 @@
+"""The table's journal and outbox in one SQLite file (WAL).
+
+Every accepted command, every event and every launcher note is appended here *before* anything else depends
+on it. Two counters are gap-free:
+
+- ``pos``: the journal position of every entry (commands, events, notes), in the order they happened;
+- ``seq``: the event number published on MQTT (events only).
+
+The outbox is the set of event ``seq`` numbers the broker has not acknowledged yet; the publisher drains it in
+``seq`` order and deletes a row on PUBACK. A restart rebuilds the referee by re-applying the journalled
+commands (:meth:`Journal.commands`) and publishes whatever is still in the outbox.
+
+Example::
+
+    journal = Journal(Path("/var/lib/unolauncher/journal.sqlite3"))
+    events = journal.append_command({"type": "new_game", ...}, [{"type": "game_started"}])
+    assert events[0]["seq"] == 1
+    journal.mark_delivered([1])
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS journal (
+    pos  INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('command', 'event', 'note')),
+    seq  INTEGER UNIQUE,
+    ts   REAL NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY);
+"""
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+
+
+class Journal:
+    """Append-only journal plus outbox. One instance per thread that writes (SQLite connections are not shared).
+
+    ``synchronous`` is ``FULL`` by default: a commit survives a power cut, which is the point of the journal
+    (WAL + FULL costs one fsync of the WAL per transaction).
+
+    Example::
+
+        journal = Journal(path)
+        journal.append_note({"type": "ejection_state", "state": {...}})
+        for command in journal.commands():
+            referee.handle(command)
+    """
+
+    def __init__(self, path: Path, synchronous: str = "FULL") -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # check_same_thread=False + our own lock: the daemon's worker writes, the publisher reads and deletes.
+        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30)
+        self._lock = threading.Lock()
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(f"PRAGMA synchronous={synchronous}")
+        self._db.executescript(SCHEMA)
+        row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
+        self._last_seq = int(row[0])
+
+    # -- writing ------------------------------------------------------------------------------------------------
+
+    @property
+    def last_seq(self) -> int:
+        """The ``seq`` of the newest event (0 when there is none)."""
+        return self._last_seq
+
+    def append_command(self, command: dict[str, Any], events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Append an accepted command and the events it produced in one transaction.
+
+        Returns the events with ``seq`` and ``ts`` added (the form published on MQTT); they are in the outbox.
+        """
+        return self._append(command, list(events))
+
+    def append_events(self, events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Append events that no command caused (launcher events: jam, ignored press, ...)."""
+        return self._append(None, list(events))
+
+    def append_note(self, note: dict[str, Any]) -> None:
+        """Append an internal record that is neither replayed nor published (e.g. ejection-model state)."""
+        with self._lock:
+            self._db.execute("INSERT INTO journal (kind, ts, body) VALUES ('note', ?, ?)", (time.time(), _dumps(note)))
+
+    def _append(self, command: dict[str, Any] | None, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        now = time.time()
+        stamped: list[dict[str, Any]] = []
+        with self._lock:
+            seq = self._last_seq
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                if command is not None:
+                    self._db.execute(
+                        "INSERT INTO journal (kind, ts, body) VALUES ('command', ?, ?)", (now, _dumps(command))
+                    )
+                for event in events:
+                    seq += 1
+                    full = {**event, "seq": seq, "ts": round(now, 3)}
+                    self._db.execute(
+                        "INSERT INTO journal (kind, seq, ts, body) VALUES ('event', ?, ?, ?)",
+                        (seq, now, _dumps(full)),
+                    )
+                    self._db.execute("INSERT INTO outbox (seq) VALUES (?)", (seq,))
+                    stamped.append(full)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._last_seq = seq
+        return stamped
+
+    def mark_delivered(self, seqs: Iterable[int]) -> None:
+        """Remove acknowledged events from the outbox."""
+        rows = [(s,) for s in seqs]
+        if not rows:
+            return
+        with self._lock:
+            self._db.executemany("DELETE FROM outbox WHERE seq = ?", rows)
+
+    # -- reading ------------------------------------------------------------------------------------------------
+
+    def commands(self, upto_pos: int | None = None) -> Iterator[dict[str, Any]]:
+        """The accepted commands in journal order (optionally only those at positions ≤ ``upto_pos``)."""
+        limit = upto_pos if upto_pos is not None else 2**62
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT body FROM journal WHERE kind = 'command' AND pos <= ? ORDER BY pos", (limit,)
+            ).fetchall()
+        for (body,) in rows:
+            yield json.loads(body)
+
+    def entries(self) -> list[tuple[int, str, int | None, dict[str, Any]]]:
+        """Every entry as ``(pos, kind, seq, body)`` in order (for tests, audits and the ``journal`` tools)."""
+        with self._lock:
+            rows = self._db.execute("SELECT pos, kind, seq, body FROM journal ORDER BY pos").fetchall()
+        return [(int(p), str(k), None if s is None else int(s), json.loads(b)) for p, k, s, b in rows]
+
+    def last_note(self, note_type: str) -> dict[str, Any] | None:
+        """The newest note whose ``type`` is ``note_type``."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT body FROM journal WHERE kind = 'note' AND json_extract(body, '$.type') = ? "
+                "ORDER BY pos DESC LIMIT 1",
+                (note_type,),
+            ).fetchall()
+        return json.loads(rows[0][0]) if rows else None
+
+    def events(self, from_seq: int = 1, limit: int = 1000) -> list[dict[str, Any]]:
+        """Events with ``seq >= from_seq`` in order (the ``resend`` command uses this)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT body FROM journal WHERE seq >= ? ORDER BY seq LIMIT ?", (from_seq, limit)
+            ).fetchall()
+        return [json.loads(b) for (b,) in rows]
+
+    def pending(self, after_seq: int = 0, limit: int = 100) -> list[tuple[int, str]]:
+        """Undelivered events with ``seq > after_seq`` as ``(seq, json text)``, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT j.seq, j.body FROM outbox o JOIN journal j ON j.seq = o.seq WHERE o.seq > ? "
+                "ORDER BY o.seq LIMIT ?",
+                (after_seq, limit),
+            ).fetchall()
+        return [(int(s), str(b)) for s, b in rows]
+
+    def outbox_size(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,64 @@
+"""Drive a real game through a running daemon: bots choose moves, hits come from virtual launcher presses.
+
+A mirror referee in the test process receives the same accepted commands (for a press: the ``hit`` with the
+cards the daemon's referee reported), so at any point the mirror's public state is what the daemon's must be.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from support.daemon import TableClient
+from support.net import wait_until
+from unolauncher.rules.bots import Bot
+from unolauncher.rules.referee import Referee
+
+NEW_GAME: dict[str, Any] = {
+    "type": "new_game",
+    "ruleset": "attack",
+    "players": ["ann", "bob", "cy"],
+    "seed": 2026,
+    "mode": "full",
+}
+
+
+def start_game(table: TableClient, mirror: Referee, seed: int = 2026) -> None:
+    command = {**NEW_GAME, "seed": seed}
+    reply = table.command(command)
+    assert reply["ok"], reply
+    mirror.handle(command)
+
+
+def hit_event_after(table: TableClient, seq: int) -> dict[str, Any] | None:
+    for event in table.ordered_events():
+        if event["seq"] > seq and event["type"] == "hit":
+            return event
+    return None
+
+
+def play_steps(table: TableClient, mirror: Referee, bot: Bot, steps: int) -> int:
+    """Play up to ``steps`` moves; returns how many were presses (hits through the launcher)."""
+    presses = 0
+    for _ in range(steps):
+        command = bot.next_command(mirror)
+        if command is None:
+            break
+        if command["type"] == "hit":
+            before = table.last_seq()
+            reply = table.command({"type": "press"})
+            assert reply["ok"], reply
+            assert wait_until(lambda: hit_event_after(table, before) is not None, 10), "the press produced no hit"
+            hit = hit_event_after(table, before)
+            assert hit is not None
+            assert mirror.handle({"type": "hit", "player": hit["player"], "cards": hit["cards"]})[0]["type"] == "hit"
+            presses += 1
+        else:
+            reply = table.command(command)
+            assert reply["ok"], (command, reply)
+            mirror.handle(command)
+    return presses
+
+
+def public(state: dict[str, Any]) -> dict[str, Any]:
+    """The retained state without the daemon's ``seq`` field, for comparison with a mirror referee."""
+    return {k: v for k, v in state.items() if k != "seq"}
