@@ -47,7 +47,7 @@ def play_steps(table: TableClient, mirror: Referee, bot: Bot, steps: int) -> int
             before = table.last_seq()
             reply = table.command({"type": "press"})
             assert reply["ok"], reply
-            assert wait_until(lambda: hit_event_after(table, before) is not None, 10), "the press produced no hit"
+            assert wait_until(lambda b=before: hit_event_after(table, b) is not None, 10), "the press produced no hit"
             hit = hit_event_after(table, before)
             assert hit is not None
             assert mirror.handle({"type": "hit", "player": hit["player"], "cards": hit["cards"]})[0]["type"] == "hit"

@@ -52,12 +52,15 @@ def test_game_over_embedded_broker_observed_over_websocket(tmp_path: Path) -> No
 
 
 def test_game_over_mosquitto_with_mqtt5_observer(tmp_path: Path) -> None:
-    with Mosquitto() as broker, DaemonProcess(tmp_path, broker_port=broker.port) as daemon:
-        with TableClient("127.0.0.1", broker.port, daemon.table, mqtt5=True, name="observer") as observer:
-            _check_game(daemon, observer)
-            assert daemon.stop() == 0
-            # a clean stop publishes offline itself (the Will is not sent on a clean disconnect)
-            assert wait_until(lambda: observer.status == "offline", 5)
+    with (
+        Mosquitto() as broker,
+        DaemonProcess(tmp_path, broker_port=broker.port) as daemon,
+        TableClient("127.0.0.1", broker.port, daemon.table, mqtt5=True, name="observer") as observer,
+    ):
+        _check_game(daemon, observer)
+        assert daemon.stop() == 0
+        # a clean stop publishes offline itself (the Will is not sent on a clean disconnect)
+        assert wait_until(lambda: observer.status == "offline", 5)
 
 
 def test_explicit_missing_config_file_is_an_error(tmp_path: Path) -> None:
