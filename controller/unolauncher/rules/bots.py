@@ -31,59 +31,75 @@ _TARGETED = {"wild attack-attack", "blue trade-hands", "red trade-hands", "green
 class Bot:
     """A table's worth of bot players sharing one strategy (random-legal or greedy)."""
 
-    def __init__(self, strategy: str = "random", seed: int = 0, uno_rate: float = 0.9) -> None:
+    def __init__(
+        self, strategy: str = "random", seed: int = 0, uno_rate: float = 0.9, renege_rate: float = 0.0
+    ) -> None:
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
         self.strategy = strategy
         self.rng = random.Random(seed)
         self.uno_rate = uno_rate if strategy == "random" else 1.0
+        self.renege_rate = renege_rate  # how often to draw/hit although a card could be played
 
     def next_command(self, ref: Referee) -> dict[str, Any] | None:
         """The next command to send, or ``None`` when the game is over (or nothing can be done)."""
         s = ref.state
-        if s.phase == BETWEEN:
-            return {"type": "next_round"}
         if s.phase != PLAYING:
-            return None
+            return {"type": "next_round"} if s.phase == BETWEEN else None
         players = s.players
         if s.pending is not None:
-            who = players[s.pending["player"]]
-            kind = s.pending["kind"]
-            if kind == "challenge":
-                return {"type": "challenge" if self.rng.random() < 0.25 else "accept", "player": who}
-            if kind == "color":
-                return {"type": "choose", "player": who, "color": self._color(s.hands[s.pending["player"]])}
-            if kind == "target":
-                return {"type": "choose", "player": who, "target": players[self._target(ref, s.pending["player"])]}
-            return None
+            return self._answer(ref)
         if s.owed:
             return {"type": "hit", "player": players[s.owed[0][0]]}
         seat = s.current
         who = players[seat]
         hand = s.hands[seat]
-        playable = self._playable(ref, hand)
-        if playable and len(hand) == 2 and not s.declared[seat] and self.rng.random() < self.uno_rate:
+        # Playable cards (inlined for speed: this runs once per simulated step).
+        if s.drawn is not None:
+            playable = [s.drawn]
+        else:
+            color = s.color
+            top_face = CARD_INFO[s.discard[-1]][1]
+            if color is None:
+                playable = list(hand)
+            else:
+                playable = [c for c in hand if (i := CARD_INFO[c])[0] is None or i[0] == color or i[1] == top_face]
+            if len(hand) == 1 and playable and playable[0].endswith("trade-hands"):
+                playable = []  # ATK-10
+        rng = self.rng
+        if not playable or (self.renege_rate and rng.random() < self.renege_rate):
+            if RULESETS[s.ruleset].attack:
+                return {"type": "pass" if s.chain else "hit", "player": who}
+            return {"type": "pass" if s.drew else "draw", "player": who}
+        if len(hand) == 2 and self.uno_rate and not s.declared[seat] and rng.random() < self.uno_rate:
             return {"type": "uno", "player": who}
-        attack = RULESETS[s.ruleset].attack
-        if attack:
-            other = {"type": "pass", "player": who} if s.chain else {"type": "hit", "player": who}
-        else:
-            other = {"type": "pass", "player": who} if s.drew else {"type": "draw", "player": who}
-        if not playable:
-            return other
         if self.strategy == "random":
-            pick = self.rng.randrange(len(playable) + 1)
-            if pick == len(playable):
-                return other
-            card = playable[pick]
+            card = playable[int(rng.random() * len(playable))]
         else:
-            card = max(playable, key=lambda c: (CARD_INFO[c][0] is not None, RULESETS[s.ruleset].values[c]))
+            values = RULESETS[s.ruleset].values
+            card = max(playable, key=lambda c: (CARD_INFO[c][0] is not None, values[c]))
+        if CARD_INFO[card][0] is not None and card not in _TARGETED:
+            return {"type": "play", "player": who, "card": card}
         cmd: dict[str, Any] = {"type": "play", "player": who, "card": card}
         if CARD_INFO[card][0] is None:
-            cmd["color"] = self._color([c for c in hand if c != card])
+            cmd["color"] = self._color(hand, card)
         if card in _TARGETED or (card == "wild customizable" and s.options["customizable"] is not None):
             cmd["target"] = players[self._target(ref, seat)]
         return cmd
+
+    def _answer(self, ref: Referee) -> dict[str, Any] | None:
+        s = ref.state
+        assert s.pending is not None
+        seat = s.pending["player"]
+        who = s.players[seat]
+        kind = s.pending["kind"]
+        if kind == "challenge":
+            return {"type": "challenge" if self.rng.random() < 0.25 else "accept", "player": who}
+        if kind == "color":
+            return {"type": "choose", "player": who, "color": self._color(s.hands[seat], None)}
+        if kind == "target":
+            return {"type": "choose", "player": who, "target": s.players[self._target(ref, seat)]}
+        return None
 
     def catch(self, ref: Referee) -> dict[str, Any] | None:
         """If someone forgot to call UNO, another player may catch them (half the time for random bots)."""
@@ -96,30 +112,15 @@ class Bot:
         return {"type": "catch", "player": s.players[catcher], "target": s.players[s.uno_exposed]}
 
     # -- helpers --------------------------------------------------------------------------------------------
-    def _playable(self, ref: Referee, hand: list[str]) -> list[str]:
-        s = ref.state
-        if s.drawn is not None:
-            return [s.drawn]
-        color = s.color
-        top_face = CARD_INFO[s.discard[-1]][1]
-        out = []
-        for card in hand:
-            c, face = CARD_INFO[card]
-            if c is None or color is None or c == color or face == top_face:
-                if face == "trade-hands" and len(hand) == 1:
-                    continue  # ATK-10
-                out.append(card)
-        return out
-
-    def _color(self, hand: list[str]) -> str:
+    def _color(self, hand: list[str], without: str | None) -> str:
         if self.strategy == "greedy":
             counts = dict.fromkeys(COLORS, 0)
             for card in hand:
                 c = CARD_INFO[card][0]
-                if c is not None:
+                if c is not None and card != without:
                     counts[c] += 1
             return max(COLORS, key=lambda c: counts[c])
-        return COLORS[self.rng.randrange(4)]
+        return COLORS[int(self.rng.random() * 4)]
 
     def _target(self, ref: Referee, seat: int) -> int:
         s = ref.state

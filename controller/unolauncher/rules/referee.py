@@ -94,14 +94,11 @@ class Referee:
     # ==================================================================================================
     def handle(self, command: Any) -> list[Event]:
         """Apply one command; return its events (a refusal is exactly one ``rejected`` event)."""
-        if type(command) is not dict:
-            return [_rejected(command, "not_an_object", "A command must be a JSON object with a type.")]
-        kind = command.get("type")
-        handler = _HANDLERS.get(kind) if type(kind) is str else None
-        if handler is None:
-            if kind is None:
-                return [_rejected(command, "missing_type", "The command has no type field.")]
-            return [_rejected(command, "unknown_command", f"Unknown command type {_short(kind)}.")]
+        try:
+            kind = command["type"]
+            handler = _HANDLERS[kind]
+        except Exception:  # not an object, no type, unknown or unhashable type
+            return [_malformed(command)]
         if kind == "undo":
             return self._undo(command)
         try:
@@ -111,7 +108,8 @@ class Referee:
         except Exception as exc:  # a bug must not crash the table: restore the last good state and say so
             self._rebuild(self._history)
             return [_rejected(command, "internal_error", f"The referee failed on this command ({type(exc).__name__}).")]
-        self._history.append(_keep(command))
+        nested = kind in _NESTED_COMMANDS or "discarded" in command
+        self._history.append(_copy_json(command) if nested else dict(command))
         return events
 
     def public_state(self) -> dict[str, Any]:
@@ -635,13 +633,16 @@ class Referee:
 
     def _pass_turn(self, seat: int, skips: int, events: list[Event], announce_skips: bool = True) -> None:
         s = self._s
-        if announce_skips:
+        n = len(s.players)
+        if skips and announce_skips:
             for k in range(1, skips + 1):
-                events.append({"type": "skipped", "player": s.players[s.step(seat, k)]})
-        s.chain, s.chain_skips = False, 0
-        s.drew, s.drawn = False, None
-        s.current = s.step(seat, 1 + skips)
-        events.append({"type": "turn", "player": s.players[s.current]})
+                events.append({"type": "skipped", "player": s.players[(seat + s.direction * k) % n]})
+        s.chain = False
+        s.chain_skips = 0
+        s.drew = False
+        s.drawn = None
+        s.current = nxt = (seat + s.direction * (1 + skips)) % n
+        events.append({"type": "turn", "player": s.players[nxt]})
 
     def _add_owed(self, seat: int, hits: int, until_card: bool, events: list[Event], front: bool) -> None:
         s = self._s
@@ -1180,6 +1181,9 @@ _HANDLERS = {
     "undo": Referee._undo,  # special-cased in handle()
 }
 COMMAND_TYPES = tuple(_HANDLERS)
+# Commands whose nested fields the referee reads: the undo history keeps a deep copy of these (a shallow copy
+# of the others), so a caller that reuses its dicts cannot change history.
+_NESTED_COMMANDS = frozenset({"new_game", "next_round", "score"})
 
 
 # ======================================================================================================
@@ -1300,6 +1304,15 @@ def _check_starter(starter: Any, rs: Ruleset) -> None:
 # ======================================================================================================
 # small helpers
 # ======================================================================================================
+def _malformed(command: Any) -> Event:
+    if type(command) is not dict:
+        return _rejected(command, "not_an_object", "A command must be a JSON object with a type.")
+    kind = command.get("type")
+    if kind is None:
+        return _rejected(command, "missing_type", "The command has no type field.")
+    return _rejected(command, "unknown_command", f"Unknown command type {_short(kind)}.")
+
+
 def _rejected(command: Any, code: str, message: str) -> Event:
     return {"type": "rejected", "command": _json_safe(command), "code": code, "message": message}
 
@@ -1310,14 +1323,6 @@ def _json_safe(value: Any) -> Any:
         return json.loads(json.dumps(value, allow_nan=False))
     except (TypeError, ValueError, RecursionError):
         return repr(value)[:200]
-
-
-def _keep(command: dict[str, Any]) -> dict[str, Any]:
-    """A private copy of an accepted command for the undo history (nested parts copied too)."""
-    for value in command.values():
-        if isinstance(value, dict | list):
-            return _copy_json(command)
-    return dict(command)
 
 
 def _copy_json(value: Any) -> Any:
