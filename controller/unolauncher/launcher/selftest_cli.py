@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,19 @@ Wait = Callable[[Callable[[], bool], float], bool]
 Result = tuple[str, bool, str]
 
 
+class PrintedResults(list[Result]):
+    """Results that are printed the moment they are known (a person is waiting at the box)."""
+
+    def append(self, item: Result) -> None:
+        part, ok, detail = item
+        print(f"{'PASS' if ok else 'FAIL'}  {part:<16} {detail}", flush=True)
+        super().append(item)
+
+    def extend(self, items: Iterable[Result]) -> None:
+        for item in items:
+            self.append(item)
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pins", help="pins TOML file (default: the built-in map, hardware/pins.toml)")
     parser.add_argument("--virtual", action="store_true", help="test against the virtual launcher (no hardware)")
@@ -49,7 +62,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    results: list[Result] = []
+    results: list[Result] = PrintedResults()
     try:
         pins = load_pin_file(Path(args.pins)) if args.pins else DEFAULT_PINS
     except PinMapError as exc:
@@ -84,12 +97,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         results.extend(check_pins(pins, factory))
         if all(ok for _, ok, _ in results):
-            results.extend(run_parts(pins, factory, clock, wait, args.timeout, virtual, not args.virtual_no_press))
+            run_parts(pins, factory, clock, wait, args.timeout, virtual, not args.virtual_no_press, results)
     finally:
         if hasattr(factory, "close") and not args.virtual:
             factory.close()
-    for part, ok, detail in results:
-        print(f"{'PASS' if ok else 'FAIL'}  {part:<16} {detail}")
     failed = [part for part, ok, _ in results if not ok]
     print("all parts passed" if not failed else f"failed: {', '.join(failed)}")
     return 0 if not failed else 1
@@ -133,9 +144,10 @@ def run_parts(
     timeout: float,
     virtual: VirtualLauncher | None = None,
     simulate_press: bool = True,
+    results: list[Result] | None = None,
 ) -> list[Result]:
     """Motor pulse, button press and one card, on a :class:`GpioLauncher` built on ``factory``."""
-    results: list[Result] = []
+    results = [] if results is None else results
     launcher = GpioLauncher(factory, clock, pins, DeviceSettings(jam_timeout_s=2.0, max_run_s=3.0, retract_ms=0))
     try:
         # Motor: short forward and reverse pulses at half power (no card should leave at this speed and length).
