@@ -136,3 +136,17 @@ def test_selftest_with_pin_file_and_bad_file(tmp_path: Path, capsys: pytest.Capt
     pins.write_text("[pins]\nbutton = 14\n")
     assert main(["selftest", "--virtual", "--pins", str(pins)]) == 2
     assert "reserved for the UART" in capsys.readouterr().err
+
+
+def test_verify_reads_the_referees_game_started(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = EjectionModel("brutal")
+    state = model.start(77)
+    lines = [{"type": "game_started", "options": {"ejection_preset": "brutal"}, "ejection_commitment": commitment(77)}]
+    for i in range(5):
+        plan, state = model.plan(state)
+        lines.append({"type": "press", "index": i, "plan": plan.to_json()})
+    log = write(tmp_path / "game.jsonl", lines)
+    assert main(["verify", "--seed", "77", "--commitment", commitment(77), "--presses", str(log)]) == 0
+    assert "verified 5 presses (preset brutal)" in capsys.readouterr().out
+    assert main(["verify", "--seed", "77", "--commitment", "f" * 64, "--presses", str(log)]) == 1
+    assert "differs from the given one" in capsys.readouterr().out

@@ -6,8 +6,8 @@ that every ``press`` event is exactly what the ejection model gives for that see
 outcomes after seeing who was pressing.
 
 The presses file is JSON Lines: the table's events in order (other event types are skipped). Used are
-``ejection_start`` (``preset``, ``commitment``), ``press`` (``index`` and ``plan``, or ``fire``/``cards`` at top
-level) and ``lid_open`` (the ``sequence`` preset restarts its count there).
+``ejection_start`` (``preset``, ``commitment``; or the referee's ``game_started``), ``press`` (``index`` and
+``plan``, or ``fire``/``cards`` at top level) and ``lid_open`` (the ``sequence`` preset restarts its count there).
 
 Exit status: 0 all outcomes match, 1 a mismatch (each one listed), 2 unusable input.
 
@@ -90,6 +90,11 @@ def verify(
 ) -> Report:
     """Recompute every press in ``lines`` ((line number, event) pairs) and list each difference."""
     start = next((event for _, event in lines if event.get("type") == "ejection_start"), None)
+    if start is None:  # the referee's game_started carries the same facts under other names
+        game = next((event for _, event in lines if event.get("type") == "game_started"), None)
+        if game is not None:
+            options = game.get("options") if isinstance(game.get("options"), dict) else {}
+            start = {"preset": options.get("ejection_preset", "classic"), "commitment": game.get("ejection_commitment")}
     if preset is None:
         preset = str(start.get("preset", "classic")) if start else "classic"
     report = Report(seed, preset)
