@@ -196,11 +196,13 @@ class Firmware:
             # Same rule as the GPIO launcher: never start the motor with the lid open (fingers in the slot).
             self._finish(Result(0, 0, msgs.O_FAULT, self.cfg.has_sensor, msgs.R_LID), now)
             return
+        if not plan.fire:
+            self._finish(Result(0, 0, msgs.O_NO_FIRE, self.cfg.has_sensor), now)
+            return
         self.run = FireRun(plan, self.cfg, self.board, now)
         self.last_count = 0
-        if plan.fire:
-            self.jammed = False
-            self.feedback.run_started()
+        self.jammed = False
+        self.feedback.run_started()
         self._step_run(now)
 
     def _configure(self, seq, body, now):
@@ -273,10 +275,12 @@ class Firmware:
             self.event(msgs.PRESS, b"", now)
         if self.uno.update(self.board.uno(), now, diff):
             self.event(msgs.UNO, b"", now)
-        lid = self.lid.update(self.board.lid_open(), now, diff)
+        raw_open = self.board.lid_open()
+        if raw_open and self.run is not None:
+            # Safety first, before any debounce: fingers may be in the slot (same rule as the GPIO launcher).
+            self._finish(self.run.abort(now, msgs.O_STOPPED, msgs.R_LID), now)
+        lid = self.lid.update(raw_open, now, diff)
         if lid is not None:
-            if lid and self.run is not None:
-                self._finish(self.run.abort(now, msgs.O_STOPPED, msgs.R_LID), now)
             self.event(msgs.LID, bytes([1 if lid else 0]), now)
 
     def _step_run(self, now):

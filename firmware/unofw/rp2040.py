@@ -97,7 +97,7 @@ class Rp2040Board(Board):
         self._buzzer = Pin(p["buzzer"], Pin.OUT, value=0)
         self._beam = Pin(p["beam"], Pin.IN, Pin.PULL_UP)
         self._cards = 0
-        self._last_beam = time.ticks_ms()
+        self._last_beam = time.ticks_add(time.ticks_ms(), -BEAM_MIN_GAP_MS)
         self._beam_handler = self._on_beam  # bound once: an IRQ must not allocate a new bound method
         self._beam.irq(handler=self._beam_handler, trigger=Pin.IRQ_FALLING)
         self._guard = machine.Timer()

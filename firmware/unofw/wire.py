@@ -41,10 +41,14 @@ def crc16(data, crc=0xFFFF):
 
 
 def cobs_encode(data):
-    """Consistent Overhead Byte Stuffing: the result contains no zero byte."""
+    """Consistent Overhead Byte Stuffing: the result contains no zero byte (same output as the ``cobs`` package)."""
     out = bytearray()
     block = bytearray()
-    for byte in data:
+    n = len(data)
+    i = 0
+    while i < n:
+        byte = data[i]
+        i += 1
         if byte == 0:
             out.append(len(block) + 1)
             out.extend(block)
@@ -55,6 +59,8 @@ def cobs_encode(data):
                 out.append(255)
                 out.extend(block)
                 block = bytearray()
+                if i == n:
+                    return bytes(out)  # a full block at the very end needs no final code byte
     out.append(len(block) + 1)
     out.extend(block)
     return bytes(out)
