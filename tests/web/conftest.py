@@ -1,4 +1,5 @@
-"""Fixtures for the dashboard's browser tests: a real broker, a table behind it, the page server, headless Chromium.
+"""Fixtures for the dashboard's browser tests: ``unolauncher run`` (virtual launcher, embedded broker, dashboard),
+a test MQTT client on its table, and headless Chromium at a phone viewport.
 
 Chromium is Debian's (``/usr/bin/chromium``) driven by Playwright for Python; never ``playwright install``.
 Without Chromium or Playwright the browser tests skip with the reason (a failure under ``CI=true``).
@@ -6,6 +7,7 @@ Without Chromium or Playwright the browser tests skip with the reason (a failure
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections import Counter
@@ -15,10 +17,8 @@ from typing import Any
 
 import pytest
 
-from support.mosquitto import Mosquitto
-from unolauncher.web.server import DashboardServer
-
-from .standin import StandInTable
+from support.daemon import DaemonProcess, TableClient
+from support.net import wait_until
 
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 CHROMIUM_ARGS = [
@@ -57,23 +57,82 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-@pytest.fixture(scope="module")
-def broker() -> Iterator[Mosquitto]:
-    with Mosquitto(websockets=True) as mosquitto:
-        yield mosquitto
+class TableHandle:
+    """The test's own MQTT client on the daemon's table (a phone without a screen).
+
+    ``command()`` waits for the reply; ``replies`` holds every reply seen in arrival order (the pages' too);
+    ``commands`` every command published on ``cmd`` (what the pages sent); ``state`` the latest retained state.
+    """
+
+    def __init__(self, daemon: DaemonProcess) -> None:
+        self.daemon = daemon
+        self.client = TableClient(daemon.mqtt_host, daemon.mqtt_port, daemon.table, name="webtest")
+
+    @property
+    def base(self) -> str:
+        return self.client.base
+
+    def command(self, command: dict[str, Any]) -> dict[str, Any]:
+        reply = self.client.command(command)
+        # The state of an accepted command is published before its reply; wait until it is here too.
+        if reply.get("ok") and isinstance(reply.get("seq"), int):
+            wait_until(lambda: (self.client.state or {}).get("seq", -1) >= reply["seq"], 5)
+        return reply
+
+    @property
+    def state(self) -> dict[str, Any]:
+        assert self.client.state is not None, "no retained state yet"
+        return self.client.state
+
+    @property
+    def replies(self) -> list[dict[str, Any]]:
+        with self.client.lock:
+            return list(self.client.replies.values())
+
+    @property
+    def commands(self) -> list[dict[str, Any]]:
+        with self.client.lock:
+            return [json.loads(p) for t, p, _ in self.client.messages if t == self.base + "/cmd"]
+
+    def events(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.client.ordered_events() if e.get("type") == kind]
+
+    @property
+    def seq(self) -> int:
+        return self.client.last_seq()
+
+    def close(self) -> None:
+        self.client.close()
 
 
-@pytest.fixture(scope="module")
-def table(broker: Mosquitto) -> Iterator[StandInTable]:
-    with StandInTable(broker.port, TABLE) as stand_in:
-        yield stand_in
+def daemon_with_dashboard(workdir: Path, broker_port: int | None = None, ws_port: int | None = None) -> DaemonProcess:
+    """``unolauncher run`` with the virtual launcher and the dashboard on a free port (embedded broker by default)."""
+    overrides: dict[str, dict[str, Any]] = {
+        "dashboard": {"enabled": True, "host": "127.0.0.1", "port": 0},
+        "homeassistant": {"enabled": False},
+    }
+    if ws_port is not None:
+        overrides["broker"] = {"ws_url": f"ws://{{host}}:{ws_port}/mqtt"}
+    return DaemonProcess(workdir, table=TABLE, broker_port=broker_port, overrides=overrides)
 
 
-@pytest.fixture(scope="module")
-def dashboard(broker: Mosquitto, table: StandInTable) -> Iterator[DashboardServer]:
-    config = {"mqtt_url": f"ws://{{host}}:{broker.ws_port}/mqtt", "table": TABLE, "launcher": "virtual"}
-    with DashboardServer("127.0.0.1", 0, config) as server:
-        yield server
+@pytest.fixture(scope="session")
+def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaemonProcess]:
+    """One daemon (embedded amqtt broker) for the dashboard tests; each test starts its own game."""
+    with daemon_with_dashboard(tmp_path_factory.mktemp("webdaemon")) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def table(daemon: DaemonProcess) -> Iterator[TableHandle]:
+    handle = TableHandle(daemon)
+    yield handle
+    handle.close()
+
+
+@pytest.fixture(scope="session")
+def dashboard_url(daemon: DaemonProcess) -> str:
+    return str(daemon.endpoints["dashboard_url"])
 
 
 class PhoneFactory:
@@ -121,8 +180,7 @@ def phones(browser: Any, artifacts_dir: Path) -> Iterator[PhoneFactory]:
 
 
 def rigged_attack_game(
-    players: list[str], hands: dict[str, list[str]], starter: str, script: list[int] | None = None,
-    dealer: str | None = None,
+    players: list[str], hands: dict[str, list[str]], starter: str, seed: int = 7, dealer: str | None = None
 ) -> dict[str, Any]:
     """A ``full``-mode ``new_game`` with chosen hands; the rest of the Attack deck goes into the launcher."""
     from unolauncher.rules.cards import RULESETS
@@ -131,14 +189,10 @@ def rigged_attack_game(
     for card in [starter, *(c for hand in hands.values() for c in hand)]:
         rest[card] -= 1
         assert rest[card] >= 0, f"too many {card}"
-    stock = sorted(rest.elements())
-    command: dict[str, Any] = {
-        "type": "new_game", "ruleset": "attack", "mode": "full", "players": players, "seed": 7,
-        "deal": {"dealer": dealer or players[-1], "hands": hands, "starter": starter, "stock": stock},
+    return {
+        "type": "new_game", "ruleset": "attack", "mode": "full", "players": players, "seed": seed,
+        "deal": {"dealer": dealer or players[-1], "hands": hands, "starter": starter, "stock": sorted(rest.elements())},
     }
-    if script is not None:
-        command["launcher"] = {"script": script}
-    return command
 
 
 GameFactory = Callable[..., dict[str, Any]]

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from unolauncher.web.server import DashboardServer
+from support.net import wait_until
 
-from .conftest import PhoneFactory
-from .standin import StandInTable
+from .conftest import PhoneFactory, TableHandle
 from .test_dashboard import live, seat
 
 
 def test_table_mode_round_catch_and_scores(
-    phones: PhoneFactory, dashboard: DashboardServer, table: StandInTable
+    phones: PhoneFactory, dashboard_url: str, table: TableHandle
 ) -> None:
     reply = table.command({
         "type": "new_game", "ruleset": "attack", "mode": "table", "players": ["ann", "bob", "cy"], "seed": 5,
@@ -20,7 +19,7 @@ def test_table_mode_round_catch_and_scores(
         "deal": {"dealer": "cy", "hands": {"ann": 2, "bob": 7, "cy": 7}, "starter": "red 5"},
     })
     assert reply["ok"], reply
-    page = phones.open(dashboard.url)
+    page = phones.open(dashboard_url)
     live(page)
 
     # ann plays her second-to-last card and forgets UNO: her seat warns (ATK-18).
@@ -67,14 +66,14 @@ def test_table_mode_round_catch_and_scores(
     expect(page.locator(".score-table tr.winner .total")).to_have_text("55")
     expect(page.locator(".score-table th", has_text="R1")).to_have_count(1)
     expect(form).to_be_hidden()
-    assert table.state["winner"] == "ann"
+    assert wait_until(lambda: table.state["winner"] == "ann", 5)
     phones.shot(page, "scores")
     page.click("[data-tab=table]")
     expect(page.locator("#banner")).to_contain_text("ann wins the game")
 
 
 def test_colour_choice_prompt_on_a_wild_start(
-    phones: PhoneFactory, dashboard: DashboardServer, table: StandInTable
+    phones: PhoneFactory, dashboard_url: str, table: TableHandle
 ) -> None:
     # Classic UNO, Wild start card: the first player names the colour (MK-03 family) from the prompt.
     reply = table.command({
@@ -82,7 +81,7 @@ def test_colour_choice_prompt_on_a_wild_start(
         "deal": {"dealer": "bob", "starter": "wild"},
     })
     assert reply["ok"], reply
-    page = phones.open(dashboard.url)
+    page = phones.open(dashboard_url)
     live(page)
     prompt = page.locator("#pending-box")
     expect(prompt).to_have_attribute("data-kind", "color")
@@ -91,4 +90,4 @@ def test_colour_choice_prompt_on_a_wild_start(
     prompt.locator('[data-color="yellow"]').click()
     expect(prompt).to_be_hidden()
     expect(page.locator(".colour-dot.c-yellow")).to_be_visible()
-    assert table.state["color"] == "yellow"
+    assert wait_until(lambda: table.state["color"] == "yellow", 5)
