@@ -86,6 +86,7 @@ class Referee:
         self._rs: Ruleset = RULESETS["classic"]
         self._model: EjectionModel | None = None
         self._actions: dict[str, str] = {}
+        self._plain: dict[str, tuple[str | None, str]] = {}
         self._history: list[dict[str, Any]] = []  # accepted commands since the last new_game
         self._prior: dict[str, Any] | None = None  # state before that new_game (None: no game before)
 
@@ -202,6 +203,9 @@ class Referee:
         self._seats = {name: i for i, name in enumerate(state.players)}
         self._rs = RULESETS.get(state.ruleset, RULESETS["classic"])
         self._actions = self._action_map()
+        self._plain = {
+            c: CARD_INFO[c] for c in self._rs.counts if CARD_INFO[c][0] and CARD_INFO[c][1] not in self._actions
+        }
         preset = state.options.get("ejection_preset", "classic")
         self._model = EjectionModel(preset=preset) if state.ejection is not None else None
 
@@ -307,7 +311,7 @@ class Referee:
             return len(s.players) - 1  # documented: the first listed player plays first
         # MK-02 (used by every rule set): each player draws; highest deals; ties draw again.
         deck = list(self._rs.deck)
-        s.rng.shuffle(deck)
+        deck = _shuffled(s.rng, deck)
         contenders = list(range(len(s.players)))
         draws: dict[str, list[str]] = {name: [] for name in s.players}
         while True:
@@ -365,7 +369,7 @@ class Referee:
                 s.stock = list(reversed(deal["stock"]))
             else:
                 deck = list(rs.deck)
-                s.rng.shuffle(deck)
+                deck = _shuffled(s.rng, deck)
                 s.hands = [[] for _ in range(n)]
                 for _ in range(hand_size):
                     for k in range(1, n + 1):
@@ -380,7 +384,7 @@ class Referee:
                 starter = deal["starter"]
             else:
                 deck = list(rs.deck)
-                s.rng.shuffle(deck)
+                deck = _shuffled(s.rng, deck)
                 starter = self._turn_starter(deck)
             s.table_stock = max(0, len(rs.deck) - sum(s.table_counts) - 1)
             s.hands = []
@@ -447,7 +451,52 @@ class Referee:
     # playing a card
     # ==================================================================================================
     def _cmd_play(self, cmd: dict[str, Any]) -> list[Event]:
-        # Hot path: checks are inlined and ordered so the common legal play costs as little as possible.
+        s = self._s
+        # Fast path for the most common command of all: a legal plain card (no action) that does not end the
+        # round, in full mode, outside any chain/pending/owed state. Everything else takes the general path.
+        card = cmd.get("card")
+        name = cmd.get("player")
+        info = self._plain.get(card) if type(card) is str else None
+        if (
+            info is not None
+            and type(name) is str
+            and s.phase == PLAYING
+            and s.pending is None
+            and not s.owed
+            and not s.chain
+            and (s.drawn is None or s.drawn == card)
+            and s.mode == "full"
+        ):
+            seat = self._seats.get(name, -1)
+            if seat == s.current:
+                hand = s.hands[seat]
+                color = info[0]
+                if (
+                    (color == s.color or s.color is None or info[1] == CARD_INFO[s.discard[-1]][1])
+                    and len(hand) > 1
+                    and card in hand
+                ):
+                    if s.uno_exposed >= 0 and s.uno_exposed != seat:
+                        s.uno_exposed = -1
+                    hand.remove(card)
+                    s.discard.append(card)
+                    s.color = color
+                    if s.last_player != seat:
+                        s.before_last = s.last_player
+                        s.last_player = seat
+                    s.drew = False
+                    s.drawn = None
+                    if len(hand) == 1 and not s.declared[seat]:
+                        s.uno_exposed = seat
+                    s.current = nxt = (seat + s.direction) % len(s.players)
+                    return [
+                        {"type": "played", "player": name, "card": card, "color": color},
+                        {"type": "turn", "player": s.players[nxt]},
+                    ]
+        return self._play(cmd)
+
+    def _play(self, cmd: dict[str, Any]) -> list[Event]:
+        # The general path: every check in order, then every effect.
         s = self._s
         if s.phase != PLAYING:
             self._require_playing()
@@ -893,7 +942,7 @@ class Referee:
         under = s.discard[:-1]
         s.discard = s.discard[-1:]
         if s.mode == "full":
-            s.rng.shuffle(under)
+            under = _shuffled(s.rng, under)
             s.stock = under + s.stock
         else:
             s.table_stock += len(under)
@@ -919,6 +968,35 @@ class Referee:
         return got
 
     def _cmd_draw(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._s
+        name = cmd.get("player")
+        if (  # fast path: full mode, a legal draw with cards in the stock
+            type(name) is str
+            and s.phase == PLAYING
+            and s.pending is None
+            and not s.drew
+            and s.stock
+            and not self._rs.attack
+            and s.mode == "full"
+            and self._seats.get(name, -1) == s.current
+        ):
+            seat = s.current
+            if s.uno_exposed >= 0:
+                s.uno_exposed = -1  # someone else started, or the exposed player now holds two cards
+            card = s.stock.pop()
+            s.hands[seat].append(card)
+            s.declared[seat] = False
+            s.drew = True
+            events: list[Event] = [
+                {"type": "dispense", "player": name, "count": 1},
+                {"type": "drew", "player": name, "count": 1, "cards": [card]},
+            ]
+            color, face = CARD_INFO[card]
+            if color is None or s.color is None or color == s.color or face == CARD_INFO[s.discard[-1]][1]:
+                s.drawn = card
+            else:
+                self._pass_turn(seat, 0, events)  # MK-05: not playable, the turn ends
+            return events
         s = self._require_playing()
         if self._rs.attack:
             refuse("use_hit", "In UNO Attack you hit the launcher instead of drawing.")
@@ -929,16 +1007,16 @@ class Referee:
             refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
         if s.drew:
             refuse("already_drew", "You already drew this turn; play the drawn card or pass.")
-        events: list[Event] = []
+        events = []
         self._close_exposure(seat)
         got = self._draw(seat, 1, events)
         s.drew = True
         if s.mode == "full":
-            card = s.hands[seat][-1] if got else None
-            if card is None or not self._playable(card):
+            drawn = s.hands[seat][-1] if got else None
+            if drawn is None or not self._playable(drawn):
                 self._pass_turn(seat, 0, events)  # MK-05: not playable, the turn ends
             else:
-                s.drawn = card
+                s.drawn = drawn
         return events
 
     def _playable(self, card: str) -> bool:
@@ -1304,6 +1382,12 @@ def _check_starter(starter: Any, rs: Ruleset) -> None:
 # ======================================================================================================
 # small helpers
 # ======================================================================================================
+def _shuffled(rng: random.Random, cards: list[str]) -> list[str]:
+    """A uniformly random permutation drawn from ``rng`` (sort by random keys: ~5x faster than rng.shuffle)."""
+    keys = [rng.random() for _ in cards]
+    return [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
+
+
 def _malformed(command: Any) -> Event:
     if type(command) is not dict:
         return _rejected(command, "not_an_object", "A command must be a JSON object with a type.")
