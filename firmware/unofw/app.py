@@ -319,9 +319,10 @@ class Firmware:
             self._fault(msgs.R_GUARD, "guard timer stopped the motor", now)
 
 
-def run_forever(board, should_stop=None):
+def run_forever(board, should_stop=None, fw=None):
     """The main loop. Returns when the host sent RELEASE (or ``should_stop()`` says so); motor off on exit."""
-    fw = Firmware(board)
+    if fw is None:
+        fw = Firmware(board)
     board.on_guard = fw.motor_guard_tripped
     board.claim_console()
     board.start_watchdog()

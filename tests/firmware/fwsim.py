@@ -106,6 +106,7 @@ class Physics:
         self._acc = 0.0
         self._on_for = 0
         self._last: int | None = None
+        self._last_card: int | None = None
         self._lock = threading.Lock()
         self._actions: list[tuple[int, Any, int]] = []
         board._lid.drive(0)  # the box starts closed (the switch pulls the input low)
@@ -148,15 +149,19 @@ class Physics:
                 self.reverse_ms += dt
             self._on_for = 0
             self._acc = 0.0
-        while self._acc >= 1.0:
+        # One card at a time, each a separate beam pulse: a late step (the host is a busy 2-core machine) slows
+        # the simulated card rate instead of merging two cards into one pulse.
+        self._acc = min(self._acc, 1.0)
+        spaced = self._last_card is None or now - self._last_card >= self.pulse_ms + 4
+        if self._acc >= 1.0 and spaced and self.board._beam.value() == 1:
             self._acc -= 1.0
             jammed = self.jam_after is not None and self.ejected >= self.jam_after
-            if self.magazine <= 0 or jammed:
-                continue
-            self.magazine -= 1
-            self.ejected += 1
-            self.board._beam.drive(0)
-            self.at(self.pulse_ms, self.board._beam, 1)
+            if self.magazine > 0 and not jammed:
+                self.magazine -= 1
+                self.ejected += 1
+                self._last_card = now
+                self.board._beam.drive(0)
+                self.at(self.pulse_ms, self.board._beam, 1)
 
 
 class Harness:
@@ -287,13 +292,14 @@ class SimDevice:
         self._stop = False
         self.boots += 1
         ready = threading.Event()
+        self.fw = Firmware(self.board)
 
         def main() -> None:
             def should_stop() -> bool:
                 ready.set()
                 return self._stop
 
-            self.fw = run_forever(self.board, should_stop)
+            run_forever(self.board, should_stop, self.fw)
 
         self._thread = threading.Thread(target=main, name="sim-firmware", daemon=True)
         self._thread.start()

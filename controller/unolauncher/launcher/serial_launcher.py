@@ -166,6 +166,55 @@ class SerialLauncher:
                          "link_losses": 0, "cards_counted": 0}
         self._connect()
 
+    @classmethod
+    def from_settings(cls, settings: Any, clock: Clock) -> SerialLauncher:
+        """Build from the daemon's ``[launcher]`` settings (a mapping or an object with attributes).
+
+        Keys: ``serial_port`` (or ``port``; a device path or any pyserial URL), ``magazine``, and the same
+        timing keys as the GPIO launcher - ``jam_timeout_s``, ``max_run_s``, ``retract_ms``, ``retract_power``,
+        ``debounce_ms`` - which are sent to the firmware; ``deadman_ms`` and ``baudrate`` are serial-only;
+        ``pins.sensor = -1`` means no card sensor (open loop).
+
+        Example::
+
+            SerialLauncher.from_settings({"serial_port": "/dev/ttyACM0", "magazine": 40}, RealClock())
+        """
+
+        def get(key: str, default: Any = None) -> Any:
+            value = settings.get(key) if isinstance(settings, dict) else getattr(settings, key, None)
+            return default if value is None else value
+
+        port = get("serial_port") or get("port")
+        if not port or not isinstance(port, str):
+            raise ValueError("the serial backend needs serial_port (a device such as /dev/ttyACM0 or a pyserial URL)")
+        pins = get("pins", {})
+        has_sensor = not (isinstance(pins, dict) and pins.get("sensor") == -1)
+        base = sp.DeviceConfig()
+
+        def ms(key: str, scale: float, default: int, low: int, high: int) -> int:
+            value = get(key)
+            if value is None:
+                return default
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"launcher setting {key} must be a number, got {value!r}")
+            result = round(value * scale)
+            if not low <= result <= high:
+                raise ValueError(f"launcher setting {key}={value!r} is out of range for the co-processor")
+            return result
+
+        device = sp.DeviceConfig(
+            deadman_ms=ms("deadman_ms", 1, base.deadman_ms, 100, 60000),
+            max_run_ms=ms("max_run_s", 1000, base.max_run_ms, 100, 60000),
+            jam_ms=ms("jam_timeout_s", 1000, base.jam_ms, 50, 60000),
+            retract_ms=ms("retract_ms", 1, base.retract_ms, 0, 2000),
+            retract_power=ms("retract_power", 100, base.retract_power, 0, 100),
+            has_sensor=has_sensor,
+            debounce_ms=ms("debounce_ms", 1, base.debounce_ms, 0, 255),
+        )
+        magazine = get("magazine")
+        return cls(SerialSettings(port=port, baudrate=int(get("baudrate", 115200)), magazine=magazine, device=device),
+                   clock)
+
     # ------------------------------------------------------------------ Launcher protocol
 
     def fire(self, plan: FirePlan, done: DoneCallback) -> bool:
@@ -215,7 +264,8 @@ class SerialLauncher:
         link = self._link
         return LauncherStatus(
             backend=self.backend,
-            motor_on=bool(dev.get("motor_on")) and link is not None and link.ready,
+            # the firmware's last STATUS, unless that run has ended since (DONE arrives before the next STATUS)
+            motor_on=bool(dev.get("motor_on")) and self._run is not None and link is not None and link.ready,
             running=self._run is not None,
             lid_open=self._lid_open,
             magazine_estimate=self._magazine,
