@@ -1,10 +1,15 @@
-"""The page across broker outages and with credentials: "reconnecting…", resync from retained state + seq."""
+"""The page across outages and with credentials: "reconnecting…", resync from retained state + ``seq`` + ``resend``.
+
+Runs ``unolauncher run`` on mosquitto so the test can stop and restart the broker under it.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,52 +18,128 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import expect
 
+from support.daemon import DaemonProcess
 from support.mosquitto import Mosquitto
+from support.net import wait_until
 from unolauncher.web.server import DashboardServer
 
-from .conftest import GameFactory, PhoneFactory
-from .standin import StandInTable
-from .test_dashboard import PLAYERS, live, seat, start_rigged
+from .conftest import PHONE, GameFactory, PhoneFactory, TableHandle, daemon_with_dashboard
+from .test_dashboard import live, seat, start_rigged
+
+
+@dataclass
+class MosquittoStack:
+    broker: Mosquitto
+    daemon: DaemonProcess
+    table: TableHandle
+
+    @property
+    def url(self) -> str:
+        return str(self.daemon.endpoints["dashboard_url"])
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MosquittoStack]:
+    """``unolauncher run`` on mosquitto (which the test may stop and start), the dashboard, a test client."""
+    with (
+        Mosquitto(websockets=True) as broker,
+        daemon_with_dashboard(tmp_path_factory.mktemp("reconnect"), broker.port, broker.ws_port) as daemon,
+    ):
+        table = TableHandle(daemon)
+        try:
+            yield MosquittoStack(broker, daemon, table)
+        finally:
+            table.close()
+
+
+def feed_seqs(page: Any) -> list[int]:
+    script = "items => items.map(i => Number(i.dataset.seq))"
+    return list(page.eval_on_selector_all("#feed .feed-item[data-seq]", script))
 
 
 def test_broker_restart_shows_reconnecting_and_recovers(
-    phones: PhoneFactory, broker: Mosquitto, dashboard: DashboardServer, table: StandInTable, rigged: GameFactory
+    phones: PhoneFactory, stack: MosquittoStack, rigged: GameFactory
 ) -> None:
-    start_rigged(table, rigged, script=[2, 1, 0, 0])
-    page = phones.open(dashboard.url)
+    table = stack.table
+    start_rigged(table, rigged)
+    page = phones.open(stack.url)
     live(page)
     expect(seat(page, "ann").locator(".hand-count")).to_have_text("7")
 
     phones.allow("WebSocket connection to")  # the browser logs each refused reconnection attempt
-    broker.stop()
+    stack.broker.stop()
     expect(page.locator("#conn")).to_have_text("reconnecting…", timeout=15_000)
     expect(page.locator("#btn-play")).to_be_enabled()  # the last known table stays on screen
     phones.shot(page, "reconnecting")
-    # While the broker is away the table goes on (a press queued in the daemon, the referee answers at once):
-    # these events are published when the daemon reconnects, possibly before the page does.
-    table.command({"type": "hit", "player": "ann"})  # 2 cards
-    table.command({"type": "hit", "player": "bob"})  # 1 card
-    missed_upto = table.seq
 
-    broker.start()  # same ports, no persistence: the retained topics are gone until the daemon republishes
+    # Same ports, no persistence: the retained topics are gone until the daemon reconnects and republishes them.
+    stack.broker.start()
     live(page)
-    expect(seat(page, "ann").locator(".hand-count")).to_have_text("9")
-    expect(seat(page, "bob").locator(".hand-count")).to_have_text("8")
-    expect(page.locator(".seat.current")).to_have_attribute("data-player", "cy")
-    # Nothing is missing from the feed: every seq up to the table's is there once, in order.
-    feed_seqs = lambda: page.eval_on_selector_all(  # noqa: E731
-        "#feed .feed-item[data-seq]", "items => items.map(i => Number(i.dataset.seq))"
-    )
-    expect(page.locator(f'#feed .feed-item[data-seq="{missed_upto}"]')).to_have_count(1)
-    seqs = feed_seqs()
-    assert seqs == sorted(seqs, reverse=True) and len(seqs) == len(set(seqs))
-    assert set(range(1, missed_upto + 1)) <= set(seqs)
+    assert table.client.connected.wait(15), "the test client did not reconnect"
+    assert wait_until(lambda: stack.daemon.alive() and (table.client.status or "") == "online", 15)
+    expect(seat(page, "ann").locator(".hand-count")).to_have_text("7")
+    expect(page.locator(".seat.current")).to_have_attribute("data-player", "ann")
+    expect(page.locator("#daemon-offline")).to_be_hidden()
 
-    # And the page still commands the table.
-    page.click("#press")
-    expect(page.locator('#feed .feed-item[data-type="hit"]').first).to_contain_text("cy hit")
+    # And the page commands the table again: ann plays from the picker, every phone sees it.
+    page.click("#btn-play")
+    page.locator('#picker [data-card="red 9"]').click()
+    page.click("#picker-send")
+    expect(page.locator(".top-card")).to_have_attribute("data-card", "red 9")
+    assert wait_until(lambda: table.state["top"] == "red 9", 5)
     phones.shot(page, "recovered")
-    assert table.state["players"] == PLAYERS
+
+
+def test_phone_away_catches_up_on_missed_events_in_order(
+    phones: PhoneFactory, stack: MosquittoStack, rigged: GameFactory
+) -> None:
+    """The phone's Wi-Fi drops while the table plays on: back online, it resyncs from the retained state and asks
+    for the events it missed (``resend``); the feed ends up complete, in ``seq`` order, without duplicates."""
+    table = stack.table
+    start_rigged(table, rigged)
+    away = {"down": False}
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        if away["down"]:
+            ws.close()  # no network: the connection attempt fails at once
+            return
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    context = phones.browser.new_context(viewport=PHONE, device_scale_factor=2)
+    phones.contexts.append(context)
+    context.route_web_socket(re.compile(r".*/mqtt$"), route)
+    page = phones.open(stack.url, context=context)
+    live(page)
+    expect(seat(page, "ann").locator(".hand-count")).to_have_text("7")
+    seen_before = table.state["seq"]
+    expect(page.locator(f'#feed .feed-item[data-seq="{seen_before}"]')).to_have_count(1)  # first-visit backfill
+
+    away["down"] = True
+    for ws in sockets:
+        ws.close()
+    expect(page.locator("#conn")).to_have_text("reconnecting…", timeout=10_000)
+    for command in (
+        {"type": "play", "player": "ann", "card": "red 9"},
+        {"type": "play", "player": "bob", "card": "red 2"},
+        {"type": "play", "player": "cy", "card": "red 7"},
+    ):
+        assert table.command(command)["ok"], command
+    last = table.state["seq"]
+    assert last > seen_before
+
+    away["down"] = False
+    live(page)
+    expect(page.locator(".top-card")).to_have_attribute("data-card", "red 7")  # the retained state, at once
+    expect(seat(page, "cy").locator(".hand-count")).to_have_text("6")
+    expect(page.locator(f'#feed .feed-item[data-seq="{last}"]')).to_have_count(1)  # the missed events, re-sent
+    seqs = feed_seqs(page)
+    assert seqs == sorted(seqs, reverse=True) and len(seqs) == len(set(seqs)), seqs
+    assert set(range(1, last + 1)) <= set(seqs)
+    expect(page.locator('#feed .feed-item[data-type="played"]').first).to_contain_text("cy played Red 7")
+    assert any(c["type"] == "resend" for c in table.commands)
+    phones.shot(page, "caught-up")
 
 
 @pytest.fixture
