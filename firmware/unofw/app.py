@@ -260,7 +260,7 @@ class Firmware:
         if self.run is not None and diff(now, self.last_rx) > self.cfg.deadman_ms:
             # Dead-man: the host went quiet while the motor may be turning. Stop first, explain later.
             self._finish(self.run.abort(now, msgs.O_FAULT, msgs.R_DEADMAN), now)
-            self._fault(msgs.R_DEADMAN, "host silent for more than %d ms" % self.cfg.deadman_ms, now)
+            self._fault(msgs.R_DEADMAN, f"host silent for more than {self.cfg.deadman_ms} ms", now)
         self._step_run(now)
         retry = RETRY_MS if diff(now, self.last_rx) <= self.cfg.deadman_ms else RETRY_MS * 10
         for item in self.pending:

@@ -30,7 +30,8 @@ CARD = 0xA3  # cards counted so far in this run u8
 CONFIG_FMT = ">HHHHBBB"  # deadman_ms, max_run_ms, jam_ms, retract_ms, retract_power %, has_sensor, debounce_ms
 FIRE_FMT = ">BBHBH"  # flags (bit0 fire), cards, run_ms, power %, suspense_ms
 ACK_FMT = ">HB"
-HELLO_REPLY_FMT = ">HBBB"  # acked seq, protocol version, flags (bit0 has_sensor, bit1 first HELLO since boot), reset cause
+# acked seq, protocol version, flags (bit0 has_sensor, bit1 first HELLO since boot), reset cause
+HELLO_REPLY_FMT = ">HBBB"
 STATUS_REPLY_FMT = ">HBBHBI"  # acked seq, flags, run cards, total cards, last fault, uptime s
 DONE_FMT = ">BHBBB"  # cards_out, ran_ms, outcome, counted (0/1), reason
 FAULT_FMT = ">B"

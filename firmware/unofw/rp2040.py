@@ -23,10 +23,10 @@ Example::
 """
 
 import sys
+import time
 
 import machine
 import micropython
-import time
 
 from unofw import msgs
 from unofw.board import Board

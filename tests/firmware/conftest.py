@@ -10,8 +10,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fwsim import Harness, SimDevice  # noqa: E402
-from mpfakes import mp_time  # noqa: E402
+from fwsim import Harness, SimDevice
+from mpfakes import mp_time
 
 
 @pytest.fixture

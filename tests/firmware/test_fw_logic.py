@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from fwsim import Harness
 from mpfakes import machine, micropython, mp_time
+from unofw.app import run_forever
+from unofw.debounce import Debouncer
 
 from unolauncher.launcher import serial_protocol as sp
 from unolauncher.launcher.interface import FirePlan
-from unofw.app import run_forever
-from unofw.debounce import Debouncer
 
 
 def fire(h: Harness, **plan: object) -> int:

@@ -4,7 +4,7 @@ drive, PWM, one-shot timers that fire on the fake clock, a watchdog that counts 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from . import mp_time
 
@@ -66,7 +66,9 @@ class Pin:
         old, self._value = self._value, 1 if level else 0
         if self.handler is None or old == self._value:
             return
-        if (self._value == 0 and self.trigger & Pin.IRQ_FALLING) or (self._value == 1 and self.trigger & Pin.IRQ_RISING):
+        falling = self._value == 0 and self.trigger & Pin.IRQ_FALLING
+        rising = self._value == 1 and self.trigger & Pin.IRQ_RISING
+        if falling or rising:
             self.handler(self)
 
 
@@ -129,7 +131,7 @@ class Timer:
 
 
 class WDT:
-    instances: list[WDT] = []
+    instances: ClassVar[list[WDT]] = []
 
     def __init__(self, wdt_id: int = 0, timeout: int = 5000) -> None:
         self.timeout = timeout
