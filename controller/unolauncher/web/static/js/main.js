@@ -94,6 +94,7 @@ function onStatus(kind, detail) {
   pill.title = detail || "Connection settings";
   document.body.classList.toggle("disconnected", kind !== "online");
   if (kind === "auth") openSettings(detail || "The broker needs a user name and password.");
+  if (!app.state) renderBanner($("banner"), null, kind === "online");
   if (kind === "online") {
     app.resendAsked = 0; // a new connection may have missed anything: allow catching up again
     if (!performance.getEntriesByName("uno-connected").length) performance.mark("uno-connected");
@@ -236,7 +237,7 @@ function isVirtual() {
 
 function renderTableView() {
   const state = app.state;
-  renderBanner($("banner"), state);
+  renderBanner($("banner"), state, Boolean(app.link && app.link.connected));
   renderTable($("ring"), $("ring-center"), state, (player) => app.seat.open(player));
   renderOwed($("owed"), state);
   renderPrompt($("pending-box"), $("pending-body"), state, {

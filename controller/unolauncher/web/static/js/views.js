@@ -21,8 +21,13 @@ function owedMap(state) {
 
 // ---- banner ---------------------------------------------------------------------------------------------
 
-export function renderBanner(node, state) {
+export function renderBanner(node, state, connected = true) {
   node.className = "banner";
+  if (!state && !connected) {
+    node.textContent = "Connecting to the table…";
+    node.classList.add("idle");
+    return;
+  }
   if (!state || !Array.isArray(state.players) || !state.players.length) {
     node.textContent = "No game yet — start one in Setup.";
     node.classList.add("idle");
@@ -46,6 +51,12 @@ export function renderBanner(node, state) {
       el("strong", "big-num", owed.hits), el("span", null, owed.hits === 1 ? " time" : " times"),
     );
     node.classList.add("hit");
+    return;
+  }
+  if (state.current && state.chain) {
+    // ATK-08: after a Skip or Reverse the same player may keep playing matching cards, or pass.
+    node.replaceChildren(el("strong", null, state.current), el("span", null, " may play again — or pass"));
+    node.classList.add("turn");
     return;
   }
   if (state.current) {
