@@ -158,8 +158,8 @@ def test_lid_open_is_refill_and_stops_the_motor(factory: MockFactory, clock: Vir
         assert rig.results[1].outcome == "stopped"
         assert rig.launcher.lid_open and rig.launcher.magazine_estimate == 30
         done: list[FireResult] = []
-        rig.launcher.fire(FirePlan(fire=True, cards=1), done.append)  # lid open: refused, motor stays off
-        assert done[0].outcome == "fault" and not rig.sim.motor_pin_high
+        assert rig.launcher.fire(FirePlan(fire=True, cards=1), done.append) is False  # lid open: refused
+        assert done == [] and not rig.sim.motor_pin_high and rig.events[-1]["reason"] == "lid_open"
         rig.sim.close_lid()
         clock.advance(0.1)
         assert rig.types().count("lid_open") == 1 and rig.types().count("lid_closed") == 1
@@ -384,3 +384,12 @@ def test_claims_fail_cleanly_and_release_pins(factory: MockFactory, clock: Virtu
 def test_settings_out_of_range_refused() -> None:
     with pytest.raises(ValueError, match="jam_timeout_s"):
         DeviceSettings(jam_timeout_s=0)
+
+
+def test_press_at_the_instant_the_lid_opens_does_not_start_the_motor(rig: Rig) -> None:
+    """Found by the hypothesis safety test: the lid debounce must not delay the safety decision."""
+    rig.sim.open_lid()  # no time passes: the debounced lid state still says "closed"
+    assert rig.launcher.fire(FirePlan(fire=True, cards=2), rig.results.append) is False
+    assert not rig.sim.motor_pin_high and len(rig.sim.pin("motor_enable").states) == 1
+    rig.launcher.drive_motor("forward")  # manual drive is held back too
+    assert not rig.sim.motor_pin_high

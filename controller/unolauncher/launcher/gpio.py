@@ -176,7 +176,8 @@ class GpioLauncher:
         self._magazine = self.settings.magazine
         self._last_button_edge = -1e9
         self._last_uno_edge = -1e9
-        self._lid_open_reported = False
+        self._lid_open_reported = False  # debounced: what events and the status say
+        self._lid_raw_open = False  # the level at the last edge: what safety decisions use, without waiting
         self._lid_timer: TimerHandle | None = None
         self.cards_counted = 0  # every counted card, for the dashboard
         self.stray_cards = 0  # beam breaks with no run in progress (hands in the slot, cards pulled out)
@@ -221,7 +222,7 @@ class GpioLauncher:
             raise
         self.feedback = Feedback(led, buzzer, clock)
         self._led = led
-        self._lid_open_reported = self._lid_level_open()
+        self._lid_open_reported = self._lid_raw_open = self._lid_level_open()
         self._button.when_activated = self._button_pressed
         self._button.when_deactivated = self._button_released
         if self._sensor is not None:
@@ -325,7 +326,7 @@ class GpioLauncher:
                 raise ValueError(f"direction must be forward, reverse or off, got {direction!r}")
             if not 0.0 <= power <= 1.0:
                 raise ValueError(f"power must be between 0 and 1, got {power!r}")
-            if direction == "off" or self._lid_open_reported:
+            if direction == "off" or self._lid_unsafe():
                 self._motor_off()
             else:
                 self._motor(direction == "forward", direction == "reverse", power)
@@ -333,14 +334,19 @@ class GpioLauncher:
     # ------------------------------------------------------------------ fire
 
     def fire(self, plan: FirePlan, done: DoneCallback) -> bool:
-        """Start a run for ``plan``; ``False`` if a run is already in progress (the caller reports it)."""
+        """Start a run for ``plan``; ``False`` when refused: a run is in progress, or the lid is (being) opened.
+
+        A refused press fires nothing and ``done`` is not called; the caller reports it (``ignored_press``).
+        """
+        lid_refused = False
         with self._lock:
             if self._run is not None or self._closed:
                 return False
             if not plan.fire:
                 result: FireResult | None = FireResult(0, 0, "no_fire")
-            elif self._lid_open_reported:
-                result = FireResult(0, 0, "fault", counted=self.has_sensor, detail="lid is open: motor not started")
+            elif self._lid_unsafe():
+                result = None
+                lid_refused = True
             else:
                 result = None
                 run = _Run(plan, done)
@@ -349,9 +355,10 @@ class GpioLauncher:
                     run.stage_timer = self._clock.call_later(plan.suspense_ms / 1000, lambda: self._start(run))
                 else:
                     self._start_locked(run)
+        if lid_refused:
+            self._emit({"type": "fault", "reason": "lid_open", "message": "The lid is open: close it to fire."})
+            return False
         if result is not None:
-            if result.outcome == "fault":
-                self._emit({"type": "fault", "reason": "lid_open", "message": "The lid is open: close it to fire."})
             self._call_done(done, result)
         return True
 
@@ -359,7 +366,7 @@ class GpioLauncher:
     def _start(self, run: _Run) -> None:
         with self._lock:
             if self._run is run and run.phase == "suspense":
-                if self._lid_open_reported:
+                if self._lid_unsafe():
                     self._finish_eject_locked(run, "stopped", "lid opened during suspense")
                 else:
                     self._start_locked(run)
@@ -464,7 +471,7 @@ class GpioLauncher:
         with self._lock:
             if self._run is not run or run.phase != "settle":
                 return
-            if self.settings.retract_ms > 0 and not self._lid_open_reported:
+            if self.settings.retract_ms > 0 and not self._lid_unsafe():
                 run.phase = "retract"
                 self._motor(False, True, self.settings.retract_power)
                 run.stage_timer = self._clock.call_later(self.settings.retract_ms / 1000, lambda: self._complete(run))
@@ -562,9 +569,14 @@ class GpioLauncher:
     def _lid_level_open(self) -> bool:
         return self._lid is not None and not self._lid.is_active
 
+    def _lid_unsafe(self) -> bool:
+        """The lid is (or may just have been) opened: the motor must not run forward."""
+        return self._lid_open_reported or self._lid_raw_open
+
     @_guarded
     def _lid_edge(self) -> None:
-        if self._lid_level_open():
+        self._lid_raw_open = self._lid_level_open()
+        if self._lid_raw_open:
             self._motor_off()  # safety first, before any debounce: fingers may be in the slot
             with self._lock:
                 run = self._run
