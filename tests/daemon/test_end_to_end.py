@@ -37,9 +37,7 @@ def _check_game(daemon: DaemonProcess, observer: TableClient) -> None:
     assert wait_until(lambda: observer.state is not None and observer.state.get("seq") == last, 5)
     assert observer.state is not None
     assert public(observer.state) == mirror.public_state()
-    assert final["outbox"] == 0 or wait_until(
-        lambda: observer.command({"type": "status"})["data"]["outbox"] == 0, 5
-    )
+    assert final["outbox"] == 0 or wait_until(lambda: observer.command({"type": "status"})["data"]["outbox"] == 0, 5)
     assert observer.status == "online"
 
 

@@ -117,8 +117,11 @@ class DaemonProcess:
     def command_line(self) -> list[str]:
         return [sys.executable, "-m", "unolauncher", "run", "--config", str(self.config_path)]
 
-    def start(self, timeout: float = 30.0) -> None:
-        """Start the daemon and wait until it says READY (its endpoints file names its pid)."""
+    def start(self, timeout: float = 30.0, wait_mqtt: bool = True) -> None:
+        """Start the daemon and wait until it is READY and (``wait_mqtt``) subscribed to ``cmd`` on the broker.
+
+        Both are read from the endpoints file the daemon writes with its pid.
+        """
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.config_path.write_text(to_toml(self.config))
         log = self.log_path.open("ab")
@@ -134,7 +137,11 @@ class DaemonProcess:
                 data = json.loads(endpoints.read_text())
             except (OSError, ValueError):
                 return False
-            if data.get("pid") == self.process.pid and data.get("ready"):
+            if (
+                data.get("pid") == self.process.pid
+                and data.get("ready")
+                and (data.get("mqtt_connected") or not wait_mqtt)
+            ):
                 self.endpoints = data
                 return True
             return False

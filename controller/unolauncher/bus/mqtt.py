@@ -63,8 +63,9 @@ class TableBus:
     """One paho client for one table, plus the thread that drains the outbox.
 
     ``on_command(payload)`` is called from paho's thread for every message on ``cmd``; it must be quick (the
-    daemon only queues it). ``on_connected()`` runs after every (re)connect, ``on_ha_online()`` whenever Home
-    Assistant announces itself.
+    daemon only queues it). ``on_connected()`` runs after every (re)connect, once the broker acknowledged the
+    ``cmd`` subscription (``online`` is published then); ``on_ha_online()`` whenever Home Assistant announces
+    itself.
     """
 
     def __init__(
@@ -83,6 +84,8 @@ class TableBus:
         self.on_connected = on_connected
         self.on_ha_online = on_ha_online
         self.connected = threading.Event()
+        self.subscribed = threading.Event()  # connected and the broker acknowledged the cmd subscription
+        self._subscribe_mid: int | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._acked: collections.deque[int] = collections.deque()  # mids from on_publish (paho thread)
@@ -117,6 +120,7 @@ class TableBus:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
+        client.on_subscribe = self._on_subscribe
         client.on_publish = self._on_publish
         return client
 
@@ -151,20 +155,31 @@ class TableBus:
                 log.warning("broker refused the connection: %s", reason)
                 return
             log.info("connected to MQTT broker %s:%s", self.settings.host, self.settings.port)
-            client.publish(self.topics.status, "online", qos=1, retain=True)
-            client.subscribe(self.topics.cmd, qos=1)
+            topics = [(self.topics.cmd, 1)]
             if self.settings.ha_prefix:
-                client.subscribe(self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, qos=1)
+                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, 1))
+            _, self._subscribe_mid = client.subscribe(topics)
             self.connected.set()
-            if self.on_connected:
-                self.on_connected()
             self._wake.set()
         except Exception:
             log.exception("error in on_connect")
 
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any) -> None:
+        # "online" only once the broker confirmed the cmd subscription: a phone that sees it can send commands.
+        try:
+            if mid != self._subscribe_mid:
+                return
+            client.publish(self.topics.status, "online", qos=1, retain=True)
+            if self.on_connected:
+                self.on_connected()
+            self.subscribed.set()
+        except Exception:
+            log.exception("error in on_subscribe")
+
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         try:
             self.connected.clear()
+            self.subscribed.clear()
             if not self._stop.is_set():
                 log.warning("lost the MQTT broker (%s); reconnecting with back-off", reason)
         except Exception:

@@ -59,6 +59,7 @@ class Daemon:
         self.virtual: Any = None
         self.press_handler: Any = None
         self.endpoints: dict[str, Any] = {}
+        self._endpoints_lock = threading.Lock()
 
     # -- start --------------------------------------------------------------------------------------------------
 
@@ -95,7 +96,8 @@ class Daemon:
         self.table.start()
         self.bus.start()
         self._start_dashboard()
-        self._write_endpoints(ready=True)
+        self.endpoints["ready"] = True
+        self._write_endpoints()
         self.notifier.send("READY=1", f"STATUS=table {self.topics.table_id} ready", f"MAINPID={os.getpid()}")
         self.say(f"ready: table {self.topics.table_id}, MQTT {bus_settings.host}:{bus_settings.port}")
 
@@ -205,12 +207,13 @@ class Daemon:
         self.endpoints["dashboard_url"] = self.dashboard.url
         self.say(f"dashboard: {self.dashboard.url}")
 
-    def _write_endpoints(self, ready: bool) -> None:
-        """``<state_dir>/endpoints.json``: the ports actually used (port 0 = chosen at start) and our pid."""
-        data = {**self.endpoints, "pid": os.getpid(), "table": self.topics.table_id, "ready": ready}
-        tmp = self.state_dir / (ENDPOINTS_FILE + ".tmp")
-        tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-        tmp.replace(self.state_dir / ENDPOINTS_FILE)
+    def _write_endpoints(self) -> None:
+        """``<state_dir>/endpoints.json``: ports actually used (port 0 = chosen at start), pid, ready, connected."""
+        with self._endpoints_lock:  # the main thread and paho's thread both write it
+            data = {"ready": False, **self.endpoints, "pid": os.getpid(), "table": self.topics.table_id}
+            tmp = self.state_dir / (ENDPOINTS_FILE + ".tmp")
+            tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+            tmp.replace(self.state_dir / ENDPOINTS_FILE)
 
     # -- hooks the table and the bus call -----------------------------------------------------------------------
 
@@ -251,6 +254,9 @@ class Daemon:
     def _on_connected(self) -> None:
         """After every (re)connect: retained state, launcher status and discovery (paho's thread)."""
         assert self.bus is not None and self.table is not None
+        if not self.endpoints.get("mqtt_connected"):
+            self.endpoints["mqtt_connected"] = True  # tests and tools wait for this: commands are heard now
+            self._write_endpoints()
         self.bus.publish(self.topics.state, self.table.snapshot(), retain=True)
         if self.launcher is not None:
             self.bus.publish(self.topics.launcher, self.launcher.status().to_json(), retain=True)

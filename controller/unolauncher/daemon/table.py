@@ -219,7 +219,13 @@ class Table:
         if refused:
             code, message = str(events[0].get("code", "rejected")), str(events[0].get("message", "Refused."))
             return False, code, message, self.journal.last_seq
-        self.journal.append_command(command, events)
+        try:
+            self.journal.append_command(command, events)
+        except Exception as exc:
+            # Not journalled = did not happen: put the referee back to what the journal says, then refuse.
+            log.exception("could not journal %s; rolling the referee back", command.get("type"))
+            self.restore()
+            return False, "journal_error", f"The table could not record this command ({exc}).", self.journal.last_seq
         self.commands_applied += 1
         self.output.events_journalled()
         assert public is not None
