@@ -104,11 +104,13 @@ def test_press_the_virtual_button_and_see_the_hit_and_cards(
     hit = table.events("hit")[hits_before]
     assert hit["player"] == "ann" and hit["cards"] > 0
     n = hit["cards"]
+    expect(page.locator(".hit-flash.fired")).to_have_text(f"+{n}")  # rises from ann's seat for a moment
     expect(page.locator('#feed .feed-item[data-type="hit"]').first).to_contain_text(
         f"ann hit — {n} card{'s' if n != 1 else ''} came out"
     )
     expect(seat(page, "ann").locator(".hand-count")).to_have_text(str(7 + n))
     expect(page.locator(".seat.current")).to_have_attribute("data-player", "bob")  # the hit ended ann's turn
+    expect(page.locator("#mini-feed .feed-item").first).to_contain_text("ann hit")  # routine "turn" lines skipped
     phones.shot(page, "after-hit")
 
     page.click("#press")  # bob: a click, nothing comes out (ATK-06)

@@ -163,6 +163,7 @@ function onEvent(event) {
   if (["reloaded", "reshuffled", "game_started"].includes(event.type)) app.reloadRequested = false;
   app.history.observeEvent(event);
   addFeed(event, seq);
+  if (event.type === "hit" && seq !== null && seq === app.maxSeq) showLastHit(event);
   if (before !== app.reloadRequested) renderTableView();
   if (app.history.changedByLastEvent) {
     renderLauncherView();
@@ -282,7 +283,9 @@ function addFeed(event, seq) {
   feed.insertBefore(li, before);
   $("feed-empty").hidden = true;
   while (feed.children.length > FEED_LIMIT) feed.lastElementChild.remove();
-  if (!li.previousElementSibling || li.previousElementSibling.classList.contains("note")) {
+  // The table view's short list skips routine lines (turns, skips) that the banner and seats already show.
+  const newest = !li.previousElementSibling || li.previousElementSibling.classList.contains("note");
+  if (newest && !li.classList.contains("tone-quiet")) {
     $("mini-feed").prepend(li.cloneNode(true));
     while ($("mini-feed").children.length > MINI_FEED) $("mini-feed").lastElementChild.remove();
   }
@@ -291,6 +294,21 @@ function addFeed(event, seq) {
     $("feed-badge").textContent = app.unseen > 99 ? "99+" : String(app.unseen);
     $("feed-badge").hidden = false;
   }
+}
+
+/** A short-lived "+n" rising from the hitter's seat: the moment the cards land. It lives in the ring, not in
+ * the seat, because a state update re-renders the seats. */
+function showLastHit(event) {
+  const n = Number.isInteger(event.cards) ? event.cards : 0;
+  const seatEl = document.querySelector(`.seat[data-player="${CSS.escape(event.player || "")}"]`);
+  if (!seatEl) return;
+  const flash = document.createElement("span");
+  flash.className = n ? "hit-flash fired" : "hit-flash";
+  flash.textContent = n ? `+${n}` : "click";
+  flash.style.left = seatEl.style.left;
+  flash.style.top = seatEl.style.top;
+  $("ring").append(flash);
+  setTimeout(() => flash.remove(), 2500);
 }
 
 function addFeedNote(text) {
