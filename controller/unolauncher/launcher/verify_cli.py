@@ -93,7 +93,8 @@ def verify(
     if start is None:  # the referee's game_started carries the same facts under other names
         game = next((event for _, event in lines if event.get("type") == "game_started"), None)
         if game is not None:
-            options = game.get("options") if isinstance(game.get("options"), dict) else {}
+            raw_options = game.get("options")
+            options: dict[str, Any] = raw_options if isinstance(raw_options, dict) else {}
             start = {"preset": options.get("ejection_preset", "classic"), "commitment": game.get("ejection_commitment")}
     if preset is None:
         preset = str(start.get("preset", "classic")) if start else "classic"
