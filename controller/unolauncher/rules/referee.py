@@ -206,8 +206,8 @@ class Referee:
         self._plain = {
             c: CARD_INFO[c] for c in self._rs.counts if CARD_INFO[c][0] and CARD_INFO[c][1] not in self._actions
         }
-        preset = state.options.get("ejection_preset", "classic")
-        self._model = EjectionModel(preset=preset) if state.ejection is not None else None
+        options = state.options
+        self._model = _model_for(options) if state.ejection is not None else None
 
     def _rebuild(self, commands: list[dict[str, Any]]) -> None:
         prior, history = self._prior, list(commands)
@@ -286,7 +286,7 @@ class Referee:
         if rs.attack:
             s.ejection_seed = ejection_seed
         self._set_state(s)
-        model = EjectionModel(preset=options["ejection_preset"])
+        model = _model_for(options)
         s.ejection = model.start(ejection_seed)
         self._model = model
         events: list[Event] = [
@@ -1289,10 +1289,11 @@ def _validate_options(options: Any, rs: Ruleset, players: int) -> dict[str, Any]
     if type(merged["ejection_preset"]) is not str:
         refuse("bad_option", "ejection_preset must be a preset name.")
     try:
-        model = EjectionModel(preset=merged["ejection_preset"])
+        model = _model_for(merged)
         model.plan(model.start(0))
-    except Exception:
-        refuse("bad_option", f"Unknown ejection preset {_short(merged['ejection_preset'])}.")
+    except Exception as exc:
+        detail = str(exc) if isinstance(exc, ValueError) and str(exc) else ""
+        refuse("bad_option", detail or f"Unknown ejection preset {_short(merged['ejection_preset'])}.")
     merged["customizable"] = _validate_custom(merged["customizable"])
     return json.loads(json.dumps(merged))
 
@@ -1383,9 +1384,29 @@ def _check_starter(starter: Any, rs: Ruleset) -> None:
 # small helpers
 # ======================================================================================================
 def _shuffled(rng: random.Random, cards: list[str]) -> list[str]:
-    """A uniformly random permutation drawn from ``rng`` (sort by random keys: ~5x faster than rng.shuffle)."""
-    keys = [rng.random() for _ in cards]
-    return [cards[i] for i in sorted(range(len(cards)), key=keys.__getitem__)]
+    """A shuffled copy: Fisher–Yates driven by ``rng.random()`` (about twice as fast as ``rng.shuffle``; the
+    bias of ``int(random() * n)`` for n ≤ 112 is below 2**-45)."""
+    deck = list(cards)
+    rand = rng.random
+    for i in range(len(deck) - 1, 0, -1):
+        j = int(rand() * (i + 1))
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+_MODELS: dict[str, EjectionModel] = {}
+
+
+def _model_for(options: dict[str, Any]) -> EjectionModel:
+    """The ejection model for a game's options; models are immutable, so one instance per configuration."""
+    custom = options.get("ejection_custom")
+    key = json.dumps([options.get("ejection_preset", "classic"), custom], sort_keys=True)
+    model = _MODELS.get(key)
+    if model is None:
+        model = EjectionModel(preset=options.get("ejection_preset", "classic"), custom=custom)
+        if len(_MODELS) < 64:
+            _MODELS[key] = model
+    return model
 
 
 def _malformed(command: Any) -> Event:

@@ -29,6 +29,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "suggestion_penalty": False,  # ATK-22
     "customizable": None,  # ATK-16: None = plain Wild
     "ejection_preset": "classic",
+    "ejection_custom": None,  # the table of the ejection model's `custom` preset
     "hand_size": 7,
 }
 
