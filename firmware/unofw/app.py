@@ -21,7 +21,7 @@ from unofw.runner import Config, FireRun, Plan, Result
 
 RETRY_MS = 100  # reliable events are resent this often until the host acknowledges them
 MAX_PENDING = 8
-MAX_CACHED_REPLIES = 8
+MAX_CACHED_REPLIES = wire.WINDOW  # a duplicate inside the replay window always finds its answer
 
 
 class Firmware:
@@ -119,7 +119,9 @@ class Firmware:
         if verdict == wire.DUPLICATE:
             frame = self.replies.get(seq)
             if frame is not None:
-                self.board.write(frame)
+                self.board.write(frame)  # answered again, never executed again
+            else:
+                self._ack(seq, msgs.STALE_SEQ, now, cache=False)
             return
         if verdict == wire.STALE:
             self._ack(seq, msgs.STALE_SEQ, now, cache=False)

@@ -51,6 +51,7 @@ from unolauncher.launcher.interface import (
 log = logging.getLogger(__name__)
 
 OpenPort = Callable[..., Any]
+_REPLY_TYPES = {sp.HELLO: sp.HELLO_REPLY, sp.STATUS: sp.STATUS_REPLY}
 
 
 @dataclass(frozen=True)
@@ -467,23 +468,26 @@ class SerialLauncher:
             self.counters["frames_in"] += 1
             try:
                 self._on_frame(link, frame)
-            except (struct.error, IndexError, sp.FrameError) as exc:
+            except (struct.error, IndexError, ValueError, UnicodeError) as exc:
                 self.counters["frame_errors"] += 1
-                self._last_error = f"malformed body in frame type 0x{frame.type:02x}: {exc}"
+                self._last_error = f"malformed frame type 0x{frame.type:02x}: {exc}"
                 log.warning("serial launcher: %s", self._last_error)
+            except Exception:  # never let one odd frame kill the reader thread
+                self.counters["frame_errors"] += 1
+                log.exception("serial launcher: frame type 0x%02x could not be handled", frame.type)
 
     def _on_frame(self, link: _Link, frame: sp.Frame) -> None:
         link.last_rx = self._clock.now()
         kind = frame.type
         if kind == sp.ACK:
             seq, code = sp.decode_ack(frame.body)
-            self._reply(link, seq, code, None)
+            self._reply(link, seq, code, None, kind)
         elif kind == sp.HELLO_REPLY:
             info = sp.decode_hello_reply(frame.body)
-            self._reply(link, info["seq"], sp.AckCode.OK, info)
+            self._reply(link, info["seq"], sp.AckCode.OK, info, kind)
         elif kind == sp.STATUS_REPLY:
             status = sp.decode_status(frame.body)
-            self._reply(link, status["seq"], sp.AckCode.OK, status)
+            self._reply(link, status["seq"], sp.AckCode.OK, status, kind)
         elif 0x90 <= kind <= 0xAF:
             if not link.ready:
                 return  # left over from before our HELLO; the firmware dropped them too
@@ -496,11 +500,14 @@ class SerialLauncher:
             link.window.accept(frame.seq)
             self._on_device_event(kind, frame.body)
 
-    def _reply(self, link: _Link, seq: int, code: int, payload: Any) -> None:
+    def _reply(self, link: _Link, seq: int, code: int, payload: Any, kind: int) -> None:
         with self._lock:
-            cmd = link.pending.pop(seq, None)
+            cmd = link.pending.get(seq)
             if cmd is None:
                 return  # a late answer to a retransmitted command: already handled
+            if kind != sp.ACK and kind != _REPLY_TYPES.get(cmd.type, sp.ACK):
+                raise sp.FrameError(f"reply type 0x{kind:02x} does not answer command 0x{cmd.type:02x}")
+            del link.pending[seq]
             if cmd.timer is not None:
                 cmd.timer.cancel()
         if cmd.on_reply is not None:
