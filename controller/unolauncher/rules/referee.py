@@ -74,10 +74,11 @@ class Referee:
     Example::
 
         ref = Referee()
-        ref.handle({"type": "new_game", "ruleset": "attack", "players": ["ann", "bob", "cy"], "seed": 7})
-        ref.hitter()                       # 'bob' — the player left of the dealer, if no start card says otherwise
-        ref.handle({"type": "hit", "cards": 2})
-        ref.public_state()["hands"]        # {'ann': 7, 'bob': 9, 'cy': 7}
+        ref.handle({"type": "new_game", "ruleset": "attack", "players": ["ann", "bob", "cy"], "mode": "table",
+                    "deal": {"dealer": "cy", "starter": "red 5"}})
+        ref.hitter()                       # 'ann': the player left of the dealer may hit (or play)
+        ref.handle({"type": "hit", "cards": 2})   # the launcher counted two cards out
+        ref.public_state()["hands"]        # {'ann': 9, 'bob': 7, 'cy': 7}; now it is bob's turn
     """
 
     def __init__(self) -> None:
