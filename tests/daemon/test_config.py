@@ -1,0 +1,113 @@
+"""Configuration: every key known and documented, every bad key refused by name (one line, exit code 2)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from unolauncher.daemon.config import SCHEMA, Config, ConfigError, load_config, parse_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+BAD: list[tuple[dict[str, Any], str]] = [
+    ({"tabel": {}}, "tabel"),
+    ({"table": {"idd": "x"}}, "table.idd"),
+    ({"table": {"id": "has space"}}, "table.id"),
+    ({"table": {"id": "a/b"}}, "table.id"),
+    ({"table": {"lockout": "yes"}}, "table.lockout"),
+    ({"table": {"state_dir": 5}}, "table.state_dir"),
+    ({"broker": {"port": 70000}}, "broker.port"),
+    ({"broker": {"port": "1883"}}, "broker.port"),
+    ({"broker": {"ws_port": -1}}, "broker.ws_port"),
+    ({"broker": {"embedded": "auto"}}, "broker.embedded"),
+    ({"broker": {"embedded": False}}, "broker.host"),
+    ({"broker": {"tls": 1}}, "broker.tls"),
+    ({"broker": {"protocol": "4"}}, "broker.protocol"),
+    ({"broker": {"keepalive": 0}}, "broker.keepalive"),
+    ({"broker": {"reconnect_min": 10, "reconnect_max": 5}}, "broker.reconnect_max"),
+    ({"broker": {"password": "a", "password_file": "/x"}}, "broker.password"),
+    ({"broker": {"hots": "x"}}, "broker.hots"),
+    ({"launcher": {"backend": "pigeon"}}, "launcher.backend"),
+    ({"launcher": {"seed": 1.5}}, "launcher.seed"),
+    ({"launcher": {"virtual": 3}}, "launcher.virtual"),
+    ({"launcher": {"jam_timeout_s": "1"}}, "launcher.jam_timeout_s"),
+    ({"dashboard": {"port": True}}, "dashboard.port"),
+    ({"homeassistant": {"enabled": "no"}}, "homeassistant.enabled"),
+    ({"table": 5}, "table"),
+]
+
+
+@pytest.mark.parametrize(("data", "key"), BAD, ids=[key for _, key in BAD])
+def test_each_invalid_key_is_named_in_one_line(data: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(data)
+    message = str(info.value)
+    assert "\n" not in message
+    assert re.search(rf"(^|[\s\[]){re.escape(key)}\b", message), message
+
+
+def test_defaults_without_a_file_and_every_schema_key_has_a_default() -> None:
+    config = Config()
+    assert config.broker.use_embedded and config.table.id == "table1" and config.table.lockout is True
+    for section, keys in SCHEMA.items():
+        fields = {f.name for f in dataclasses.fields(getattr(config, section))}
+        assert set(keys) == fields, f"[{section}] schema and dataclass disagree"
+
+
+def test_a_valid_file_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        '[table]\nid = "kitchen"\nlockout = false\n[broker]\nhost = "mqtt.lan"\nport = 8883\ntls = true\n'
+        '[launcher]\nbackend = "virtual"\n[launcher.virtual]\njam_probability = 0.1\n'
+    )
+    config = load_config(path)
+    assert config.table.id == "kitchen" and config.table.lockout is False
+    assert config.broker.host == "mqtt.lan" and not config.broker.use_embedded and config.broker.tls
+    assert config.launcher.virtual == {"jam_probability": 0.1}
+
+
+def test_every_key_is_documented() -> None:
+    text = (ROOT / "docs" / "configuration.md").read_text()
+    for section, keys in SCHEMA.items():
+        assert f"[{section}]" in text
+        for key in keys:
+            assert f"`{key}`" in text, f"{section}.{key} is not in docs/configuration.md"
+
+
+def _run(args: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "unolauncher", "run", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_cli_unknown_key_exits_2_with_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("[broker]\nport = 1883\nhots = 'x'\n")
+    result = _run(["--config", str(path), "--state-dir", str(tmp_path / "s")])
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "unolauncher run: unknown key broker.hots (known in [broker]: " + ", ".join(SCHEMA["broker"]) + ")"
+    ]
+
+
+def test_cli_invalid_toml_and_bad_launcher_value_exit_2(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("[table\nid = 1\n")
+    result = _run(["--config", str(path)])
+    assert result.returncode == 2 and "not valid TOML" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    # a value only the launcher factory can judge: still one line, still exit 2, still names it
+    path.write_text(
+        '[launcher]\nbackend = "virtual"\nretract_power = 7.0\n[dashboard]\nenabled = false\n'
+        "[broker]\nport = 0\nws_port = 0\n"
+    )
+    result = _run(["--config", str(path), "--state-dir", str(tmp_path / "s")])
+    assert result.returncode == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("unolauncher run:")]
+    assert len(errors) == 1 and "retract_power" in errors[0]
