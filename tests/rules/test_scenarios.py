@@ -27,6 +27,16 @@ def test_atk08_skip_then_hit2_hits_the_player_after_the_skipped_one() -> None:
     assert ok(ref, {"type": "hit", "cards": 0})[-1] == {"type": "turn", "player": "dee"}
 
 
+def test_atk08_two_players_skip_then_hit2_targets_the_opponent() -> None:
+    hands = {"ann": ["red skip", "red hit-2", "blue 1"], "bob": ["blue 7"]}
+    ref, _ = start(A, hands, "red 5", players=["ann", "bob"])
+    ok(ref, {"type": "play", "player": "ann", "card": "red skip"})
+    ok(ref, {"type": "play", "player": "ann", "card": "red hit-2"})
+    assert ref.public_state()["owed"] == [{"player": "bob", "hits": 2}]
+    ok(ref, {"type": "hit", "cards": 0})
+    assert ok(ref, {"type": "hit", "cards": 0})[-1] == {"type": "turn", "player": "ann"}
+
+
 def test_atk08_reverse_inside_a_chain_turns_play_around() -> None:
     hands = {"ann": ["red skip", "red reverse", "blue 1"], "bob": ["blue 7"], "cy": ["yellow 3"], "dee": ["green 4"]}
     ref, _ = start(A, hands, "red 5", players=PLAYERS4, dealer="dee")

@@ -669,8 +669,9 @@ class Referee:
         nxt = s.step(seat, 1 + skips)
         if action == "hit" or action == "hit-fire":  # ATK-11, ATK-12, ATK-14
             hits = hits_count or ATTACK_ACTIONS.get(face, ("hit", 2))[1]
-            s.resume = s.step(nxt)
-            self._add_owed(nxt, 1 if action == "hit-fire" else hits, action == "hit-fire", events, front=False)
+            victim = nxt if nxt != seat else s.step(seat)  # 2 players, Skip then Hit 2: the opponent, not oneself
+            s.resume = s.step(victim)
+            self._add_owed(victim, 1 if action == "hit-fire" else hits, action == "hit-fire", events, front=False)
         elif action == "attack":  # ATK-13
             s.resume = nxt
             self._add_owed(target, hits_count or 2, False, events, front=False)
