@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from daemon.game import start_game
+
 from support.daemon import FAST_LAUNCHER, TableClient
 from support.mosquitto import Mosquitto
 from support.net import wait_until
@@ -62,7 +62,8 @@ def replayed_state(commands: list[dict[str, Any]]) -> dict[str, Any]:
 )
 def test_press_flood_for_10_s(tmp_path: Path, period_s: float, hold_s: float) -> None:
     """1,000 presses/s is contact chatter to the launcher (30 ms debounce): it must register as at most a press per
-    quiet gap. 20 presses/s (40 ms between release and press) gets through the debounce: most land while the motor runs and must be ignored."""
+    quiet gap. 20 presses/s (40 ms from release to press) gets through the debounce: presses that land while the
+    motor runs must be ignored, never start a second run."""
     with Mosquitto() as broker:
         daemon, clock = make_daemon(tmp_path, broker.port, "flood")
         daemon.start()
@@ -127,6 +128,71 @@ def test_press_flood_for_10_s(tmp_path: Path, period_s: float, hold_s: float) ->
                     f"{bounces} debounced, {runs} motor runs, events {dict(kinds)}, "
                     f"all journalled and delivered after {drain_s:.1f} s"
                 )
+        finally:
+            daemon.request_stop()
+            daemon.shutdown()
+
+
+class JumpingWallClock:
+    """Stands in for the ``time`` module inside the journal: wall time = real time + an offset the test moves."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def time(self) -> float:
+        return time.time() + self.offset
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+def test_clock_jumps_change_no_order_and_stop_no_motor_late(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Pi has no real-time clock: its wall clock starts in the past and jumps when NTP syncs (forward years, or
+    back an hour). Event order comes from ``seq``, never from ``ts``, so jumps must change nothing but ``ts``. The
+    launcher's timers run on the monotonic clock; a jump of that (virtual) clock by an hour mid-run must end the
+    run at once with the motor off, exactly once."""
+    import unolauncher.store.journal as journal_module
+
+    wall = JumpingWallClock()
+    monkeypatch.setattr(journal_module, "time", wall)
+    with Mosquitto() as broker:
+        daemon, clock = make_daemon(tmp_path, broker.port, "jumps")
+        daemon.start()
+        try:
+            assert daemon.bus is not None and daemon.table is not None and daemon.journal is not None
+            virtual, table, journal = daemon.virtual, daemon.table, daemon.journal
+            assert virtual is not None
+            assert wait_until(daemon.bus.connected.is_set, 10)
+            with TableClient("127.0.0.1", broker.port, "jumps", name="player") as player:
+                wall.offset = -40 * 365 * 86400.0  # booted without network: 1986-ish
+                start_game(player, Referee())
+                stamps: list[float] = []
+                motor_runs_cut = 0
+                for offset in (-40 * 365 * 86400.0, 0.0, -3600.0, 10 * 365 * 86400.0):  # NTP jumps
+                    wall.offset = offset
+                    for _ in range(12):  # bounded
+                        virtual.press_button(hold_s=0.01)
+                        if virtual.motor_pin_high:
+                            clock.advance(3600.0)  # the monotonic clock jumps an hour in the middle of the run
+                            motor_runs_cut += 1
+                            assert not virtual.motor_pin_high, "the motor ran on after the clock jumped"
+                        clock.advance(0.05)
+                        assert wait_until(table.idle, 10, interval=0.0005)
+                    stamps.append(wall.time())
+                clock.advance(5.0)
+                assert wait_until(lambda: table.idle() and daemon.bus is not None and daemon.bus.outbox_idle(), 30)
+                assert player.wait_for_seq(journal.last_seq, 10)
+                events = [body for _pos, kind, _seq, body in journal.entries() if kind == "event"]
+                seqs = [e["seq"] for e in events]
+                assert seqs == list(range(1, len(seqs) + 1)) and sorted(player.events) == seqs
+                ts = [e["ts"] for e in events]
+                assert ts != sorted(ts), "the wall-clock jumps should show in ts (else the test did not jump)"
+                kinds = Counter(e["type"] for e in events)
+                assert motor_runs_cut > 0 and kinds["fired"] == virtual.motor_starts
+                assert kinds["hit_refused"] == 0
+                assert table.snapshot() | {"seq": 0} == replayed_state(list(journal.commands())) | {"seq": 0}
+                assert not virtual.motor_pin_high
+                print(f"\nclock jumps: {len(seqs)} events, {motor_runs_cut} runs cut by a 1 h jump, {dict(kinds)}")
         finally:
             daemon.request_stop()
             daemon.shutdown()
