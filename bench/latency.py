@@ -5,7 +5,7 @@ Whole path (what the daemon wires): mock button pin falls → GpioLauncher edge 
 PressHandler → ``who_may_hit`` (a real ``Referee.hitter`` under a lock, if the referee exists) → EjectionModel.plan
 → GpioLauncher.fire → driver pins. Baseline, same run, same pin class: ``Button.when_pressed = motor.forward`` on a
 gpiozero ``Motor``. Both time from just before ``drive_low()`` to the moment the motor pin's state becomes > 0
-(recorded inside the pin), in interleaved blocks so machine noise hits both alike. Also: presses/s the ejection
+(recorded inside the pin), alternating press by press so machine noise hits both alike. Also: presses/s the ejection
 model plans.
 
     .venv/bin/python bench/latency.py [--presses 20000] [--plans 200000]
@@ -148,13 +148,12 @@ def main() -> None:
     }
     full: list[float] = []
     bare: list[float] = []
-    block = 500
     measure_full(200, state)  # warm-up
     measure_bare(200, state)
     gc.collect()
-    for _ in range(max(1, args.presses // block)):
-        full += measure_full(block, state)
-        bare += measure_bare(block, state)
+    for _ in range(args.presses):  # alternate press by press, so load spikes hit both paths alike
+        full += measure_full(1, state)
+        bare += measure_bare(1, state)
     if len(hits) < len(full):
         raise RuntimeError("not every press produced a hit")
     launcher.close()
@@ -163,7 +162,7 @@ def main() -> None:
 
     med_full, med_bare = statistics.median(full), statistics.median(bare)
     p99_full, p99_bare = percentile(full, 0.99), percentile(bare, 0.99)
-    print(f"press-edge -> motor-pin-high on gpiozero mock pins, {len(full)} presses each, interleaved blocks")
+    print(f"press-edge -> motor-pin-high on gpiozero mock pins, {len(full)} presses each, alternating")
     print(f"who_may_hit: {hitter_label}; model: EjectionModel (every press fires, no suspense)")
     print(f"{'path':<44}{'median us':>10}{'p99 us':>10}")
     print(f"{'bare gpiozero when_pressed -> Motor.forward':<44}{med_bare:>10.1f}{p99_bare:>10.1f}")

@@ -194,3 +194,19 @@ def test_reveal_and_restore(rig: Rig, table: Table) -> None:
         assert again.handler.state == saved and again.handler.seed == 42
     finally:
         other.launcher.close()
+
+
+def test_plan_ahead_never_uses_a_stale_plan(rig: Rig) -> None:
+    """The next plan is computed ahead; swapping the model or the state must not let the old one through."""
+    table = Table(rig, EjectionModel("custom", ALWAYS))
+    table.handler.start(9)
+    assert table.handler._ahead is not None and table.handler._ahead[2].fire  # planned before any press
+    table.handler.model = EjectionModel("custom", NEVER_TWICE)  # what the daemon does on a preset change
+    rig.sim.press_button()
+    rig.clock.advance(1)
+    assert table.hits[-1][1].fire is False and not rig.sim.pin("motor_enable").states[1:]
+    table.handler.restore(EjectionModel("custom", NEVER_TWICE).start(9) | {"press": 2, "run": -2})
+    rig.sim.press_button()  # the restored state says: third dry press -> fires
+    assert rig.sim.motor_pin_high
+    rig.clock.advance(2)
+    assert table.hits[-1][2].cards_out == 2

@@ -2,8 +2,9 @@
 
 Runs on the launcher's input thread (gpiozero's edge thread, or the serial reader). It is benchmarked
 (``bench/latency.py``): between the edge and the motor pin there is no disk, no network and no thread hand-off —
-just a callback, one blake2b for the model, and three pin writes. Events and the hit go out *after* the motor is
-on; ``on_event`` and ``on_hit`` should hand heavy work (journal, MQTT) to another thread.
+just a callback, a lock, the plan computed ahead of time (:meth:`PressHandler.plan_ahead`), and three pin writes.
+Events and the hit go out *after* the motor is on; ``on_event`` and ``on_hit`` should hand heavy work (journal,
+MQTT) to another thread.
 
 Events (``on_event``; every one a dict with ``type``):
 
@@ -81,6 +82,9 @@ class PressHandler:
         self._tension = 0
         self._indicate: Callable[[bool, int], None] | None = getattr(launcher, "indicate", None)
         self.state: dict[str, Any] = model.start(seed if seed is not None else 0)
+        # The next press's plan, computed ahead while nothing is waiting (it is pure, so computing it early changes
+        # nothing): (model, state it was planned from, plan, state after). Used only if both are still current.
+        self._ahead: tuple[EjectionModel, dict[str, Any], FirePlan, dict[str, Any]] | None = None
         self.seed: int | None = seed
         launcher.on_press = self.press
         launcher.on_lid = self._lid
@@ -88,6 +92,7 @@ class PressHandler:
         launcher.on_uno = self._uno
         status = launcher.status()
         self._lid_open = status.lid_open
+        self.plan_ahead()
 
     # ------------------------------------------------------------------ game boundaries
 
@@ -96,6 +101,7 @@ class PressHandler:
         with self._lock:
             self.seed = seed
             self.state = self.model.start(seed)
+        self.plan_ahead()
         event = {"type": "ejection_start", "preset": self.model.preset, "commitment": commitment(seed)}
         self._emit(event)
         return event
@@ -111,6 +117,7 @@ class PressHandler:
         with self._lock:
             self.state = dict(state)
             self.seed = state.get("seed")
+        self.plan_ahead()
 
     # ------------------------------------------------------------------ the press
 
@@ -133,7 +140,11 @@ class PressHandler:
                 accepted = False
             else:
                 state = self.state
-                plan, next_state = self.model.plan(state)
+                ahead = self._ahead
+                if ahead is not None and ahead[0] is self.model and ahead[1] is state:
+                    plan, next_state = ahead[2], ahead[3]
+                else:
+                    plan, next_state = self.model.plan(state)
                 accepted = True
                 if plan.fire:
                     self._busy = True
@@ -155,6 +166,16 @@ class PressHandler:
         self._emit({"type": "press", "player": player, "index": state["press"], "plan": plan.to_json()})
         if not plan.fire:
             self._done(player, plan, _NO_FIRE)
+        self.plan_ahead()
+
+    def plan_ahead(self) -> None:
+        """Plan the next press now, off the press→motor path (called after each press and state change)."""
+        with self._lock:
+            model, state = self.model, self.state
+        plan, next_state = model.plan(state)
+        with self._lock:
+            if self.model is model and self.state is state:
+                self._ahead = (model, state, plan, next_state)
 
     def _done(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
         with self._lock:
@@ -194,6 +215,7 @@ class PressHandler:
             self._lid_open = is_open
             if is_open:
                 self.state = self.model.lid_opened(self.state)
+        self.plan_ahead()
         # lid_open / lid_closed events come from the launcher itself (forwarded by _launcher_event)
 
     def _uno(self) -> None:
