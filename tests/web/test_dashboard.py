@@ -233,3 +233,29 @@ def test_undo_takes_back_the_last_play_on_every_phone(
     expect(page.locator(".top-card")).to_have_attribute("data-card", "red 5")
     expect(seat(page, "ann").locator(".hand-count")).to_have_text("7")
     expect(page.locator('#feed .feed-item[data-type="undone"]').first).to_contain_text("Undone: play red 9")
+
+
+def test_garbage_on_the_topics_changes_nothing_on_the_page(
+    phones: PhoneFactory, dashboard_url: str, table: TableHandle, rigged: GameFactory
+) -> None:
+    start_rigged(table, rigged)
+    page = phones.open(dashboard_url)
+    live(page)
+    expect(seat(page, "ann").locator(".hand-count")).to_have_text("7")
+    client = table.client.client
+    for topic, payload in (
+        ("state", b"not json"), ("state", b"[1, 2]"), ("state", b'{"players": "ann"}'), ("state", b"\xff\xfe"),
+        ("events", b"{"), ("events", b'{"seq": 99999}'), ("events", b"42"), ("reply", b'{"id": null}'),
+        ("launcher", b"[]"), ("status", b""),
+    ):
+        client.publish(f"{table.base}/{topic}", payload, qos=1).wait_for_publish(5)
+    # Still the same game, still commanding it (a JS exception would also fail the test through the fixture).
+    page.click("#btn-play")
+    page.locator('#picker [data-card="red 9"]').click()
+    page.click("#picker-send")
+    expect(page.locator(".top-card")).to_have_attribute("data-card", "red 9")
+    expect(seat(page, "ann").locator(".hand-count")).to_have_text("6")
+    expect(page.locator(".seat")).to_have_count(3)
+    expect(page.locator("#daemon-offline")).to_be_hidden()  # an empty status is not "offline"
+    page.click("[data-tab=launcher]")
+    expect(page.locator(".mood .tile-label")).to_have_text("virtual launcher")  # the last good launcher status

@@ -142,6 +142,27 @@ def test_phone_away_catches_up_on_missed_events_in_order(
     phones.shot(page, "caught-up")
 
 
+def test_daemon_restart_shows_offline_then_the_same_game(
+    phones: PhoneFactory, stack: MosquittoStack, rigged: GameFactory
+) -> None:
+    table = stack.table
+    start_rigged(table, rigged)
+    table.command({"type": "play", "player": "ann", "card": "red 9"})
+    page = phones.open(stack.url)
+    live(page)
+    expect(page.locator(".top-card")).to_have_attribute("data-card", "red 9")
+
+    assert stack.daemon.stop() == 0  # SIGTERM: the daemon publishes "offline" (retained) on its way out
+    expect(page.locator("#daemon-offline")).to_be_visible()
+    phones.shot(page, "daemon-offline")
+    stack.daemon.start()  # same journal: the game is replayed and its state republished
+    expect(page.locator("#daemon-offline")).to_be_hidden(timeout=15_000)
+    expect(page.locator(".top-card")).to_have_attribute("data-card", "red 9")
+    expect(seat(page, "ann").locator(".hand-count")).to_have_text("6")
+    page.click("#press")  # bob hits: the restarted daemon takes commands from the page again
+    expect(page.locator('#feed .feed-item[data-type="hit"]').first).to_contain_text("bob hit")
+
+
 @pytest.fixture
 def secured_broker(tmp_path: Path) -> Iterator[Mosquitto]:
     passwords = tmp_path / "passwd"

@@ -76,7 +76,8 @@ export class TableLink {
     const sub = topic.slice(this.base.length);
     const text = new TextDecoder().decode(payload);
     if (sub === "status") {
-      this.handlers.online(text.trim() === "online");
+      const status = text.trim();
+      if (status === "online" || status === "offline") this.handlers.online(status === "online");
       return;
     }
     if (sub === "cmd" || text === "") return;
@@ -85,6 +86,10 @@ export class TableLink {
       data = JSON.parse(text);
     } catch {
       console.warn(`ignoring non-JSON message on ${topic}`);
+      return;
+    }
+    if (!data || typeof data !== "object" || Array.isArray(data)) {
+      console.warn(`ignoring a message on ${topic} that is not a JSON object`);
       return;
     }
     if (sub === "state") this.handlers.state(data);

@@ -103,8 +103,20 @@ function onStatus(kind, detail) {
 
 // ---- incoming --------------------------------------------------------------------------------------------
 
+/** Whether a retained state looks like PROTOCOL.md's public state (a bad one is ignored, not rendered). */
+function plausibleState(state) {
+  if (!state || typeof state !== "object" || Array.isArray(state)) return false;
+  if ("players" in state && !(Array.isArray(state.players) && state.players.every((p) => typeof p === "string"))) return false;
+  if ("hands" in state && (typeof state.hands !== "object" || Array.isArray(state.hands))) return false;
+  if ("owed" in state && !Array.isArray(state.owed)) return false;
+  return true;
+}
+
 function onState(state) {
-  if (!state || typeof state !== "object") return;
+  if (!plausibleState(state)) {
+    console.warn("ignoring a state message that is not a table state", state);
+    return;
+  }
   app.state = state;
   if (Number.isInteger(state.seq)) {
     app.stateSeq = state.seq;
@@ -143,7 +155,10 @@ function catchUp(upTo) {
 }
 
 function onEvent(event) {
-  if (!event || typeof event !== "object") return;
+  if (!event || typeof event !== "object" || Array.isArray(event) || typeof event.type !== "string") {
+    console.warn("ignoring an event without a type", event);
+    return;
+  }
   const seq = Number.isInteger(event.seq) ? event.seq : null;
   if (seq !== null) {
     if (app.seen.has(seq)) return; // already shown (QoS 1 redelivery, or a resend another phone asked for)
