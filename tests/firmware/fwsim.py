@@ -107,6 +107,7 @@ class Physics:
         self._on_for = 0
         self._last: int | None = None
         self._last_card: int | None = None
+        self._free_at: dict[int, int] = {}
         self._lock = threading.Lock()
         self._actions: list[tuple[int, Any, int]] = []
         board._lid.drive(0)  # the box starts closed (the switch pulls the input low)
@@ -117,12 +118,16 @@ class Physics:
             self._actions.sort(key=lambda a: a[0])
 
     def press(self, hold_ms: int = 60, bounce: bool = True, pin: Any = None) -> None:
-        """A human press: contact bounce on the way down and on the way up (active low)."""
+        """A human press: contact bounce on the way down and on the way up (active low). A finger cannot press
+        again before it let go: a press asked for too early starts 40 ms after the previous one ended."""
         pin = pin if pin is not None else self.board._button
+        now = mp_time.raw_ms()
+        start = max(0, self._free_at.get(id(pin), 0) + 40 - now)
         steps = [(0, 0), (1, 1), (2, 0), (4, 1), (5, 0)] if bounce else [(0, 0)]
         steps += [(hold_ms, 1), (hold_ms + 1, 0), (hold_ms + 3, 1)] if bounce else [(hold_ms, 1)]
         for delay, level in steps:
-            self.at(delay, pin, level)
+            self.at(start + delay, pin, level)
+        self._free_at[id(pin)] = now + start + hold_ms + 3
 
     def set_lid(self, is_open: bool) -> None:
         self.at(0, self.board._lid, 1 if is_open else 0)
