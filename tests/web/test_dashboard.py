@@ -259,3 +259,24 @@ def test_garbage_on_the_topics_changes_nothing_on_the_page(
     expect(page.locator("#daemon-offline")).to_be_hidden()  # an empty status is not "offline"
     page.click("[data-tab=launcher]")
     expect(page.locator(".mood .tile-label")).to_have_text("virtual launcher")  # the last good launcher status
+
+
+def test_ten_players_fit_around_the_table_without_overlap(
+    phones: PhoneFactory, dashboard_url: str, table: TableHandle
+) -> None:
+    names = ["Alexandra", "Ben", "Cleo", "Dev", "Eli", "Fatima", "Gus", "Hiro", "Ines", "Jo"]  # 10 = the maximum
+    assert table.command({"type": "new_game", "ruleset": "attack", "mode": "table", "players": names, "seed": 4})["ok"]
+    page = phones.open(dashboard_url)
+    live(page)
+    expect(page.locator(".seat")).to_have_count(10)
+    boxes = [page.locator(f'.seat[data-player="{name}"]').bounding_box() for name in names]
+    assert all(b is not None for b in boxes)
+    for i, a in enumerate(boxes):
+        assert a is not None and a["x"] >= 0 and a["x"] + a["width"] <= 390, (names[i], a)
+        for j in range(i + 1, len(boxes)):
+            b = boxes[j]
+            assert b is not None
+            apart = (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                     or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+            assert apart, f"seats {names[i]} and {names[j]} overlap"
+    phones.shot(page, "ten-players")

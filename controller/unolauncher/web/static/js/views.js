@@ -77,6 +77,7 @@ export function renderTable(ring, center, state, onSeat) {
   const players = state.players;
   const owed = owedMap(state);
   const n = players.length;
+  ring.classList.toggle("crowded", n >= 7); // smaller seats so ten fit around a phone-sized table
   players.forEach((player, i) => {
     // Seat 0 at the bottom, then clockwise on screen (y grows downwards, so +angle turns clockwise).
     const angle = Math.PI / 2 + (2 * Math.PI * i) / n;
