@@ -284,8 +284,7 @@ class Referee:
         s.rng = random.Random(seed)
         s.scores = [0] * len(players)
         s.script = script
-        if rs.attack:
-            s.ejection_seed = ejection_seed
+        s.ejection_seed = ejection_seed
         self._set_state(s)
         model = _model_for(options)
         s.ejection = model.start(ejection_seed)
@@ -1235,9 +1234,8 @@ class Referee:
                 "type": "game_over",
                 "winner": s.players[winner],
                 "scores": {name: s.scores[i] for i, name in enumerate(s.players)},
+                "ejection_seed": s.ejection_seed,  # reveals the seed behind game_started's ejection_commitment
             }
-            if self._rs.attack:
-                over["ejection_seed"] = s.ejection_seed
             events.append(over)
         else:
             s.phase = BETWEEN
