@@ -194,7 +194,14 @@ class TableClient:
     _ids = itertools.count(1)
 
     def __init__(
-        self, host: str, port: int, table: str = "t1", transport: str = "tcp", mqtt5: bool = False, name: str = ""
+        self,
+        host: str,
+        port: int,
+        table: str = "t1",
+        transport: str = "tcp",
+        mqtt5: bool = False,
+        name: str = "",
+        auth: tuple[str, str] | None = None,
     ) -> None:
         self.base = f"unolauncher/{table}"
         self.lock = threading.Lock()
@@ -218,6 +225,8 @@ class TableClient:
         )
         if transport == "websockets":
             self.client.ws_set_options(path="/mqtt")
+        if auth is not None:
+            self.client.username_pw_set(*auth)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = lambda *a: self.connected.clear()
         self.client.on_message = self._on_message
@@ -232,6 +241,8 @@ class TableClient:
         self.client.subscribe(topic, qos=1)
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            return  # refused (bad credentials, ACL): the constructor times out with the address in the message
         client.subscribe([(f"{self.base}/#", 1), *[(t, 1) for t in self.extra_topics]])
         self.connected.set()
 
