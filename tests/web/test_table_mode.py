@@ -91,3 +91,68 @@ def test_colour_choice_prompt_on_a_wild_start(
     expect(prompt).to_be_hidden()
     expect(page.locator(".colour-dot.c-yellow")).to_be_visible()
     assert wait_until(lambda: table.state["color"] == "yellow", 5)
+
+
+def test_table_mode_discard_all_reports_the_other_cards(
+    phones: PhoneFactory, dashboard_url: str, table: TableHandle
+) -> None:
+    # ATK-09 in table mode: the referee cannot see the hand, so the picker asks what else went down with it.
+    reply = table.command({
+        "type": "new_game", "ruleset": "attack", "mode": "table", "players": ["ann", "bob"], "seed": 8,
+        "deal": {"dealer": "bob", "starter": "red 5"},
+    })
+    assert reply["ok"], reply
+    page = phones.open(dashboard_url)
+    live(page)
+    page.click("#btn-play")
+    picker = page.locator("#picker")
+    picker.locator('[data-card="red discard-all"]').click()
+    extra = picker.locator("#picker-discarded")
+    expect(extra).to_be_visible()
+    extra.locator('[data-card="red 3"]').click()
+    extra.locator('[data-card="red 3"]').click()
+    extra.locator('[data-card="red skip"]').click()
+    expect(picker.locator("#picker-discard-list")).to_have_text("Red 3, Red 3, Red Skip")
+    phones.shot(page, "discard-all")
+    picker.locator("#picker-send").click()
+    expect(picker).to_be_hidden()
+    expect(seat(page, "ann").locator(".hand-count")).to_have_text("3")  # 7 - the Discard All - 3 others
+    expect(page.locator('#feed .feed-item[data-type="played"]').first).to_contain_text("(+3 discarded)")
+    played = [c for c in table.commands if c["type"] == "play"][-1]
+    assert played["discarded"] == ["red 3", "red 3", "red skip"]
+
+
+def test_mario_kart_draw_pass_and_item_box_green_shell(
+    phones: PhoneFactory, dashboard_url: str, table: TableHandle
+) -> None:
+    reply = table.command({
+        "type": "new_game", "ruleset": "mario-kart", "mode": "table", "players": ["ann", "bob", "cy"], "seed": 9,
+        "deal": {"dealer": "cy", "starter": "blue 4"},
+    })
+    assert reply["ok"], reply
+    page = phones.open(dashboard_url)
+    live(page)
+    expect(page.locator("#press-box")).to_be_hidden()
+    # MK-05: ann cannot (or will not) play: she draws, then passes.
+    page.click("#btn-draw")
+    expect(seat(page, "ann").locator(".hand-count")).to_have_text("8")
+    page.click("#btn-pass")
+    expect(page.locator(".seat.current")).to_have_attribute("data-player", "bob")
+
+    # bob plays a Wild Item Box; the table reports the turned card, a green one: Green Shell (MK-10).
+    page.click("#btn-play")
+    picker = page.locator("#picker")
+    picker.locator(".colour-tab.c-wild").click()
+    picker.locator('[data-card="wild item-box"]').click()
+    expect(picker.locator("#picker-wild")).to_be_hidden()  # the turned card sets the colour, not the player
+    expect(picker.locator("#picker-send")).to_be_disabled()
+    page.select_option("#picker-turned-card", "green 7")
+    picker.locator("#picker-send").click()
+    expect(picker).to_be_hidden()
+    prompt = page.locator("#pending-box")
+    expect(prompt).to_have_attribute("data-kind", "target")
+    phones.shot(page, "green-shell")
+    prompt.locator("button", has_text="cy").click()
+    expect(prompt).to_be_hidden()
+    expect(seat(page, "cy").locator(".hand-count")).to_have_text("8")  # the shell hit cy: one card drawn
+    assert wait_until(lambda: table.state["hands"]["cy"] == 8, 5)

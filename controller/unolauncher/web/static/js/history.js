@@ -51,6 +51,7 @@ export class History {
         this.data = {
           startSeq: seq, hits: keep(this.data.hits), rounds: keep(this.data.rounds),
           commitment: event.ejection_commitment || null,
+          customizable: (event.options && event.options.customizable) || null,
         };
         this.changedByLastEvent = true;
       }

@@ -425,7 +425,10 @@ async function main() {
   app.config = config;
   $("table-name").textContent = config.title || `· ${table}`;
   app.history = new History(table);
-  app.picker = new Picker($("picker"), { send });
+  app.picker = new Picker($("picker"), {
+    send,
+    customAction: () => (app.history.data.customizable ? app.history.data.customizable.action : null),
+  });
   app.setup = new Setup($("setup-form"), { send, onStarted: () => showView("table") });
   app.seat = new SeatSheet($("seat-sheet"), { send, state: () => app.state });
   wireControls();

@@ -3,10 +3,17 @@ import {
   COLOURS, DECKS, cardElement, cardLabel, capitalise, faceLabel, isPlayable, needsColour, needsTarget, parseCard,
 } from "./cards.js";
 
+// Wild Customizable actions that name a player (ATK-16 with the Attack-Attack or Trade Hands action).
+const CUSTOM_TARGET_ACTIONS = new Set(["attack", "trade-hands"]);
+
 export class Picker {
-  constructor(dialog, { send }) {
+  /** `customAction()` returns the game's Wild Customizable action (from its game_started event), if known. */
+  constructor(dialog, { send, customAction = () => null }) {
     this.dialog = dialog;
     this.send = send;
+    this.customAction = customAction;
+    this.discarded = [];
+    this.turned = "";
     this.state = null;
     this.tab = "red";
     this.card = null;
@@ -15,12 +22,40 @@ export class Picker {
     this.q = (sel) => dialog.querySelector(sel);
     this.q("#picker-send").addEventListener("click", (e) => this.submit(e.currentTarget));
     this.q("#picker-player").addEventListener("change", () => this.renderTargets());
+    this.q("#picker-discard-clear").addEventListener("click", () => {
+      this.discarded = [];
+      this.renderExtras();
+    });
+    this.q("#picker-turned-card").addEventListener("change", (e) => {
+      this.turned = e.currentTarget.value;
+      this.renderFoot();
+    });
+  }
+
+  tableMode() {
+    return Boolean(this.state && this.state.mode === "table");
+  }
+
+  wantsTarget() {
+    if (!this.card) return false;
+    if (needsTarget(this.card)) return true;
+    return this.card === "wild customizable" && CUSTOM_TARGET_ACTIONS.has(this.customAction());
+  }
+
+  wantsDiscarded() {
+    return Boolean(this.card && this.tableMode() && parseCard(this.card).face === "discard-all");
+  }
+
+  wantsTurned() {
+    return Boolean(this.card && this.tableMode() && this.card === "wild item-box");
   }
 
   open(state) {
     if (!state || !state.players) return;
     this.state = state;
     this.card = this.color = this.target = null;
+    this.discarded = [];
+    this.turned = "";
     const inForce = state.color || parseCard(state.top).colour;
     this.tab = COLOURS.includes(inForce) ? inForce : "red";
     const select = this.q("#picker-player");
@@ -78,6 +113,8 @@ export class Picker {
         this.card = card;
         this.color = null;
         this.target = null;
+        this.discarded = [];
+        this.turned = "";
         this.render();
       });
       faces.append(b);
@@ -106,12 +143,49 @@ export class Picker {
         swatches.append(b);
       }
     }
+    this.renderDiscarded();
+    this.renderTurned();
     this.renderTargets();
+  }
+
+  renderDiscarded() {
+    const box = this.q("#picker-discarded");
+    box.hidden = !this.wantsDiscarded();
+    const chips = this.q("#picker-discard-faces");
+    chips.replaceChildren();
+    if (box.hidden) return;
+    const { colour } = parseCard(this.card);
+    for (const face of this.deck().faces) {
+      const card = `${colour} ${face}`;
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "chip small-chip";
+      b.dataset.card = card;
+      b.append(cardElement(card, "sm"), document.createTextNode(` ${faceLabel(face)}`));
+      b.addEventListener("click", () => {
+        this.discarded.push(card);
+        this.renderDiscarded();
+      });
+      chips.append(b);
+    }
+    this.q("#picker-discard-list").textContent = this.discarded.length
+      ? this.discarded.map(cardLabel).join(", ") : "nothing else";
+  }
+
+  renderTurned() {
+    const box = this.q("#picker-turned");
+    box.hidden = !this.wantsTurned();
+    if (box.hidden) return;
+    const select = this.q("#picker-turned-card");
+    const deck = this.deck();
+    const cards = [...COLOURS.flatMap((c) => deck.faces.map((f) => `${c} ${f}`)), ...deck.wilds];
+    select.replaceChildren(new Option("choose the turned card…", ""), ...cards.map((c) => new Option(cardLabel(c), c)));
+    select.value = this.turned;
   }
 
   renderTargets() {
     const box = this.q("#picker-target");
-    const wantsTarget = this.card && needsTarget(this.card);
+    const wantsTarget = this.wantsTarget();
     box.hidden = !wantsTarget;
     const chips = this.q("#picker-targets");
     chips.replaceChildren();
@@ -137,7 +211,10 @@ export class Picker {
   renderFoot() {
     const preview = this.q("#picker-preview");
     preview.replaceChildren();
-    const ready = this.card && (!needsColour(this.card) || this.color) && (!needsTarget(this.card) || this.target);
+    const ready = Boolean(
+      this.card && (!needsColour(this.card) || this.color) && (!this.wantsTarget() || this.target)
+      && (!this.wantsTurned() || this.turned),
+    );
     if (this.card) {
       preview.append(cardElement(this.card, "sm"));
       let text = cardLabel(this.card);
@@ -160,6 +237,8 @@ export class Picker {
     const command = { type: "play", player: this.q("#picker-player").value, card: this.card };
     if (this.color) command.color = this.color;
     if (this.target) command.target = this.target;
+    if (this.wantsDiscarded()) command.discarded = [...this.discarded];
+    if (this.wantsTurned()) command.turned = this.turned;
     this.send(command, button, () => this.dialog.close("sent"));
   }
 }
