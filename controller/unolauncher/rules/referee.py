@@ -912,7 +912,9 @@ class Referee:
             got = 0
             while got < count:
                 if not stock:
-                    self._reshuffle(events)
+                    if attack:
+                        break  # a launcher cannot eject more cards than it holds
+                    self._reshuffle(events)  # MK-18: the table reshuffles in the middle of a draw
                     stock = s.stock
                     if not stock:
                         break
