@@ -43,7 +43,8 @@ class Board:
         pass
 
     def button(self):
-        """True while the fire button is held (raw, not debounced)."""
+        """True while the fire button is held, or once after a press too short for the loop to see (not
+        debounced)."""
         raise NotImplementedError
 
     def uno(self):

@@ -43,6 +43,7 @@ PINS = {
 }
 PWM_FREQ = 20000
 BEAM_MIN_GAP_MS = 4  # two falling edges closer than this are one card (sensor glitch), not two
+BUTTON_QUIET_MS = 10  # a falling edge this long after the previous edge is latched as a press
 WATCHDOG_MS = 2000
 SAFE_FLAG = "/unofw_safe"
 
@@ -92,6 +93,14 @@ class Rp2040Board(Board):
         self._pwm.duty_u16(0)
         self._button = Pin(p["button"], Pin.IN, Pin.PULL_UP)
         self._uno = Pin(p["uno"], Pin.IN, Pin.PULL_UP)
+        # Presses are latched by an IRQ as well as sampled, so a press shorter than a stalled loop iteration is
+        # not lost; only a falling edge after a quiet spell counts, so contact bounce on release latches nothing.
+        self._latched = [False, False]
+        self._last_edge = [time.ticks_ms(), time.ticks_ms()]
+        self._button_handler = self._on_button
+        self._uno_handler = self._on_uno
+        self._button.irq(handler=self._button_handler, trigger=Pin.IRQ_FALLING | Pin.IRQ_RISING)
+        self._uno.irq(handler=self._uno_handler, trigger=Pin.IRQ_FALLING | Pin.IRQ_RISING)
         self._lid = Pin(p["lid"], Pin.IN, Pin.PULL_UP)
         self._led = Pin(p["led"], Pin.OUT, value=0)
         self._buzzer = Pin(p["buzzer"], Pin.OUT, value=0)
@@ -174,11 +183,30 @@ class Rp2040Board(Board):
     def cards(self):
         return self._cards
 
+    def _edge(self, index, pin):
+        now = time.ticks_ms()
+        quiet = time.ticks_diff(now, self._last_edge[index]) >= BUTTON_QUIET_MS
+        self._last_edge[index] = now
+        if quiet and pin.value() == 0:
+            self._latched[index] = True
+
+    def _on_button(self, pin):
+        self._edge(0, pin)
+
+    def _on_uno(self, pin):
+        self._edge(1, pin)
+
+    def _sample(self, index, pin):
+        if self._latched[index]:
+            self._latched[index] = False
+            return True
+        return pin.value() == 0
+
     def button(self):
-        return self._button.value() == 0
+        return self._sample(0, self._button)
 
     def uno(self):
-        return self._uno.value() == 0
+        return self._sample(1, self._uno)
 
     def lid_open(self):
         return self._lid.value() == 1

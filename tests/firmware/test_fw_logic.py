@@ -85,6 +85,24 @@ def test_a_bouncing_press_is_one_press_event() -> None:
     assert len({f.seq for f in h.events(sp.PRESS)}) == 1
 
 
+def test_a_press_shorter_than_a_stalled_loop_is_still_one_press() -> None:
+    h = ready()
+    h.loop(30)
+    button = h.board._button
+    for level in (0, 1, 0, 1, 0, 1):  # press with bounce and release, all while the loop is not running
+        button.drive(level)
+    h.loop(100)
+    assert len({f.seq for f in h.events(sp.PRESS)}) == 1
+    h.physics.press(hold_ms=40)
+    h.loop(40)
+    button.drive(0)  # release bounce, then a stall longer than the debounce
+    button.drive(1)
+    for _ in range(60):
+        mp_time.sleep_ms(1)
+    h.loop(100)
+    assert len({f.seq for f in h.events(sp.PRESS)}) == 2
+
+
 def test_presses_before_the_host_says_hello_are_not_queued() -> None:
     h = Harness()
     h.physics.press()
