@@ -280,3 +280,24 @@ def test_ten_players_fit_around_the_table_without_overlap(
                      or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
             assert apart, f"seats {names[i]} and {names[j]} overlap"
     phones.shot(page, "ten-players")
+
+
+def test_virtual_lid_and_load_from_the_launcher_view(
+    phones: PhoneFactory, dashboard_url: str, table: TableHandle
+) -> None:
+    page = phones.open(dashboard_url)
+    live(page)
+    page.click("[data-tab=launcher]")
+    expect(page.locator("#virtual-controls")).to_be_visible()
+    page.click("#btn-lid")
+    expect(page.locator(".mood .tile-value")).to_have_text("Lid open")
+    expect(page.locator("#btn-lid")).to_have_text("Close the lid")
+    phones.shot(page, "lid-open")
+    # Opening the lid is a refill: the launcher's belief starts over at its configured magazine size.
+    expect(page.locator(".tile-value.big-num")).to_have_text(re.compile(r"^~\d+$"))
+    before = len(table.replies)
+    page.click("#btn-load")  # cards into the simulated magazine (the launcher itself cannot see them)
+    assert wait_until(lambda: any(r.get("message") == "Loaded 40 card(s)." for r in table.replies[before:]), 5)
+    page.click("#btn-lid")
+    expect(page.locator(".mood .tile-value")).to_have_text("Ready")
+    expect(page.locator("#virtual-controls > .refusal")).to_be_empty()

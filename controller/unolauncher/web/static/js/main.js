@@ -285,6 +285,9 @@ function renderScoresView() {
 
 function renderLauncherView() {
   renderLauncher($("launcher"), app.launcher, app.history, app.state);
+  // The daemon's lid/load commands drive the simulated toy (demo and tests); a real launcher has a real lid.
+  $("virtual-controls").hidden = !isVirtual();
+  $("btn-lid").textContent = app.launcher && app.launcher.lid_open ? "Close the lid" : "Open the lid";
 }
 
 function addFeed(event, seq) {
@@ -393,6 +396,8 @@ function wireControls() {
   $("btn-draw").addEventListener("click", (e) => send({ type: "draw", player: app.state?.current }, e.currentTarget));
   $("btn-pass").addEventListener("click", (e) => send({ type: "pass", player: app.state?.current }, e.currentTarget));
   $("btn-undo").addEventListener("click", (e) => send({ type: "undo" }, e.currentTarget));
+  $("btn-lid").addEventListener("click", (e) => send({ type: "lid", open: !(app.launcher && app.launcher.lid_open) }, e.currentTarget));
+  $("btn-load").addEventListener("click", (e) => send({ type: "load", cards: 40 }, e.currentTarget));
   $("score-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const hands = {};

@@ -461,7 +461,7 @@ export function renderLauncher(node, status, history, state) {
 
 function histogram(hits) {
   const wrap = el("figure", "histogram");
-  const cap = el("figcaption", null, "Cards per hit, this game");
+  const cap = el("figcaption", null, hits.length ? "Cards per hit, this game" : "Cards per hit, this game — no hits yet");
   const counts = new Map();
   let max = 0;
   for (const h of hits) {
