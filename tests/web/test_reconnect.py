@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 
 from support.daemon import DaemonProcess
 from support.mosquitto import Mosquitto
-from support.net import wait_until
+from support.net import free_port, wait_until
 from unolauncher.web.server import DashboardServer
 
 from .conftest import PHONE, GameFactory, PhoneFactory, TableHandle, daemon_with_dashboard
@@ -208,3 +208,16 @@ def test_credentials_are_asked_once_and_remembered(
     finally:
         publisher.loop_stop()
         publisher.disconnect()
+
+
+def test_unreachable_broker_says_so_and_offers_the_address(phones: PhoneFactory) -> None:
+    nobody = free_port()  # nothing listens here: a wrong address in the config, or a broker bound to loopback
+    phones.allow("WebSocket connection to")
+    with DashboardServer("127.0.0.1", 0, {"mqtt_url": f"ws://{{host}}:{nobody}/mqtt", "table": "lost"}) as server:
+        page = phones.open(server.url)
+        expect(page.locator("#conn")).to_have_text("reconnecting…", timeout=10_000)
+        expect(page.locator("#banner")).to_contain_text(f"Cannot reach the broker at ws://127.0.0.1:{nobody}/mqtt",
+                                                        timeout=15_000)
+        page.click("#conn")
+        expect(page.locator("#settings input[name=url]")).to_have_value(f"ws://127.0.0.1:{nobody}/mqtt")
+        phones.shot(page, "unreachable")

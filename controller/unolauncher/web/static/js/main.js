@@ -94,7 +94,13 @@ function onStatus(kind, detail) {
   pill.title = detail || "Connection settings";
   document.body.classList.toggle("disconnected", kind !== "online");
   if (kind === "auth") openSettings(detail || "The broker needs a user name and password.");
-  if (!app.state) renderBanner($("banner"), null, kind === "online");
+  if (!app.state) {
+    renderBanner($("banner"), null, kind === "online");
+    // Never connected after a while: most likely a wrong address (or a broker listening on 127.0.0.1 only).
+    if (kind === "reconnecting" && performance.now() > 6000 && app.link) {
+      $("banner").textContent = `Cannot reach the broker at ${app.link.options.url} — tap “reconnecting…” to check the address.`;
+    }
+  }
   if (kind === "online") {
     app.resendAsked = 0; // a new connection may have missed anything: allow catching up again
     if (!performance.getEntriesByName("uno-connected").length) performance.mark("uno-connected");
