@@ -1,8 +1,7 @@
-"""Fixtures for the fault and abuse suite: real mosquitto brokers, a small filesystem, scripted tables."""
+"""Fixtures for the fault and abuse suite (helpers that are not fixtures live in ``reliability/helpers.py``)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,20 +29,3 @@ def small_fs(tmp_path: Path) -> Iterator[Path]:
         yield mount_point
     finally:
         subprocess.run(["umount", "-l", str(mount_point)], check=False)
-
-
-def fill(directory: Path, name: str = "filler") -> Path:
-    """Write zeros into ``directory/name`` until the filesystem is full; return the file (delete it to free)."""
-    path = directory / name
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        for size in (1 << 20, 4096, 1):  # big blocks first, then top up what is left
-            block = b"\0" * size
-            for _ in range(100_000):  # bounded: far beyond any test filesystem
-                try:
-                    os.write(fd, block)
-                except OSError:
-                    break
-    finally:
-        os.close(fd)
-    return path
