@@ -111,3 +111,11 @@ def test_replay_windows_agree_on_any_sequence(seqs: list[int]) -> None:
             fw.accept(seq)
             host.accept(seq)
             assert fw.check(seq) == wire.DUPLICATE  # accepted once, never again
+
+
+def test_the_worked_example_in_the_spec_matches_the_vectors() -> None:
+    spec = (FIRMWARE.parent / "docs" / "serial-protocol.md").read_text()
+    line = next(row for row in spec.splitlines() if row.startswith("on wire "))
+    documented = bytes.fromhex(line.removeprefix("on wire").replace("|", "").replace(" ", ""))
+    fire = next(case for case in VECTORS["frames"] if case["name"] == "fire")
+    assert documented == bytes.fromhex(fire["wire"])
