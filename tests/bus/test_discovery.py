@@ -48,7 +48,17 @@ def test_daemon_publishes_discovery_and_republishes_when_home_assistant_comes_on
         try:
             expected = {topic for topic, _ in discovery_messages(Topics("ha"), "homeassistant", "x")}
             assert wait_until(lambda: {t for t, _, _ in seen} >= expected, 10)
-            assert all(retained for topic, _, retained in seen if topic in expected)  # retained on connect
+            # retained: a Home Assistant that subscribes later still finds every entity
+            late: list[tuple[str, bool]] = []
+            checker = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="late-home-assistant")
+            checker.on_message = lambda c, u, m: late.append((m.topic, bool(m.retain)))
+            checker.connect(daemon.mqtt_host, daemon.mqtt_port)
+            checker.subscribe("homeassistant/+/+/+/config", qos=1)
+            checker.loop_start()
+            assert wait_until(lambda: {t for t, _ in late} >= expected, 10)
+            assert all(retained for _, retained in late)
+            checker.disconnect()
+            checker.loop_stop()
             first_round = len(seen)
             ha.publish("homeassistant/status", "online", qos=1)  # HA's birth message (not retained)
             assert wait_until(lambda: len(seen) >= first_round + len(expected), 10)

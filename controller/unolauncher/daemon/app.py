@@ -252,14 +252,12 @@ class Daemon:
         handler.restore(state)
 
     def _on_connected(self) -> None:
-        """After every (re)connect: retained state, launcher status and discovery (paho's thread)."""
+        """After every (re)connect: retained state, launcher status, sensors and discovery (paho's thread)."""
         assert self.bus is not None and self.table is not None
         if not self.endpoints.get("mqtt_connected"):
             self.endpoints["mqtt_connected"] = True  # tests and tools wait for this: commands are heard now
             self._write_endpoints()
-        self.bus.publish(self.topics.state, self.table.snapshot(), retain=True)
-        if self.launcher is not None:
-            self.bus.publish(self.topics.launcher, self.launcher.status().to_json(), retain=True)
+        self.table.republish()
         self._publish_discovery()
 
     def _publish_discovery(self) -> None:

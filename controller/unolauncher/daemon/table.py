@@ -101,6 +101,8 @@ class Table:
         self.after_apply = after_apply  # runs on the worker after each accepted command
         self.lock = threading.Lock()
         self.last_cards_out: int | None = None
+        self._last_launcher: dict[str, Any] = {}
+        self._last_sensors: dict[str, Any] = {}
         self._queue: queue.Queue[Any] = queue.Queue()
         self._worker: threading.Thread | None = None
         self.commands_applied = 0
@@ -147,6 +149,10 @@ class Table:
     def submit_command(self, command: dict[str, Any], command_id: str | int | None = None) -> None:
         self._queue.put(("command", command, command_id))
 
+    def republish(self) -> None:
+        """Publish the retained topics again (after a reconnect: the broker may have lost them)."""
+        self._queue.put(("republish",))
+
     def hitter(self) -> str | None:
         """Who a press is attributed to now (the launcher's input thread calls this)."""
         with self.lock:
@@ -187,6 +193,11 @@ class Table:
                 self._command(decoded.command, decoded.id)
         elif kind == "command":
             self._command(item[1], item[2])
+        elif kind == "republish":
+            self._last_launcher, self._last_sensors = {}, {}
+            snapshot = self.snapshot()
+            self.output.state(snapshot)
+            self._publish_sensors(snapshot)
         elif kind == "hit":
             self._hit(item[1], item[2], item[3])
         elif kind == "launcher_event":
@@ -296,14 +307,20 @@ class Table:
 
     def _publish_launcher(self) -> None:
         if self.launcher is not None:
-            self.output.launcher_status(self.launcher.status().to_json())
             with self.lock:
                 public = self.referee.public_state()
             self._publish_sensors(public)
 
     def _publish_sensors(self, public: dict[str, Any]) -> None:
+        """Retained launcher status and Home Assistant sensors, each only when it changed (they are retained)."""
         launcher = self.launcher.status().to_json() if self.launcher else {}
-        self.output.sensors(sensor_values(public, launcher, self.last_cards_out))
+        if launcher and launcher != self._last_launcher:
+            self._last_launcher = launcher
+            self.output.launcher_status(launcher)
+        sensors = sensor_values(public, launcher, self.last_cards_out)
+        if sensors != self._last_sensors:
+            self._last_sensors = sensors
+            self.output.sensors(sensors)
 
     def referee_ejection_state(self) -> dict[str, Any] | None:
         """The ejection model's state inside the referee (``None`` before the first game)."""
