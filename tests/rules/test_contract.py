@@ -89,6 +89,20 @@ def test_bad_input_during_a_game_is_refused_and_changes_nothing() -> None:
     ok(ref, {"type": "play", "player": "ann", "card": "red 1", "id": "abc"})  # unknown extra fields are ignored
 
 
+def test_absurdly_nested_input_is_refused_not_raised() -> None:
+    deep: object = []
+    for _ in range(100_000):
+        deep = [deep]
+    ref = Referee()
+    events = ref.handle({"type": "new_game", "ruleset": "classic", "players": ["a", "b"], "x": deep})
+    assert events[0]["type"] == "rejected" and events[0]["code"] == "bad_field"
+    assert ref.public_state()["phase"] == "idle"
+    ok(ref, {"type": "new_game", "ruleset": "classic", "players": ["a", "b"]})
+    assert ref.handle({"type": "uno", "player": "a", "x": deep})[0]["type"] == "rejected"
+    assert ref.handle({"type": deep})[0]["code"] == "unknown_command"
+    assert ref.handle({"type": "play", "player": deep})[0]["code"] == "bad_field"
+
+
 def test_playing_after_the_game_ended_is_refused() -> None:
     ref, _ = start(
         "attack", {"ann": ["red 1"], "bob": ["blue 7"], "cy": ["yellow 3"]}, "red 5", options={"target_score": 1}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import random
+import reprlib
 from collections import Counter
 from typing import Any, NoReturn
 
@@ -105,13 +106,17 @@ class Referee:
             return self._undo(command)
         try:
             events = handler(self, command)
+            nested = kind in _NESTED_COMMANDS or "discarded" in command
+            kept = _copy_json(command) if nested else dict(command)
         except Refusal as refusal:
             return [_rejected(command, refusal.code, refusal.message)]
+        except RecursionError:  # absurdly nested JSON in some field: bad input, not a bug
+            self._rebuild(self._history)
+            return [_rejected(command, "bad_field", "The command is nested too deeply.")]
         except Exception as exc:  # a bug must not crash the table: restore the last good state and say so
             self._rebuild(self._history)
             return [_rejected(command, "internal_error", f"The referee failed on this command ({type(exc).__name__}).")]
-        nested = kind in _NESTED_COMMANDS or "discarded" in command
-        self._history.append(_copy_json(command) if nested else dict(command))
+        self._history.append(kept)
         return events
 
     def public_state(self) -> dict[str, Any]:
@@ -1429,7 +1434,7 @@ def _json_safe(value: Any) -> Any:
     try:
         return json.loads(json.dumps(value, allow_nan=False))
     except (TypeError, ValueError, RecursionError):
-        return repr(value)[:200]
+        return reprlib.repr(value)[:200]  # depth- and size-limited
 
 
 def _copy_json(value: Any) -> Any:
@@ -1441,7 +1446,10 @@ def _copy_json(value: Any) -> Any:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value) if isinstance(value, str) else repr(value)
+    try:
+        text = json.dumps(value) if isinstance(value, str) else reprlib.repr(value)
+    except RecursionError:
+        text = type(value).__name__
     return text if len(text) <= 40 else text[:37] + "..."
 
 
