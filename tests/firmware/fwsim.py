@@ -269,6 +269,7 @@ class SimDevice:
         self.link = link
         self.physics_args = physics
         self.boots = 0
+        self.resets = 0
         self.board: Any = None
         self.physics: Physics | None = None
         self.fw: Firmware | None = None
@@ -277,6 +278,7 @@ class SimDevice:
         self._fds: tuple[int, int] | None = None
         mp_time.use_real()
         self.rp2040 = load_rp2040()
+        self.rp2040.SAFE_FLAG = str(link.parent / "unofw_safe")  # RELEASE writes its flag here, not to /
         self.plug()
 
     def plug(self, **physics: Any) -> None:
@@ -304,7 +306,10 @@ class SimDevice:
                 ready.set()
                 return self._stop
 
-            run_forever(self.board, should_stop, self.fw)
+            try:
+                run_forever(self.board, should_stop, self.fw)
+            except machine.ResetCalled:  # RELEASE: machine.reset() - the "Pico" reboots (into its REPL)
+                self.resets += 1
 
         self._thread = threading.Thread(target=main, name="sim-firmware", daemon=True)
         self._thread.start()

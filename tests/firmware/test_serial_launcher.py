@@ -335,3 +335,13 @@ def test_the_factory_builds_the_serial_backend(device: SimDevice) -> None:
         assert wait_until(lambda: launcher.status().extra["connected"], 5)
     finally:
         launcher.close()
+
+
+def test_release_reboots_the_firmware_into_its_repl(device: SimDevice) -> None:
+    from unolauncher.launcher.serial_launcher import main as serial_cli
+
+    assert serial_cli(["release", str(device.link)]) == 0
+    assert wait_until(lambda: device.resets == 1, 2) and not device.motor_on()
+    assert (device.link.parent / "unofw_safe").exists()  # main.py sees it on the next boot and leaves the REPL on
+    assert device.rp2040.take_safe_flag()
+    assert serial_cli(["release", str(device.link.parent / "nothing-here")]) == 1
