@@ -197,6 +197,12 @@ def test_to_json_from_json_round_trip_continues_identically() -> None:
     assert copy.to_json() == ref.to_json()
 
 
+@pytest.mark.parametrize("data", [{}, {"version": 2}, {"version": 1}, {"version": 1, "state": {}, "history": []}, []])
+def test_from_json_refuses_what_to_json_did_not_produce(data: object) -> None:
+    with pytest.raises(ValueError, match="not a referee state"):
+        Referee.from_json(data)  # type: ignore[arg-type]
+
+
 def test_same_commands_give_identical_events() -> None:
     def run() -> str:
         ref = Referee()

@@ -193,12 +193,16 @@ class Referee:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Referee:
+        """Rebuild a referee from :meth:`to_json` output; ``ValueError`` if ``data`` is not such a state."""
         ref = cls()
-        if data.get("version") != 1:
-            raise ValueError("unsupported referee state version")
-        ref._set_state(GameState.from_json(data["state"]))
-        ref._history = _copy_json(data["history"])
-        ref._prior = _copy_json(data["prior"])
+        if not isinstance(data, dict) or data.get("version") != 1:
+            raise ValueError("not a referee state (version 1 expected)")
+        try:
+            ref._set_state(GameState.from_json(data["state"]))
+            ref._history = _copy_json(data["history"])
+            ref._prior = _copy_json(data["prior"])
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ValueError(f"not a referee state ({type(exc).__name__}: {exc})") from exc
         return ref
 
     # ==================================================================================================
