@@ -56,6 +56,14 @@ PUBLIC_FIELDS = {
             "bad_option",
         ),
         ({"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "launcher": {"script": [-1]}}, "bad_field"),
+        (
+            {"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "options": {"ejection_preset": "x"}},
+            "bad_option",
+        ),
+        (
+            {"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "options": {"ejection_preset": "custom"}},
+            "bad_option",
+        ),
         ({"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "deal": {"dealer": "z"}}, "bad_deal"),
         (
             {"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "deal": {"hands": {"a": ["red 1"]}}},

@@ -1303,8 +1303,10 @@ def _validate_options(options: Any, rs: Ruleset, players: int) -> dict[str, Any]
         model = _model_for(merged)
         model.plan(model.start(0))
     except Exception as exc:
-        detail = str(exc) if isinstance(exc, ValueError) and str(exc) else ""
-        refuse("bad_option", detail or f"Unknown ejection preset {_short(merged['ejection_preset'])}.")
+        detail = str(exc).rstrip(".") if isinstance(exc, ValueError) and str(exc) else ""
+        if detail:
+            refuse("bad_option", f"The ejection options cannot be used: {detail}.")
+        refuse("bad_option", f"Unknown ejection preset {_short(merged['ejection_preset'])}.")
     merged["customizable"] = _validate_custom(merged["customizable"])
     return json.loads(json.dumps(merged))
 
