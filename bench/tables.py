@@ -370,6 +370,27 @@ def driver_main(port: int, tables: list[str], rate: float, seconds: float, conn:
 # ---------------------------------------------------------------------------------------------------------------
 
 
+# Experiment (--nodelay-shim): paho-mqtt 2.2 leaves Nagle's algorithm on, so a daemon that writes a PUBACK and then
+# a reply (or several small publishes) waits for the broker's delayed ACK, ~40 ms on Linux. This shim, put on the
+# daemons' PYTHONPATH, sets TCP_NODELAY on every socket made by socket.create_connection (which paho uses), to
+# show what the fix in the daemon's bus would buy. It changes nothing else.
+NODELAY_SHIM = """import socket
+_create_connection = socket.create_connection
+
+
+def create_connection(*args, **kwargs):
+    sock = _create_connection(*args, **kwargs)
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except OSError:
+        pass
+    return sock
+
+
+socket.create_connection = create_connection
+"""
+
+
 def daemon_config(table: str, state_dir: Path, port: int) -> str:
     return (
         f'[table]\nid = "{table}"\nstate_dir = "{state_dir}"\n\n'
@@ -404,6 +425,11 @@ def run_level(n: int, args: argparse.Namespace) -> dict[str, Any]:
         observer.start()
         assert obs_conn.recv() == "ready"
         tables = [f"t{i:03d}" for i in range(n)]
+        env = dict(os.environ)
+        if args.nodelay_shim:
+            (work / "shim").mkdir()
+            (work / "shim" / "sitecustomize.py").write_text(NODELAY_SHIM)
+            env["PYTHONPATH"] = str(work / "shim")
         started = time.monotonic()
         for t in tables:
             state = work / t
@@ -417,6 +443,7 @@ def run_level(n: int, args: argparse.Namespace) -> dict[str, Any]:
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     cwd=state,
+                    env=env,
                 )
             )
         online = 0
@@ -424,9 +451,10 @@ def run_level(n: int, args: argparse.Namespace) -> dict[str, Any]:
         while time.monotonic() < deadline:
             obs_conn.send("online")
             online = obs_conn.recv()
-            dead = [p for p in daemons if p.poll() is not None]
+            dead = [i for i, p in enumerate(daemons) if p.poll() is not None]
             if dead:
-                raise RuntimeError(f"{len(dead)} daemon(s) exited during start-up; see {work}/*/daemon.log")
+                log_tail = (work / tables[dead[0]] / "daemon.log").read_text(errors="replace")[-800:]
+                raise RuntimeError(f"{len(dead)} daemon(s) exited during start-up; the first one's log:\n{log_tail}")
             if online >= n:
                 break
             time.sleep(0.2)
@@ -489,6 +517,7 @@ def run_level(n: int, args: argparse.Namespace) -> dict[str, Any]:
     return {
         "tables": n,
         "broker": args.broker,
+        "nodelay_shim": args.nodelay_shim,
         "rate_per_table": args.rate,
         "seconds": round(w1 - w0, 1),
         "startup_s": round(startup, 1),
@@ -520,12 +549,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="driving time per level")
     parser.add_argument("--rate", type=float, default=5.0, help="commands per second per table (0 = unpaced)")
     parser.add_argument("--broker", choices=sorted(BROKER_SETTINGS), default="tuned")
+    parser.add_argument(
+        "--nodelay-shim", action="store_true", help="experiment: TCP_NODELAY on the daemons' sockets (see NODELAY_SHIM)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON line per level")
     parser.add_argument("--keep", action="store_true", help="keep the working directories (logs, journals)")
     args = parser.parse_args(argv)
     results = []
     for n in (int(x) for x in args.tables.split(",")):
-        print(f"--- {n} table(s), broker {args.broker}, {args.rate:g} cmd/s per table, {args.seconds:g} s", flush=True)
+        shim = ", TCP_NODELAY shim" if args.nodelay_shim else ""
+        pace = f"{args.rate:g} cmd/s per table" if args.rate > 0 else "unpaced"
+        print(f"--- {n} table(s), broker {args.broker}{shim}, {pace}, {args.seconds:g} s", flush=True)
         try:
             res = run_level(n, args)
         except (RuntimeError, TimeoutError) as exc:
