@@ -248,8 +248,11 @@ def test_host_ignores_replayed_device_events(scripted: tuple[ScriptedDevice, Ser
     assert _press_gets_through(device, seen)
     assert seen["presses"] == before + 2
     assert launcher.status().extra["duplicates"] >= 4
-    acked = [struct.unpack(">H", f.body)[0] for f in device.heard if f.type == sp.EVENT_ACK]
-    assert acked.count(seq) == 4  # every copy is acknowledged, so the firmware stops resending
+
+    def acks() -> int:
+        return [struct.unpack(">H", f.body)[0] for f in list(device.heard) if f.type == sp.EVENT_ACK].count(seq)
+
+    assert wait_until(lambda: acks() == 4, 3), acks()  # every copy is acknowledged, so the firmware stops resending
 
 
 def test_host_done_with_a_corrupt_outcome_does_not_end_the_run(
