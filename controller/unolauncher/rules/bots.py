@@ -28,6 +28,15 @@ STRATEGIES = ("random", "greedy")
 _TARGETED = {"wild attack-attack", "blue trade-hands", "red trade-hands", "green trade-hands", "yellow trade-hands"}
 
 
+_MATCHING: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def _matching(color: str, top: str) -> frozenset[str]:
+    """Every card that may be played on ``top`` with ``color`` in force (ATK-04 / MK-05)."""
+    top_face = CARD_INFO[top][1]
+    return frozenset(c for c, (c_color, face) in CARD_INFO.items() if c_color in (None, color) or face == top_face)
+
+
 class Bot:
     """A table's worth of bot players sharing one strategy (random-legal or greedy)."""
 
@@ -59,11 +68,14 @@ class Bot:
             playable = [s.drawn]
         else:
             color = s.color
-            top_face = CARD_INFO[s.discard[-1]][1]
             if color is None:
                 playable = list(hand)
             else:
-                playable = [c for c in hand if (i := CARD_INFO[c])[0] is None or i[0] == color or i[1] == top_face]
+                key = (color, s.discard[-1])
+                matching = _MATCHING.get(key)
+                if matching is None:
+                    matching = _MATCHING[key] = _matching(color, s.discard[-1])
+                playable = [c for c in hand if c in matching]
             if len(hand) == 1 and playable and playable[0].endswith("trade-hands"):
                 playable = []  # ATK-10
         rng = self.rng
