@@ -46,6 +46,7 @@ class Firmware:
         self.lid = Debouncer(self.cfg.debounce_ms, False, bool(board.lid_open()))
         self.feedback = Feedback(board)
         self.run = None
+        self.run_seq = 0
         self.last_count = 0
         self.jammed = False
         self.last_fault = msgs.R_NONE
@@ -192,6 +193,7 @@ class Firmware:
         if self.run is not None:
             self._ack(seq, msgs.BUSY, now)
             return
+        self.run_seq = seq  # DONE names the FIRE it ends
         plan = Plan(flags & 1, cards, run_ms, power, suspense_ms)
         self._ack(seq, msgs.OK, now)
         if plan.fire and self.lid.state:
@@ -306,7 +308,7 @@ class Firmware:
         if result.reason == msgs.R_MAX_RUN:
             self.last_fault = msgs.R_MAX_RUN
         self.feedback.run_finished()
-        body = struct.pack(msgs.DONE_FMT, min(255, result.cards_out), min(0xFFFF, max(0, result.ran_ms)),
+        body = struct.pack(msgs.DONE_FMT, self.run_seq, min(255, result.cards_out), min(0xFFFF, max(0, result.ran_ms)),
                            result.outcome, 1 if result.counted else 0, result.reason)
         self.event(msgs.DONE, body, now)
 

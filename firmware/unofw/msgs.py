@@ -33,7 +33,7 @@ ACK_FMT = ">HB"
 # acked seq, protocol version, flags (bit0 has_sensor, bit1 first HELLO since boot), reset cause
 HELLO_REPLY_FMT = ">HBBB"
 STATUS_REPLY_FMT = ">HBBHBI"  # acked seq, flags, run cards, total cards, last fault, uptime s
-DONE_FMT = ">BHBBB"  # cards_out, ran_ms, outcome, counted (0/1), reason
+DONE_FMT = ">HBHBBB"  # seq of the FIRE it ends, cards_out, ran_ms, outcome, counted (0/1), reason
 FAULT_FMT = ">B"
 
 # ACK codes

@@ -255,7 +255,7 @@ class Harness:
         for f in self.events(sp.DONE):
             if f.seq not in seen:
                 seen.add(f.seq)
-                out.append(sp.decode_done(f.body))
+                out.append(sp.decode_done(f.body)[1])
         return out
 
     def motor_on(self) -> bool:

@@ -54,7 +54,8 @@ def test_frame_vector_bodies_mean_what_the_spec_says() -> None:
     assert struct.unpack(msgs.FIRE_FMT, bytes.fromhex(fire["body"])) == (1, 3, 900, 80, 250)
     plan = sp.decode_fire(bytes.fromhex(fire["body"]))
     assert (plan.fire, plan.cards, plan.run_ms, plan.power, plan.suspense_ms) == (True, 3, 900, 0.8, 250)
-    done = sp.decode_done(bytes.fromhex(frames["done_deadman"]["body"]))
+    fire_seq, done = sp.decode_done(bytes.fromhex(frames["done_deadman"]["body"]))
+    assert fire_seq == 3
     assert (done.cards_out, done.ran_ms, done.outcome, done.detail) == (1, 1500, "fault", "deadman")
     # message numbers and layouts are the same constants on both sides
     for name in ("HELLO", "CONFIG", "FIRE", "STOP", "STATUS", "EVENT_ACK", "RELEASE", "SIGNAL", "ACK", "HELLO_REPLY",

@@ -261,10 +261,14 @@ def test_host_done_with_a_corrupt_outcome_does_not_end_the_run(
     device, launcher, _ = scripted
     results: list[FireResult] = []
     assert launcher.fire(FirePlan(fire=True, cards=2), results.append)
-    device.send(sp.DONE, struct.pack(sp.DONE_FMT, 2, 100, 99, 1, 0))  # outcome 99 does not exist
+    assert wait_until(lambda: any(f.type == sp.FIRE for f in list(device.heard)), 2)
+    fire_seq = next(f.seq for f in list(device.heard) if f.type == sp.FIRE)
+    device.send(sp.DONE, struct.pack(sp.DONE_FMT, fire_seq, 2, 100, 99, 1, 0))  # outcome 99 does not exist
     device.send(sp.DONE, b"\x02")  # truncated body
+    device.send(sp.DONE, struct.pack(sp.DONE_FMT, (fire_seq - 1) & 0xFFFF, 5, 100, 0, 1, 0))  # ends another FIRE
     time.sleep(0.1)
     assert results == [] and launcher.status().running
-    device.send(sp.DONE, struct.pack(sp.DONE_FMT, 2, 100, 0, 1, 0))
+    assert launcher.status().extra["stale_done"] >= 1
+    device.send(sp.DONE, struct.pack(sp.DONE_FMT, fire_seq, 2, 100, 0, 1, 0))
     assert wait_until(lambda: results, 3)
     assert [(r.cards_out, r.outcome) for r in results] == [(2, "ok")]

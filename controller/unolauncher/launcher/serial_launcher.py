@@ -164,7 +164,7 @@ class SerialLauncher:
         self._magazine = settings.magazine
         self._last_error = ""
         self.counters = {"frames_in": 0, "frame_errors": 0, "duplicates": 0, "retransmits": 0, "connects": 0,
-                         "link_losses": 0, "cards_counted": 0}
+                         "link_losses": 0, "cards_counted": 0, "stale_done": 0}
         self._connect()
 
     @classmethod
@@ -583,15 +583,16 @@ class SerialLauncher:
                 if self._run is not None:
                     self._run.cards = body[0]
         elif kind == sp.DONE:
-            self._on_done(sp.decode_done(body))
+            self._on_done(*sp.decode_done(body))
         elif kind == sp.FAULT:
             name, detail = sp.decode_fault(body)
             self._emit({"type": "fault", "reason": name, "message": f"Launcher co-processor: {detail}."})
 
-    def _on_done(self, result: FireResult) -> None:
+    def _on_done(self, fire_seq: int, result: FireResult) -> None:
         with self._lock:
             run = self._run
-            if run is None:
+            if run is None or run.seq != fire_seq:
+                self.counters["stale_done"] += 1  # ends a run we already gave up on (link lost, overdue)
                 return
             cards = result.cards_out
             self.counters["cards_counted"] += cards if result.counted else 0

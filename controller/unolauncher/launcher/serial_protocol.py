@@ -56,7 +56,7 @@ FIRE_FMT = ">BBHBH"
 ACK_FMT = ">HB"
 HELLO_REPLY_FMT = ">HBBB"
 STATUS_REPLY_FMT = ">HBBHBI"
-DONE_FMT = ">BHBBB"
+DONE_FMT = ">HBHBBB"  # FIRE seq, cards_out, ran_ms, outcome, counted, reason
 FAULT_FMT = ">B"
 
 OUTCOMES: tuple[Outcome, ...] = ("ok", "no_fire", "jam", "empty", "max_run", "stopped", "fault")
@@ -268,13 +268,14 @@ class DeviceConfig:
                            self.retract_power, 1 if self.has_sensor else 0, self.debounce_ms)
 
 
-def decode_done(body: bytes) -> FireResult:
-    cards, ran_ms, outcome, counted, reason = struct.unpack(DONE_FMT, body)
+def decode_done(body: bytes) -> tuple[int, FireResult]:
+    """(seq of the FIRE this DONE ends, the result)."""
+    fire_seq, cards, ran_ms, outcome, counted, reason = struct.unpack(DONE_FMT, body)
     if outcome >= len(OUTCOMES):
         raise FrameError(f"DONE carries unknown outcome code {outcome}")
     detail = REASONS[reason] if reason < len(REASONS) else f"reason {reason}"
-    return FireResult(cards_out=cards, ran_ms=ran_ms, outcome=OUTCOMES[outcome], counted=bool(counted),
-                      detail=detail)
+    return fire_seq, FireResult(cards_out=cards, ran_ms=ran_ms, outcome=OUTCOMES[outcome], counted=bool(counted),
+                                detail=detail)
 
 
 def decode_ack(body: bytes) -> tuple[int, int]:
