@@ -3,6 +3,7 @@ launcher on the other end). Real time, real threads, real file descriptors; noth
 
 from __future__ import annotations
 
+import itertools
 import os
 import threading
 import time
@@ -345,3 +346,53 @@ def test_release_reboots_the_firmware_into_its_repl(device: SimDevice) -> None:
     assert (device.link.parent / "unofw_safe").exists()  # main.py sees it on the next boot and leaves the REPL on
     assert device.rp2040.take_safe_flag()
     assert serial_cli(["release", str(device.link.parent / "nothing-here")]) == 1
+
+
+def test_reconnect_backs_off_exponentially_in_virtual_time(tmp_path: Path) -> None:
+    import serial
+
+    from unolauncher.clock import VirtualClock
+
+    clock = VirtualClock()
+    attempts: list[float] = []
+
+    def open_port(url: str, **kwargs: Any) -> Any:
+        attempts.append(clock.now())
+        return serial.serial_for_url(url, **kwargs)
+
+    launcher = SerialLauncher(SerialSettings(port=str(tmp_path / "gone"), reconnect_min_s=0.2, reconnect_max_s=5.0),
+                              clock, open_port=open_port)
+    try:
+        clock.advance(20.0)
+        gaps = [round(b - a, 3) for a, b in itertools.pairwise(attempts)]
+        assert gaps == [0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0]  # attempts at 0, 0.2, 0.6, 1.4, 3, 6.2, 11.2, 16.2 s
+        assert "No such file" in launcher.status().extra["last_error"]
+    finally:
+        launcher.close()
+    clock.advance(60.0)
+    assert len(attempts) == 8  # closed: no more attempts
+
+
+def test_a_host_that_goes_silent_trips_the_firmware_dead_man(device: SimDevice) -> None:
+    """The host's clock stands still (a hung daemon): no heartbeats, so the firmware stops the motor by itself."""
+    from unolauncher.clock import VirtualClock
+
+    device.unplug()
+    device.plug(cards_per_s=3.0)
+    launcher = SerialLauncher(SerialSettings(port=str(device.link), heartbeat_s=0.1,
+                                             device=_cfg(deadman_ms=300, jam_ms=5000)),
+                              VirtualClock())
+    rec = Recorder(launcher)
+    try:
+        assert wait_until(lambda: launcher.status().extra["connected"], 5)
+        assert wait_until(lambda: device.fw is not None and device.fw.cfg.deadman_ms == 300, 3)
+        launcher.fire(FirePlan(fire=True, cards=20), rec.results.append)
+        assert wait_until(lambda: device.motor_on(), 2)
+        started = time.monotonic()
+        assert wait_until(lambda: not device.motor_on(), 3)
+        assert time.monotonic() - started < 1.0
+        assert wait_until(lambda: rec.results, 3)
+        assert (rec.results[0].outcome, rec.results[0].detail) == ("fault", "deadman")
+        assert any(e["type"] == "fault" and e["reason"] == "deadman" for e in rec.events)
+    finally:
+        launcher.close()
