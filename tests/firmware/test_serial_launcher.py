@@ -396,3 +396,21 @@ def test_a_host_that_goes_silent_trips_the_firmware_dead_man(device: SimDevice) 
         assert any(e["type"] == "fault" and e["reason"] == "deadman" for e in rec.events)
     finally:
         launcher.close()
+
+
+def test_a_lid_already_open_at_connect_is_reported(tmp_path: Path) -> None:
+    device = SimDevice(tmp_path / "tty")
+    launcher: SerialLauncher | None = None
+    try:
+        device.unplug()
+        device.plug()
+        device.board._lid.drive(1)  # opened before any host talked to the board: no LID event will come
+        launcher = SerialLauncher(SerialSettings(port=str(device.link), heartbeat_s=0.05), RealClock())
+        lids: list[bool] = []
+        launcher.on_lid = lids.append
+        assert wait_until(lambda: lids == [True], 3)
+        assert launcher.status().lid_open
+    finally:
+        if launcher is not None:
+            launcher.close()
+        device.close()

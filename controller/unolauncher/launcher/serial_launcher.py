@@ -549,7 +549,9 @@ class SerialLauncher:
     def _status_reply(self, code: int, status: Any) -> None:
         if status is not None:
             self._device = status
-            self._lid_open = status["lid_open"]
+            if status["lid_open"] != self._lid_open:
+                # A lid that was already open when we connected produces no LID event: the status tells us.
+                self._set_lid(status["lid_open"])
 
     def _fire_reply(self, code: int, _: Any) -> None:
         if code == sp.AckCode.OK:
@@ -565,19 +567,7 @@ class SerialLauncher:
         elif kind == sp.UNO:
             self._call(self.on_uno)
         elif kind == sp.LID:
-            is_open = bool(body[0])
-            with self._lock:
-                self._lid_open = is_open
-                if is_open:
-                    self._magazine = self.settings.magazine  # refill: the estimate starts over
-                    self._jammed = False
-            self._emit({"type": "lid_open" if is_open else "lid_closed"})
-            callback = self.on_lid
-            if callback is not None:
-                try:
-                    callback(is_open)
-                except Exception:
-                    log.exception("launcher lid callback failed")
+            self._set_lid(bool(body[0]))
         elif kind == sp.CARD:
             with self._lock:
                 if self._run is not None:
@@ -587,6 +577,22 @@ class SerialLauncher:
         elif kind == sp.FAULT:
             name, detail = sp.decode_fault(body)
             self._emit({"type": "fault", "reason": name, "message": f"Launcher co-processor: {detail}."})
+
+    def _set_lid(self, is_open: bool) -> None:
+        with self._lock:
+            if is_open == self._lid_open:
+                return
+            self._lid_open = is_open
+            if is_open:
+                self._magazine = self.settings.magazine  # refill: the estimate starts over
+                self._jammed = False
+        self._emit({"type": "lid_open" if is_open else "lid_closed"})
+        callback = self.on_lid
+        if callback is not None:
+            try:
+                callback(is_open)
+            except Exception:
+                log.exception("launcher lid callback failed")
 
     def _on_done(self, fire_seq: int, result: FireResult) -> None:
         with self._lock:
