@@ -17,7 +17,7 @@ import struct
 from unofw import PROTOCOL_VERSION, VERSION, msgs, wire
 from unofw.debounce import Debouncer
 from unofw.feedback import Feedback
-from unofw.runner import Config, FireRun, Plan, Result
+from unofw.runner import RETRACT, Config, FireRun, Plan, Result
 
 RETRY_MS = 100  # reliable events are resent this often until the host acknowledges them
 MAX_PENDING = 8
@@ -237,7 +237,7 @@ class Firmware:
             flags |= msgs.F_RUNNING
             if run.motor_on():
                 flags |= msgs.F_MOTOR_ON
-            if run.phase == 2:
+            if run.phase == RETRACT:
                 flags |= msgs.F_RETRACTING
         if self.lid.state:
             flags |= msgs.F_LID_OPEN

@@ -88,14 +88,11 @@ def cobs_decode(data):
 
 def encode_frame(msg_type, seq, body=b""):
     """The bytes to put on the wire for one frame, delimiters included."""
-    payload = bytearray(3 + len(body) + 2)
-    payload[0] = msg_type & 0xFF
-    payload[1] = (seq >> 8) & 0xFF
-    payload[2] = seq & 0xFF
-    payload[3:3 + len(body)] = body
-    crc = crc16(memoryview(payload)[:3 + len(body)])
-    payload[-2] = crc >> 8
-    payload[-1] = crc & 0xFF
+    payload = bytearray((msg_type & 0xFF, (seq >> 8) & 0xFF, seq & 0xFF))
+    payload.extend(body)
+    crc = crc16(payload)
+    payload.append(crc >> 8)
+    payload.append(crc & 0xFF)
     if len(payload) > MAX_PAYLOAD:
         raise ValueError("frame too long")
     return b"\x00" + cobs_encode(payload) + b"\x00"
