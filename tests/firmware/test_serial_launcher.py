@@ -86,7 +86,7 @@ def test_fire_returns_at_once_and_a_second_fire_is_refused(device: SimDevice) ->
     try:
         started = time.perf_counter()
         assert launcher.fire(FirePlan(fire=True, cards=6), results.append) is True
-        assert time.perf_counter() - started < 0.05
+        assert time.perf_counter() - started < 0.25  # no waiting for the answer (or its retries)
         assert launcher.fire(FirePlan(fire=True, cards=1), results.append) is False
         assert wait_until(lambda: device.motor_on(), 2)
         assert wait_until(lambda: results, 5)
@@ -216,7 +216,7 @@ def test_close_stops_the_motor_at_once(device: SimDevice) -> None:
     assert wait_until(lambda: device.motor_on(), 2)
     launcher.close()
     assert [r.outcome for r in results] == ["stopped"]
-    assert wait_until(lambda: not device.motor_on(), 0.5)  # the STOP, long before the 3 s dead-man
+    assert wait_until(lambda: not device.motor_on(), 1.5)  # the STOP, before the 3 s dead-man
     launcher.close()  # twice is fine
 
 
@@ -390,7 +390,7 @@ def test_a_host_that_goes_silent_trips_the_firmware_dead_man(device: SimDevice) 
         assert wait_until(lambda: device.motor_on(), 2)
         started = time.monotonic()
         assert wait_until(lambda: not device.motor_on(), 3)
-        assert time.monotonic() - started < 1.0
+        assert time.monotonic() - started < 2.0  # long before max_run (4 s) would have stopped it
         assert wait_until(lambda: rec.results, 3)
         assert (rec.results[0].outcome, rec.results[0].detail) == ("fault", "deadman")
         assert any(e["type"] == "fault" and e["reason"] == "deadman" for e in rec.events)
