@@ -48,3 +48,40 @@ def test_simulate_refuses_bad_arguments(capsys: pytest.CaptureFixture[str], args
 def test_unknown_bot_strategy_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown strategy"):
         Bot("clever")
+
+
+def test_random_bot_is_uniform_over_distinct_legal_moves() -> None:
+    # Like RLCard's random agent: two copies of a card are one move, a Wild is one move per colour. Here the legal
+    # moves are red 1, red 2 and Wild x 4 colours (blue 5 does not match): each should come up about 1/6 of the time.
+    from collections import Counter
+
+    from .rigs import start
+
+    hands = {"ann": ["red 1", "red 1", "red 2", "wild", "blue 5"], "bob": ["green 3", "green 4"]}
+    ref, _ = start("classic", hands, "red 9", players=["ann", "bob"])
+    bot = Bot("random", seed=4, uno_rate=0.0)
+    picks = Counter()
+    for _ in range(6000):
+        cmd = bot.next_command(ref)
+        assert cmd is not None and cmd["type"] == "play" and cmd["player"] == "ann"
+        picks[(cmd["card"], cmd.get("color"))] += 1
+    expected = {("red 1", None), ("red 2", None)} | {("wild", c) for c in ("red", "yellow", "green", "blue")}
+    assert set(picks) == expected
+    assert all(800 <= n <= 1200 for n in picks.values()), picks
+
+
+def test_random_bot_spreads_attack_attack_over_colours_and_targets() -> None:
+    from collections import Counter
+
+    from .rigs import start
+
+    hands = {"ann": ["wild attack-attack", "red 1"], "bob": ["green 3"], "cy": ["green 4"]}
+    ref, _ = start("attack", hands, "blue 9")
+    bot = Bot("random", seed=5, uno_rate=0.0)
+    picks = Counter()
+    for _ in range(4000):
+        cmd = bot.next_command(ref)
+        assert cmd is not None and cmd["card"] == "wild attack-attack"
+        picks[(cmd["color"], cmd["target"])] += 1
+    assert set(picks) == {(c, t) for c in ("red", "yellow", "green", "blue") for t in ("bob", "cy")}
+    assert all(350 <= n <= 650 for n in picks.values()), picks

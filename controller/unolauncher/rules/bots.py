@@ -29,6 +29,16 @@ _TARGETED = {"wild attack-attack", "blue trade-hands", "red trade-hands", "green
 
 
 _MATCHING: dict[tuple[str, str], frozenset[str]] = {}
+# Cards whose play carries a colour or a target, so they stand for several legal moves (see Bot._weighted_play).
+_CHOOSY = frozenset(c for c, (color, _) in CARD_INFO.items() if color is None) | _TARGETED
+
+
+def _needs_color(card: str) -> bool:
+    return CARD_INFO[card][0] is None and card != "wild item-box"
+
+
+def _targeted(s: Any, card: str) -> bool:
+    return card in _TARGETED or (card == "wild customizable" and s.options["customizable"] is not None)
 
 
 def _matching(color: str, top: str) -> frozenset[str]:
@@ -86,17 +96,42 @@ class Bot:
         if len(hand) == 2 and self.uno_rate and not s.declared[seat] and rng.random() < self.uno_rate:
             return {"type": "uno", "player": who}
         if self.strategy == "random":
-            card = playable[int(rng.random() * len(playable))]
-        else:
-            values = RULESETS[s.ruleset].values
-            card = max(playable, key=lambda c: (CARD_INFO[c][0] is not None, values[c]))
+            # Uniform over the distinct legal moves, as RLCard's random agent samples its legal action ids: two
+            # copies of a card are one move, and a card that needs a colour or a target is one move per colour
+            # and target. Only the (rare) hands holding such a card pay for the weighting.
+            distinct = list(dict.fromkeys(playable))
+            if _CHOOSY.isdisjoint(distinct):
+                card = distinct[int(rng.random() * len(distinct))]
+                return {"type": "play", "player": who, "card": card}
+            return self._weighted_play(ref, seat, distinct)
+        values = RULESETS[s.ruleset].values
+        card = max(playable, key=lambda c: (CARD_INFO[c][0] is not None, values[c]))
         if CARD_INFO[card][0] is not None and card not in _TARGETED:
             return {"type": "play", "player": who, "card": card}
         cmd: dict[str, Any] = {"type": "play", "player": who, "card": card}
         if CARD_INFO[card][0] is None:
             cmd["color"] = self._color(hand, card)
-        if card in _TARGETED or (card == "wild customizable" and s.options["customizable"] is not None):
+        if _targeted(s, card):
             cmd["target"] = players[self._target(ref, seat)]
+        return cmd
+
+    def _weighted_play(self, ref: Referee, seat: int, distinct: list[str]) -> dict[str, Any]:
+        """Pick uniformly among every (card, colour, target) move the distinct playable cards allow."""
+        s = ref.state
+        others = len(s.players) - 1
+        weights = [(4 if _needs_color(card) else 1) * (others if _targeted(s, card) else 1) for card in distinct]
+        pick = int(self.rng.random() * sum(weights))
+        index = 0
+        while pick >= weights[index]:
+            pick -= weights[index]
+            index += 1
+        card = distinct[index]
+        cmd: dict[str, Any] = {"type": "play", "player": s.players[seat], "card": card}
+        if _targeted(s, card):
+            target, pick = divmod(pick, 4 if _needs_color(card) else 1)
+            cmd["target"] = s.players[target if target < seat else target + 1]
+        if _needs_color(card):
+            cmd["color"] = COLORS[pick]
         return cmd
 
     def _answer(self, ref: Referee) -> dict[str, Any] | None:
@@ -105,8 +140,9 @@ class Bot:
         seat = s.pending["player"]
         who = s.players[seat]
         kind = s.pending["kind"]
-        if kind == "challenge":
-            return {"type": "challenge" if self.rng.random() < 0.25 else "accept", "player": who}
+        if kind == "challenge":  # random bots: both answers are legal moves, so each half the time
+            rate = 0.5 if self.strategy == "random" else 0.25
+            return {"type": "challenge" if self.rng.random() < rate else "accept", "player": who}
         if kind == "color":
             return {"type": "choose", "player": who, "color": self._color(s.hands[seat], None)}
         if kind == "target":
