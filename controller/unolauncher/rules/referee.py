@@ -89,6 +89,7 @@ class Referee:
         self._model: EjectionModel | None = None
         self._actions: dict[str, str] = {}
         self._plain: dict[str, tuple[str | None, str]] = {}
+        self._quick: dict[str, tuple[str | None, str, str]] = {}
         self._history: list[dict[str, Any]] = []  # accepted commands since the last new_game
         self._prior: dict[str, Any] | None = None  # state before that new_game (None: no game before)
 
@@ -215,6 +216,13 @@ class Referee:
         self._actions = self._action_map()
         self._plain = {
             c: CARD_INFO[c] for c in self._rs.counts if CARD_INFO[c][0] and CARD_INFO[c][1] not in self._actions
+        }
+        # Cards whose play needs no field beyond player, card and (for a Wild) color: (colour, face, action).
+        # Targets, Discard All's list and the Item Box's turned card keep to the general path.
+        self._quick = {
+            c: (color, face, self._actions.get(face, ""))
+            for c, (color, face) in ((c, CARD_INFO[c]) for c in self._rs.counts)
+            if self._actions.get(face, "") not in ("attack", "trade-hands", "discard-all") and face != "wild item-box"
         }
         options = state.options
         self._model = _model_for(options) if state.ejection is not None else None
@@ -379,10 +387,12 @@ class Referee:
             else:
                 deck = list(rs.deck)
                 deck = _shuffled(s.rng, deck)
-                s.hands = [[] for _ in range(n)]
-                for _ in range(hand_size):
-                    for k in range(1, n + 1):
-                        s.hands[(dealer + k) % n].append(deck.pop())
+                # One card at a time from the top (the end of the list), starting left of the dealer: the t-th card
+                # dealt is top[t] and goes to seat dealer + 1 + t % n. Slices do the same without a loop.
+                dealt = n * hand_size
+                top = deck[len(deck) - dealt :][::-1]
+                del deck[len(deck) - dealt :]
+                s.hands = [top[(seat - dealer - 1) % n :: n] for seat in range(n)]
                 starter = self._turn_starter(deck)
                 s.stock = deck
             s.table_counts = []
@@ -502,6 +512,28 @@ class Referee:
                         {"type": "played", "player": name, "card": card, "color": color},
                         {"type": "turn", "player": s.players[nxt]},
                     ]
+        quick = self._quick.get(card) if type(card) is str else None
+        if (
+            quick is not None
+            and type(name) is str
+            and s.phase == PLAYING
+            and s.pending is None
+            and not s.owed
+            and (s.drawn is None or s.drawn == card)
+            and s.mode == "full"
+        ):
+            # Action cards and Wilds: the same checks as _play, in one go; anything unusual (or wrong) takes the
+            # general path, which then reports the first problem in its documented order.
+            seat = self._seats.get(name, -1)
+            color, face, action = quick
+            chosen = cmd.get("color") if color is None else None
+            if (
+                seat == s.current
+                and (color is None or color == s.color or s.color is None or face == CARD_INFO[s.discard[-1]][1])
+                and (color is not None or _is_color(chosen))
+                and card in s.hands[seat]
+            ):
+                return self._apply_play(cmd, seat, name, card, color, face, action, chosen, -1, [], None)
         return self._play(cmd)
 
     def _play(self, cmd: dict[str, Any]) -> list[Event]:
@@ -562,7 +594,26 @@ class Referee:
                 if cmd.get("target") is not None and self._seat(cmd, "target") == seat:
                     refuse("bad_target", "Choose another player as the target.")
 
-        # -- apply ----------------------------------------------------------------------------------------
+        return self._apply_play(cmd, seat, name, card, color, face, action, chosen, target, discarded, turned)
+
+    def _apply_play(
+        self,
+        cmd: dict[str, Any],
+        seat: int,
+        name: str,
+        card: str,
+        color: str | None,
+        face: str,
+        action: str,
+        chosen: Any,
+        target: int,
+        discarded: list[str],
+        turned: str | None,
+    ) -> list[Event]:
+        """Every effect of a validated play (see _play for the checks)."""
+        s = self._s
+        full = s.mode == "full"
+        hand = s.hands[seat] if full else None
         if s.uno_exposed >= 0 and s.uno_exposed != seat:
             s.uno_exposed = -1  # ATK-18: the next player started, the catch window is closed
         prev_color = s.color
@@ -1401,9 +1452,12 @@ def _shuffled(rng: random.Random, cards: list[str]) -> list[str]:
     bias of ``int(random() * n)`` for n ≤ 112 is below 2**-45)."""
     deck = list(cards)
     rand = rng.random
-    for i in range(len(deck) - 1, 0, -1):
-        j = int(rand() * (i + 1))
+    # The same draws in the same order as `for i in range(n - 1, 0, -1): j = int(rand() * (i + 1))`, drawn first
+    # in a comprehension (faster than a statement loop), then the swaps.
+    i = len(deck) - 1
+    for j in [int(rand() * k) for k in range(len(deck), 1, -1)]:
         deck[i], deck[j] = deck[j], deck[i]
+        i -= 1
     return deck
 
 
