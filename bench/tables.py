@@ -20,6 +20,8 @@ Run::
 
     .venv/bin/python bench/tables.py --tables 1,10,50,200 --seconds 20
     .venv/bin/python bench/tables.py --tables 10 --rate 0          # unpaced: as fast as the tables answer
+    .venv/bin/python bench/tables.py --tables 50 --seconds 30 --outage 10 --broker default   # league view away 10 s
+    .venv/bin/python bench/tables.py --tables 50 --nodelay-shim    # what TCP_NODELAY in the daemon would buy
 
 Figures go to docs/performance.md ("Many tables"). Each daemon is a full Python process (~30-40 MB): on a 2-core
 machine the N daemons, not mosquitto, are what saturates first; mosquitto's own CPU share is printed to show how
@@ -204,11 +206,18 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def mqtt_client(name: str) -> mqtt.Client:
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=name, protocol=mqtt.MQTTv311)
+def mqtt_client(name: str, clean: bool = True) -> mqtt.Client:
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=name, protocol=mqtt.MQTTv311, clean_session=clean)
     client.max_inflight_messages_set(1000)
     client.max_queued_messages_set(0)
     return client
+
+
+def no_delay(client: mqtt.Client) -> None:
+    """The bench's own clients send many small packets: keep Nagle out of the measurement (see NODELAY_SHIM)."""
+    sock = client.socket()
+    if sock is not None:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -216,8 +225,12 @@ def mqtt_client(name: str) -> mqtt.Client:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def observer_main(port: int, conn: Any, stop: Any) -> None:
-    """Subscribe to every table's events; report seq checks, latencies and a per-second arrival count."""
+def observer_main(port: int, conn: Any, stop: Any, persistent: bool = False) -> None:
+    """Subscribe to every table's events; report seq checks, latencies and a per-second arrival count.
+
+    ``persistent``: a persistent session (clean session off), so the broker queues events while the observer is
+    away ("pause" ... "resume"), as a league view with a fixed client id would have.
+    """
     trackers: dict[str, SeqTracker] = defaultdict(SeqTracker)
     latencies: list[float] = []
     per_second: dict[int, int] = defaultdict(int)
@@ -241,11 +254,18 @@ def observer_main(port: int, conn: Any, stop: Any) -> None:
         except Exception:
             invalid[0] += 1
 
-    client = mqtt_client("bench-observer")
-    client.on_message = on_message
-    client.on_connect = lambda c, u, f, r, p: c.subscribe([("unolauncher/+/events", 1), ("unolauncher/+/status", 1)])
-    client.connect("127.0.0.1", port)
-    client.loop_start()
+    def connect() -> mqtt.Client:
+        client = mqtt_client("bench-observer", clean=not persistent)
+        client.on_message = on_message
+        client.on_connect = lambda c, u, f, r, p: c.subscribe(
+            [("unolauncher/+/events", 1), ("unolauncher/+/status", 1)]
+        )
+        client.connect("127.0.0.1", port)
+        no_delay(client)
+        client.loop_start()
+        return client
+
+    client = connect()
     conn.send("ready")
     while not stop.is_set():
         if conn.poll(0.1):
@@ -253,6 +273,13 @@ def observer_main(port: int, conn: Any, stop: Any) -> None:
             with lock:
                 if request == "online":
                     conn.send(len(online))
+                elif request == "pause":
+                    client.disconnect()
+                    client.loop_stop()
+                    conn.send("paused")
+                elif request == "resume":
+                    client = connect()
+                    conn.send("resumed")
                 elif request == "last":
                     conn.send({t: tr.last for t, tr in trackers.items()})
                 elif request == "result":
@@ -317,6 +344,7 @@ def driver_main(port: int, tables: list[str], rate: float, seconds: float, conn:
     client = mqtt_client("bench-driver")
     client.on_message = on_message
     client.connect("127.0.0.1", port)
+    no_delay(client)
     client.subscribe("unolauncher/+/reply", qos=1)
     client.loop_start()
     time.sleep(0.3)
@@ -419,7 +447,7 @@ def run_level(n: int, args: argparse.Namespace) -> dict[str, Any]:
     ctx = mp.get_context("spawn")
     stop = ctx.Event()
     obs_conn, obs_child = ctx.Pipe()
-    observer = ctx.Process(target=observer_main, args=(port, obs_child, stop), daemon=True)
+    observer = ctx.Process(target=observer_main, args=(port, obs_child, stop, args.outage > 0), daemon=True)
     try:
         wait_port(port)
         observer.start()
@@ -466,6 +494,14 @@ def run_level(n: int, args: argparse.Namespace) -> dict[str, Any]:
         drv_conn, drv_child = ctx.Pipe()
         driver = ctx.Process(target=driver_main, args=(port, tables, args.rate, args.seconds, drv_child), daemon=True)
         driver.start()
+        if args.outage > 0:
+            # The league view goes away mid-run and comes back: the broker must hold what it missed.
+            time.sleep(args.seconds / 3)
+            obs_conn.send("pause")
+            assert obs_conn.recv() == "paused"
+            time.sleep(args.outage)
+            obs_conn.send("resume")
+            assert obs_conn.recv() == "resumed"
         drv = drv_conn.recv()
         driver.join(10)
         elapsed = time.monotonic() - t0
@@ -518,6 +554,7 @@ def run_level(n: int, args: argparse.Namespace) -> dict[str, Any]:
         "tables": n,
         "broker": args.broker,
         "nodelay_shim": args.nodelay_shim,
+        "observer_outage_s": args.outage,
         "rate_per_table": args.rate,
         "seconds": round(w1 - w0, 1),
         "startup_s": round(startup, 1),
@@ -551,6 +588,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--broker", choices=sorted(BROKER_SETTINGS), default="tuned")
     parser.add_argument(
         "--nodelay-shim", action="store_true", help="experiment: TCP_NODELAY on the daemons' sockets (see NODELAY_SHIM)"
+    )
+    parser.add_argument(
+        "--outage",
+        type=float,
+        default=0.0,
+        help="the observer (persistent session) goes away this many seconds mid-run: shows max_queued_messages",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON line per level")
     parser.add_argument("--keep", action="store_true", help="keep the working directories (logs, journals)")
