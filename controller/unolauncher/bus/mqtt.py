@@ -34,6 +34,7 @@ from unolauncher.store.journal import Journal
 
 log = logging.getLogger(__name__)
 
+ACK_BATCH_S = 0.02
 WINDOW = 100  # events handed to paho but not yet acknowledged; bounds memory during an outage
 HA_STATUS_TOPIC_SUFFIX = "/status"
 
@@ -89,7 +90,8 @@ class TableBus:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._acked: collections.deque[int] = collections.deque()  # mids from on_publish (paho thread)
-        self._inflight: dict[int, int] = {}  # mid -> seq, owned by the publisher thread
+        self._inflight: dict[int, int] = {}  # mid -> seq, guarded by _flush_lock
+        self._flush_lock = threading.Lock()
         self._sent_upto = 0  # highest seq handed to paho in this process
         self._publisher: threading.Thread | None = None
         self.client = self._make_client()
@@ -214,33 +216,47 @@ class TableBus:
         self.client.publish(topic, data, qos=qos, retain=retain)
 
     def kick(self) -> None:
-        """Tell the publisher that the outbox has new rows."""
+        """Tell the publisher thread that the outbox has new rows."""
         self._wake.set()
 
+    def flush(self) -> None:
+        """Hand the outbox's new rows to paho now, from the calling thread.
+
+        The daemon's worker calls this right after a journal commit, so a fresh event leaves without waiting for
+        another thread to be scheduled (the press → event latency). Acknowledgements are left to the publisher
+        thread: deleting outbox rows is a disk write and does not belong on this path.
+        """
+        with self._flush_lock:
+            room = WINDOW - len(self._inflight)
+            if room <= 0:
+                return
+            rows = self.journal.pending(after_seq=self._sent_upto, limit=room)
+            for seq, body in rows:
+                info = self.client.publish(self.topics.events, body, qos=1)
+                self._inflight[info.mid] = seq
+                self._sent_upto = seq
+            if len(rows) == room:
+                self._wake.set()  # there may be more: the publisher thread continues when acks make room
+
     def _drain_acks(self) -> None:
-        delivered = []
-        while self._acked:
-            seq = self._inflight.pop(self._acked.popleft(), None)
-            if seq is not None:
-                delivered.append(seq)
+        with self._flush_lock:
+            delivered = []
+            while self._acked:
+                seq = self._inflight.pop(self._acked.popleft(), None)
+                if seq is not None:
+                    delivered.append(seq)
         if delivered:
             self.journal.mark_delivered(delivered)
 
     def _publish_loop(self) -> None:
         while not self._stop.is_set():
             self._wake.wait(1.0)
+            # Let acknowledgements gather for a moment: one outbox transaction per batch, not per PUBACK.
+            self._stop.wait(ACK_BATCH_S)
             self._wake.clear()
             try:
                 self._drain_acks()
-                room = WINDOW - len(self._inflight)
-                if room <= 0:
-                    continue
-                for seq, body in self.journal.pending(after_seq=self._sent_upto, limit=room):
-                    info = self.client.publish(self.topics.events, body, qos=1)
-                    self._inflight[info.mid] = seq
-                    self._sent_upto = seq
-                if len(self._inflight) < WINDOW and self.journal.pending(after_seq=self._sent_upto, limit=1):
-                    self._wake.set()
+                self.flush()
             except Exception:
                 log.exception("outbox publisher error; retrying")
                 self._stop.wait(0.5)

@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import secrets
+import sys
 import threading
 import time
 from pathlib import Path
@@ -64,6 +65,10 @@ class Daemon:
     # -- start --------------------------------------------------------------------------------------------------
 
     def start(self) -> None:
+        # Several threads share the GIL (GPIO edges, worker, outbox, paho's network loop); with CPython's default
+        # 5 ms switch interval a thread woken by a socket can wait that long behind a busy one. The daemon's
+        # threads do little work each, so a shorter interval costs nothing and cuts press -> event latency.
+        sys.setswitchinterval(0.0005)
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal(self.state_dir / JOURNAL_FILE)
         from unolauncher.rules.referee import Referee

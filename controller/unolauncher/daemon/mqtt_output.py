@@ -22,7 +22,7 @@ class MqttOutput:
         self.topics = bus.topics
 
     def events_journalled(self) -> None:
-        self.bus.kick()
+        self.bus.flush()
 
     def reply(self, payload: dict[str, Any]) -> None:
         self.bus.publish(self.topics.reply, payload)
