@@ -129,13 +129,13 @@ def bare_round_trip(port: int, count: int) -> list[float]:
     return samples
 
 
-def press_to_event(port: int, count: int, state_dir: Path) -> list[float]:
+def press_to_event(port: int, count: int, state_dir: Path, journal_sync: str) -> list[float]:
     from unolauncher.daemon.app import Daemon
     from unolauncher.daemon.config import parse_config
 
     config = parse_config(
         {
-            "table": {"id": "bench", "state_dir": str(state_dir), "lockout": False},
+            "table": {"id": "bench", "state_dir": str(state_dir), "lockout": False, "journal_sync": journal_sync},
             "broker": {"host": "127.0.0.1", "port": port},
             "launcher": {**FAST_LAUNCHER, "preset": "gentle"},
             "dashboard": {"enabled": False},
@@ -215,6 +215,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--presses", type=int, default=300)
     parser.add_argument("--state-dir-on-tmpfs", action="store_true", help="journal on /dev/shm (no real fsync)")
+    parser.add_argument("--journal-sync", choices=["full", "normal"], default="full", help="table.journal_sync")
     args = parser.parse_args()
     journal_dir = "/dev/shm" if args.state_dir_on_tmpfs else None
     with (
@@ -223,12 +224,12 @@ def main() -> None:
         tempfile.TemporaryDirectory(dir=journal_dir) as jd,
     ):
         bare = bare_round_trip(broker.port, args.presses)
-        press = press_to_event(broker.port, args.presses, Path(jd) / "state")
+        press = press_to_event(broker.port, args.presses, Path(jd) / "state", args.journal_sync)
         ready, rss = startup_and_memory(broker.port, Path(tmp) / "rss", 300)
         bare_rss = bare_import_rss()
     ms = 1000
-    print(f"press -> event over mosquitto ({args.presses} presses, journal fsync on "
-          f"{'tmpfs' if args.state_dir_on_tmpfs else 'disk'}):")
+    print(f"press -> event over mosquitto ({args.presses} presses, journal on "
+          f"{'tmpfs' if args.state_dir_on_tmpfs else 'disk'}, synchronous={args.journal_sync}):")
     print(f"  daemon:     median {statistics.median(press) * ms:.3f} ms, p99 {pct(press, 0.99) * ms:.3f} ms")
     print(f"  bare paho:  median {statistics.median(bare) * ms:.3f} ms, p99 {pct(bare, 0.99) * ms:.3f} ms")
     print(f"  ratio (median): {statistics.median(press) / statistics.median(bare):.2f}x (target <= 2x)")

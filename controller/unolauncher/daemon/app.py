@@ -70,7 +70,7 @@ class Daemon:
         # threads do little work each, so a shorter interval costs nothing and cuts press -> event latency.
         sys.setswitchinterval(0.0005)
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        self.journal = Journal(self.state_dir / JOURNAL_FILE)
+        self.journal = Journal(self.state_dir / JOURNAL_FILE, synchronous=self.config.table.journal_sync.upper())
         from unolauncher.rules.referee import Referee
 
         self._start_launcher()

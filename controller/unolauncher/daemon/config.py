@@ -90,6 +90,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "id": _table_id,
         "state_dir": _str,
         "lockout": _bool,
+        "journal_sync": _choice("full", "normal"),
     },
     "broker": {
         "embedded": _bool,
@@ -150,6 +151,7 @@ class TableConfig:
     id: str = "table1"
     state_dir: str = "/var/lib/unolauncher"
     lockout: bool = True
+    journal_sync: str = "full"
 
 
 @dataclass
