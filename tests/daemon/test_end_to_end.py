@@ -77,3 +77,20 @@ def test_explicit_missing_config_file_is_an_error(tmp_path: Path) -> None:
 
 
 pytestmark = pytest.mark.timeout(120)
+
+
+def test_classic_draw_is_dispensed_by_a_launcher_with_a_sensor(tmp_path: Path) -> None:
+    """RULES 'With the launcher': in classic/mario-kart a draw makes the sensor launcher count the card out."""
+    with (
+        DaemonProcess(tmp_path) as daemon,
+        TableClient(daemon.mqtt_host, daemon.mqtt_port, daemon.table, name="classic") as table,
+    ):
+        mirror = Referee()
+        command = {"type": "new_game", "ruleset": "classic", "players": ["ann", "bob"], "seed": 3}
+        assert table.command(command)["ok"]
+        mirror.handle(command)
+        current = mirror.public_state()["current"]
+        assert table.command({"type": "draw", "player": current})["ok"]
+        assert wait_until(lambda: any(e["type"] == "dispensed" for e in table.ordered_events()), 10)
+        dispensed = next(e for e in table.ordered_events() if e["type"] == "dispensed")
+        assert dispensed == {**dispensed, "player": current, "wanted": 1, "cards": 1, "outcome": "ok"}

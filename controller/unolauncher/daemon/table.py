@@ -244,6 +244,9 @@ class Table:
         self._publish_sensors(public)
         if self.after_apply is not None:
             self.after_apply()
+        for event in events:
+            if event.get("type") == "dispense":
+                self._dispense(event)
         return True, "ok", f"Accepted; {len(events)} event(s).", self.journal.last_seq
 
     def _hit(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
@@ -262,6 +265,37 @@ class Table:
             )
             self.output.events_journalled()
         self._publish_launcher()
+
+    def _dispense(self, event: dict[str, Any]) -> None:
+        """``mario-kart``/``classic``: a launcher with a card-exit sensor serves as the stock (counted draw).
+
+        Without a sensor the players draw by hand, as the rules say. The referee has already dealt the cards; this
+        only moves them physically, and reports what came out as a ``dispensed`` event.
+        """
+        if self.launcher is None or not self.launcher.status().has_sensor:
+            return
+        player, count = event.get("player"), int(event.get("count", 0))
+
+        def done(result: FireResult) -> None:
+            self.on_launcher_event(
+                {
+                    "type": "dispensed",
+                    "player": player,
+                    "cards": result.cards_out,
+                    "wanted": count,
+                    "outcome": result.outcome,
+                }
+            )
+
+        if count > 0 and not self.launcher.fire(FirePlan(fire=True, cards=count, run_ms=400 + 150 * count), done):
+            self.on_launcher_event(
+                {
+                    "type": "dispense_skipped",
+                    "player": player,
+                    "wanted": count,
+                    "message": "The launcher was busy; draw by hand.",
+                }
+            )
 
     # -- daemon-level commands ----------------------------------------------------------------------------------
 
