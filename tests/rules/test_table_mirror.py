@@ -79,3 +79,20 @@ def test_table_mode_follows_full_mode_command_by_command(ruleset: str, players: 
         if catch is not None:
             mirror(catch)
     assert full.public_state()["winner"] is not None and full.public_state()["winner"] == table.public_state()["winner"]
+
+
+def test_table_item_box_turned_from_an_empty_stock_reshuffles_first() -> None:
+    # MK-07 + MK-18: with the stock empty, the turned card can only come from the reshuffled discard pile, as in
+    # full mode (found by the mirror test above: table mode used to keep its stock at 0 here).
+    ref = Referee()
+    hands = {"ann": 37, "bob": 37, "cy": 37}  # 111 of the 112 cards: nothing left in the stock
+    start = {"type": "new_game", "ruleset": "mario-kart", "players": ["ann", "bob", "cy"], "mode": "table"}
+    assert ref.handle({**start, "deal": {"dealer": "cy", "starter": "red 5", "hands": hands}})[0]["type"] == (
+        "game_started"
+    )
+    assert ref.public_state()["stock"] == 0
+    events = ref.handle({"type": "play", "player": "ann", "card": "wild item-box", "turned": "yellow 2"})
+    kinds = [e["type"] for e in events]
+    assert kinds[:3] == ["played", "reshuffled", "item"], events
+    assert events[1]["cards"] == 1  # the red 5 under the Item Box
+    assert ref.public_state()["stock"] == 0 and ref.public_state()["top"] == "yellow 2"

@@ -822,6 +822,8 @@ class Referee:
             if s.stock:
                 turned = s.stock.pop()
         elif turned is not None:
+            if s.table_stock == 0:
+                self._reshuffle(events)  # MK-18: as in full mode, the card was turned from a reshuffled stock
             s.table_stock = max(0, s.table_stock - 1)
         if turned is None:  # documented: nothing left to turn, the player names the colour
             if not out:
