@@ -73,19 +73,20 @@ class Bot:
         seat = s.current
         who = players[seat]
         hand = s.hands[seat]
-        # Playable cards (inlined for speed: this runs once per simulated step).
+        # The distinct playable cards, sorted so the choice is reproducible (a set's order depends on string
+        # hashing). Inlined and set-based for speed: this runs once per simulated step.
         if s.drawn is not None:
             playable = [s.drawn]
         else:
             color = s.color
             if color is None:
-                playable = list(hand)
+                playable = sorted(set(hand))
             else:
                 key = (color, s.discard[-1])
                 matching = _MATCHING.get(key)
                 if matching is None:
                     matching = _MATCHING[key] = _matching(color, s.discard[-1])
-                playable = [c for c in hand if c in matching]
+                playable = sorted(matching.intersection(hand))
             if len(hand) == 1 and playable and playable[0].endswith("trade-hands"):
                 playable = []  # ATK-10
         rng = self.rng
@@ -99,13 +100,13 @@ class Bot:
             # Uniform over the distinct legal moves, as RLCard's random agent samples its legal action ids: two
             # copies of a card are one move, and a card that needs a colour or a target is one move per colour
             # and target. Only the (rare) hands holding such a card pay for the weighting.
-            distinct = list(dict.fromkeys(playable))
-            if _CHOOSY.isdisjoint(distinct):
-                card = distinct[int(rng.random() * len(distinct))]
+            if _CHOOSY.isdisjoint(playable):
+                card = playable[int(rng.random() * len(playable))]
                 return {"type": "play", "player": who, "card": card}
-            return self._weighted_play(ref, seat, distinct)
+            return self._weighted_play(ref, seat, playable)
         values = RULESETS[s.ruleset].values
-        card = max(playable, key=lambda c: (CARD_INFO[c][0] is not None, values[c]))
+        in_hand_order = [c for c in hand if c in playable]  # ties go to the first in the hand
+        card = max(in_hand_order, key=lambda c: (CARD_INFO[c][0] is not None, values[c]))
         if CARD_INFO[card][0] is not None and card not in _TARGETED:
             return {"type": "play", "player": who, "card": card}
         cmd: dict[str, Any] = {"type": "play", "player": who, "card": card}
