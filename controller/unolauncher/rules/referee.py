@@ -594,7 +594,9 @@ class Referee:
                 if cmd.get("target") is not None and self._seat(cmd, "target") == seat:
                     refuse("bad_target", "Choose another player as the target.")
 
-        return self._apply_play(cmd, seat, name, card, color, face, action, chosen, target, discarded, turned)
+        return self._apply_play(
+            cmd, seat, s.players[seat], card, color, face, action, chosen, target, discarded, turned
+        )
 
     def _apply_play(
         self,
