@@ -334,13 +334,13 @@ def _live(lc: LeagueClient, args: argparse.Namespace, out: TextIO) -> int:
         else:
             rows = shutil.get_terminal_size((120, 40))
             body = render_text(snap, width=rows.columns, max_rows=args.max_rows or max(5, (rows.lines - 8) // 2))
-            text = f"{_status_line(snap)}\n\n{body}\n"
             if tty:
-                out.write("\x1b[H\x1b[2J" + text)  # home + clear: a plain redraw, no curses needed
-            elif text != last_printed:
-                out.write(text + "\n")
+                # home + clear: a plain redraw, no curses needed
+                out.write(f"\x1b[H\x1b[2J{_status_line(snap)}\n\n{body}\n")
+            elif body != last_printed:  # piped into a file: a new block only when the standings changed
+                out.write(f"{_status_line(snap)}\n\n{body}\n\n")
             out.flush()
-            last_printed = text
+            last_printed = body
         time.sleep(args.interval)
 
 
