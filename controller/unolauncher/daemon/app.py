@@ -1,12 +1,14 @@
 """The daemon: builds the table from a :class:`Config`, keeps it alive, shuts it down safely.
 
-Start order (READY is sent only when the launcher is up): journal → referee replay → launcher + press handler →
-broker (embedded, if used) → MQTT → table worker → dashboard → ``READY=1``. Stop order: motor off first, then
-the worker, MQTT (``offline``), broker, dashboard, journal.
+Start order (READY is sent only when the launcher is up): journal → launcher → broker (embedded, if used) →
+referee replay → press handler → table worker → MQTT connection → dashboard → ``READY=1``. Stop order: motor
+off first, then the worker, MQTT (``offline``), broker, dashboard, launcher, journal.
 
 Example::
 
-    daemon = Daemon(load_config(None), state_dir=Path(".state"))
+    config = load_config(None)
+    config.table.state_dir = ".state"
+    daemon = Daemon(config)
     daemon.start()
     daemon.run_until_stopped()      # returns after request_stop() (SIGTERM/SIGINT in ``unolauncher run``)
 """
@@ -93,7 +95,6 @@ class Daemon:
             after_apply=self._sync_ejection,
         )
         replayed = self.table.restore()
-        self._sync_ejection()
         self.say(
             f"journal: {self.journal.path} ({replayed} command(s) replayed, last event seq {self.journal.last_seq})"
         )
@@ -139,6 +140,7 @@ class Daemon:
         self._sync_ejection()
 
     def _bus_settings(self) -> BusSettings:
+        """Where to connect: starts the embedded broker first when that is the configured broker."""
         b = self.config.broker
         password = b.password
         if b.password_file:
@@ -164,7 +166,7 @@ class Daemon:
         else:
             assert b.host is not None
             host, port = b.host, b.port
-            ws_url = b.ws_url or f"ws://{{host}}:9001{'/mqtt'}"
+            ws_url = b.ws_url or "ws://{host}:9001/mqtt"  # the systemd/mosquitto listener
             mqtt5 = b.protocol in ("auto", "5")
             self.say(f"broker: {host}:{port} (MQTT {'5' if mqtt5 else '3.1.1'}{', TLS' if b.tls else ''})")
         self.endpoints.update({"mqtt_host": host, "mqtt_port": port, "ws_url": ws_url})
