@@ -6,11 +6,20 @@ RLCard's UNO game (classic rules) measured in the same run.
     .venv/bin/python bench/referee.py --quick      # shorter runs
     .venv/bin/python bench/referee.py --no-rlcard  # skip the RLCard baseline
 
-A *step* is one accepted command (play, draw, pass, hit, choose, accept/challenge, next_round) — for RLCard one
-``game.step(action)``. Both sides pick uniformly among legal moves with a seeded RNG and play whole games; each
-figure is the median of several timed runs of CPU time (``time.process_time``: this machine is shared and
-noisy), and our runs alternate with RLCard's so both see the same load. RLCard is installed into the
-throwaway environment ``bench/.venv-rlcard`` on first use; if that fails the column is skipped with a message.
+    .venv/bin/python bench/referee.py --breakdown  # where the time goes: bytecodes per step, by command type
+
+A *step* on our side is one command accepted by ``Referee.handle`` (play, draw, pass, hit, choose, accept or
+challenge, next_round), chosen by ``Bot("random")`` — the bot ``unolauncher simulate`` uses, here without UNO
+calls (``uno_rate=0``) since RLCard has none — and fully validated like any external command. A step on RLCard's
+side is one ``game.step(action)`` of its UNO game API with ``rng.choice(game.get_legal_actions())``. Both sides pick
+uniformly among legal moves with a seeded RNG and play whole games; each figure is the median of several timed
+runs of CPU time (``time.process_time``: this machine is shared and noisy), and our runs alternate with RLCard's so
+both see the same load. RLCard is installed into the throwaway environment ``bench/.venv-rlcard`` on first use; if
+that fails the column is skipped with a message.
+
+``--breakdown`` counts the Python bytecodes executed per step (``sys.settrace`` opcode events), split into the bot
+and ``Referee.handle`` and by command type. Unlike CPU time it does not depend on the machine's load, so it shows
+where the time goes and whether a change helped, even on a busy machine.
 """
 
 from __future__ import annotations
@@ -22,12 +31,15 @@ import subprocess
 import sys
 import time
 import venv
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "controller"))
 
 from unolauncher.rules.bots import Bot  # noqa: E402
+from unolauncher.rules.cards import CARD_INFO  # noqa: E402
 from unolauncher.rules.referee import Referee  # noqa: E402
 
 RLCARD_VENV = ROOT / "bench" / ".venv-rlcard"
@@ -109,12 +121,75 @@ def referee_rate(ruleset: str, players: int, seconds: float, repeats: int) -> di
     return {"steps": statistics.median(rates), "rounds": statistics.median(round_rates)}
 
 
+def breakdown(ruleset: str, players: int, games: int) -> None:
+    """Print the bytecodes executed per step by the bot and by ``Referee.handle``, by command type."""
+    counted = [0]
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        if event == "opcode":
+            counted[0] += 1
+        return tracer
+
+    def traced(call: Any, *args: Any) -> tuple[Any, int]:
+        counted[0] = 0
+        sys.settrace(tracer)
+        try:
+            result = call(*args)
+        finally:
+            sys.settrace(None)
+        return result, counted[0]
+
+    names = [f"p{i}" for i in range(players)]
+    ops: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    bot_ops = steps = 0
+    for seed in range(1, games + 1):
+        ref = Referee()
+        ref.handle({"type": "new_game", "ruleset": ruleset, "players": names, "seed": seed})
+        bot = Bot("random", seed=seed, uno_rate=0.0)
+        while True:
+            command, cost = traced(bot.next_command, ref)
+            bot_ops += cost
+            if command is None:
+                break
+            _, cost = traced(ref.handle, command)
+            kind = _step_kind(command)
+            ops[kind] += cost
+            seen[kind] += 1
+            steps += 1
+    total = sum(ops.values())
+    per_step = (total + bot_ops) / steps
+    print(f"{ruleset}, {players} players, {games} games, {steps} steps: {per_step:.0f} bytecodes per step")
+    print(f"  bot (choosing the move)   {bot_ops / steps:6.0f}")
+    print(f"  Referee.handle            {total / steps:6.0f}, by command type:")
+    for kind, cost in ops.most_common():
+        share = f"{seen[kind] / steps:6.1%} of steps"
+        print(f"    {kind:<22} {share}  {cost / seen[kind]:6.0f} each  {cost / steps:5.0f} per step")
+
+
+def _step_kind(command: dict[str, Any]) -> str:
+    if command["type"] != "play":
+        return str(command["type"])
+    color, face = CARD_INFO[command["card"]]
+    if color is None:
+        return "play wild"
+    return "play number" if face.isdigit() else "play action"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="shorter timed runs")
     parser.add_argument("--no-rlcard", action="store_true", help="skip the RLCard baseline")
     parser.add_argument("--only", choices=("classic", "mario-kart", "attack", "attack-original"), action="append")
+    parser.add_argument("--breakdown", action="store_true", help="bytecodes per step by command type (no timing)")
     args = parser.parse_args()
+    if args.breakdown:
+        for ruleset in args.only or ("classic",):
+            for players in (2, 4):
+                breakdown(ruleset, players, 5 if args.quick else 20)
+        return 0
     seconds, repeats = (0.5, 3) if args.quick else (1.5, 5)
     rlcard_ok = False
     if args.no_rlcard:
