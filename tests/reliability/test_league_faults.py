@@ -7,7 +7,6 @@ import time
 from support.fake_tables import TablePublisher
 from support.mosquitto import Mosquitto
 from support.net import wait_until
-
 from unolauncher.league_cli import LeagueClient
 
 
