@@ -31,8 +31,7 @@ def test_shuffle_makes_the_textbook_fisher_yates_draws(size: int) -> None:
 
 
 def general_only(ref: Referee) -> None:
-    """Empty the fast-path tables, so every play takes the general path (``_play``)."""
-    ref._plain = {}
+    """Empty the fast-path table, so every play takes the general path (``_play``)."""
     ref._quick = {}
 
 

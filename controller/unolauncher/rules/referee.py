@@ -90,7 +90,6 @@ class Referee:
         self._rs: Ruleset = RULESETS["classic"]
         self._model: EjectionModel | None = None
         self._actions: dict[str, str] = {}
-        self._plain: dict[str, tuple[str | None, str]] = {}
         self._quick: dict[str, tuple[str | None, str, str]] = {}
         self._history: list[dict[str, Any]] = []  # accepted commands since the last new_game
         self._prior: dict[str, Any] | None = None  # state before that new_game (None: no game before)
@@ -216,9 +215,6 @@ class Referee:
         self._seats = {name: i for i, name in enumerate(state.players)}
         self._rs = RULESETS.get(state.ruleset, RULESETS["classic"])
         self._actions = self._action_map()
-        self._plain = {
-            c: CARD_INFO[c] for c in self._rs.counts if CARD_INFO[c][0] and CARD_INFO[c][1] not in self._actions
-        }
         # Cards whose play needs no field beyond player, card and (for a Wild) color: (colour, face, action).
         # Targets, Discard All's list and the Item Box's turned card keep to the general path.
         self._quick = {
@@ -473,30 +469,32 @@ class Referee:
     # ==================================================================================================
     def _cmd_play(self, cmd: dict[str, Any]) -> list[Event]:
         s = self._s
-        # Fast path for the most common command of all: a legal plain card (no action) that does not end the
-        # round, in full mode, outside any chain/pending/owed state. Everything else takes the general path.
+        # Fast path for the common plays in full mode, outside any pending/owed state: every check of _play in one
+        # go. Anything unusual (or wrong) takes the general path, which reports the first problem in its
+        # documented order. tests/rules/test_fast_paths.py checks both paths give the same events and state.
         card = cmd.get("card")
         name = cmd.get("player")
-        info = self._plain.get(card) if type(card) is str else None
+        try:
+            quick = self._quick.get(card)  # (colour, face, action) for cards needing no field beyond a colour
+        except TypeError:  # an unhashable card: bad input, refused by the general path
+            quick = None
         if (
-            info is not None
+            quick is not None
             and type(name) is str
             and s.phase == PLAYING
             and s.pending is None
             and not s.owed
-            and not s.chain
             and (s.drawn is None or s.drawn == card)
             and s.mode == "full"
         ):
             seat = self._seats.get(name, -1)
-            if seat == s.current:
+            color, face, action = quick
+            if seat == s.current and (
+                color == s.color or color is None or s.color is None or face == CARD_INFO[s.discard[-1]][1]
+            ):
                 hand = s.hands[seat]
-                color = info[0]
-                if (
-                    (color == s.color or s.color is None or info[1] == CARD_INFO[s.discard[-1]][1])
-                    and len(hand) > 1
-                    and card in hand
-                ):
+                if not action and color is not None and not s.chain and len(hand) > 1 and card in hand:
+                    # A plain card (number, or a face without an action here) that does not end the round.
                     if s.uno_exposed >= 0 and s.uno_exposed != seat:
                         s.uno_exposed = -1
                     hand.remove(card)
@@ -514,28 +512,9 @@ class Referee:
                         {"type": "played", "player": name, "card": card, "color": color},
                         {"type": "turn", "player": s.players[nxt]},
                     ]
-        quick = self._quick.get(card) if type(card) is str else None
-        if (
-            quick is not None
-            and type(name) is str
-            and s.phase == PLAYING
-            and s.pending is None
-            and not s.owed
-            and (s.drawn is None or s.drawn == card)
-            and s.mode == "full"
-        ):
-            # Action cards and Wilds: the same checks as _play, in one go; anything unusual (or wrong) takes the
-            # general path, which then reports the first problem in its documented order.
-            seat = self._seats.get(name, -1)
-            color, face, action = quick
-            chosen = cmd.get("color") if color is None else None
-            if (
-                seat == s.current
-                and (color is None or color == s.color or s.color is None or face == CARD_INFO[s.discard[-1]][1])
-                and (color is not None or _is_color(chosen))
-                and card in s.hands[seat]
-            ):
-                return self._apply_play(cmd, seat, name, card, color, face, action, chosen, -1, [], None)
+                chosen = cmd.get("color") if color is None else None
+                if (color is not None or _is_color(chosen)) and card in hand:
+                    return self._apply_play(cmd, seat, name, card, color, face, action, chosen, -1, [], None)
         return self._play(cmd)
 
     def _play(self, cmd: dict[str, Any]) -> list[Event]:
@@ -655,7 +634,7 @@ class Referee:
                 self._pass_turn(seat, 0, events)  # a number card: the common case
         else:
             self._draw_rules_effect(seat, face, prev_color, turned, cmd, out, events)
-        if not out and not s.declared[seat] and (len(s.hands[seat]) if full else s.table_counts[seat]) == 1:
+        if not out and (len(s.hands[seat]) if full else s.table_counts[seat]) == 1 and not s.declared[seat]:
             s.uno_exposed = seat  # ATK-18 / MK-15: can be caught until the next player starts
         if out and s.phase == PLAYING and not s.owed and s.pending is None:
             self._end_round(events)
@@ -784,7 +763,7 @@ class Referee:
     ) -> None:
         s = self._s
         n = len(s.players)
-        nxt = s.step(seat)
+        nxt = (seat + s.direction) % n  # s.step(seat), inlined: this runs for every action card and Wild
         if face == "skip":
             if not out:
                 events.append({"type": "skipped", "player": s.players[nxt]})
