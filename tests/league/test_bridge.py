@@ -7,6 +7,7 @@ sequence tracker the league view runs.
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -156,3 +157,47 @@ def test_two_venues_feed_one_league_and_cannot_write_into_each_other(tmp_path: P
                 o.stop()
             for broker in venues.values():
                 broker.stop()
+
+
+def test_uplink_outage_the_venue_broker_queues_for_the_league() -> None:
+    """The league broker goes away for 3 s while the venue's tables keep publishing: the venue broker queues the
+    bridge's QoS 1 messages (``cleansession false``) and delivers them when the bridge is back — the observer on the
+    league broker ends with every event of every table, in order."""
+    with Mosquitto() as league_broker:
+        # The bridge retries every 5 s, the observer after 1 s then 2 s: the observer is subscribed again before
+        # the queued messages arrive (the league broker runs without persistence, so its sessions restart empty).
+        conf = bridge_config("venue", league_broker.port) + "\nrestart_timeout 5"
+        with Mosquitto(extra_config=conf) as venue_broker:
+            observer = LeagueClient("127.0.0.1", league_broker.port)
+            observer.start()
+            venue = TablePublisher(venue_broker.port)
+            try:
+                assert wait_until(lambda: observer.link.subscribed, 10)
+                wait_for_bridge(venue, observer, "probe")
+                seq = dict.fromkeys(range(5), 0)
+
+                def publish(rounds: int) -> None:
+                    for _ in range(rounds):
+                        for t in seq:
+                            seq[t] += 1
+                            venue.client.publish(f"unolauncher/t{t}/events", f'{{"type":"play","seq":{seq[t]}}}', qos=1)
+
+                publish(40)
+                assert wait_until(lambda: observer.snapshot()["totals"]["events"] >= 200, 10)
+                league_broker.stop()
+                assert wait_until(lambda: not observer.link.connected, 5)
+                publish(100)  # 500 events while the uplink is down
+                time.sleep(1.0)
+                league_broker.start()
+                assert wait_until(lambda: observer.link.subscribed, 15)
+                publish(20)
+                total = sum(seq.values())
+                assert wait_until(lambda: observer.snapshot()["totals"]["events"] >= total, 30), observer.snapshot()[
+                    "totals"
+                ]
+                for t in seq:
+                    row = observer.standings.tables[f"t{t}"].seq
+                    assert (row.first, row.last, row.gaps, row.reordered) == (1, seq[t], 0, 0)
+            finally:
+                venue.close()
+                observer.stop()
