@@ -49,7 +49,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     conn.add_argument("--tls-insecure", action="store_true", help="do not check the broker's host name (testing)")
     conn.add_argument("--websockets", action="store_true", help="connect over WebSockets instead of TCP")
     conn.add_argument("--ws-path", default="/mqtt", help="WebSocket path (default: /mqtt)")
-    conn.add_argument("--client-id", default="", help="MQTT client id (default: chosen by the broker)")
+    conn.add_argument(
+        "--client-id",
+        default="",
+        help="MQTT client id; with one the broker keeps a persistent session and queues events while the view is "
+        "away (default: a fresh id and a clean session)",
+    )
     conn.add_argument("--keepalive", type=int, default=30, help="MQTT keep-alive in seconds (default: 30)")
     parser.add_argument(
         "--base",
@@ -150,6 +155,9 @@ class LeagueClient:
             CallbackAPIVersion.VERSION2,
             client_id=client_id,
             protocol=mqtt.MQTTv311,
+            # A fixed id asks for a persistent session: events published while the view is away are queued for it
+            # (up to the broker's max_queued_messages) instead of showing up as gaps.
+            clean_session=not client_id,
             transport="websockets" if transport == "websockets" else "tcp",
             reconnect_on_failure=True,
         )

@@ -156,3 +156,30 @@ def test_live_json_mode_streams_a_line_per_change(broker: Mosquitto, tables: Tab
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_fixed_client_id_keeps_a_session_so_events_sent_while_away_arrive(
+    broker: Mosquitto, tables: TablePublisher
+) -> None:
+    first = LeagueClient("127.0.0.1", broker.port, client_id="league-view-1")
+    first.start()
+    assert wait_until(lambda: first.link.subscribed, 10)
+    first.stop()  # the view closes (laptop lid shut); its session stays on the broker
+    for seq in range(1, 31):
+        tables.event("t1", seq)
+    again = LeagueClient("127.0.0.1", broker.port, client_id="league-view-1")
+    again.start()
+    try:
+        assert wait_until(lambda: again.snapshot()["totals"]["events"] == 30, 10)
+        row = again.snapshot()["tables"][0]
+        assert (row["first_seq"], row["last_seq"], row["gaps"]) == (1, 30, 0)
+    finally:
+        again.stop()
+    fresh = LeagueClient("127.0.0.1", broker.port)  # no id: a clean session, nothing queued for it
+    fresh.start()
+    try:
+        assert wait_until(lambda: fresh.link.subscribed, 10)
+        time.sleep(0.3)
+        assert fresh.snapshot()["totals"]["events"] == 0
+    finally:
+        fresh.stop()
