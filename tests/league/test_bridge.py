@@ -156,7 +156,7 @@ def test_two_venues_feed_one_league_and_cannot_write_into_each_other(tmp_path: P
             for o in observers:
                 o.stop()
             for broker in venues.values():
-                broker.stop()
+                broker.__exit__(None, None, None)  # stop and remove its temporary directory
 
 
 def test_uplink_outage_the_venue_broker_queues_for_the_league() -> None:
