@@ -86,7 +86,7 @@ class Bot:
                 matching = _MATCHING.get(key)
                 if matching is None:
                     matching = _MATCHING[key] = _matching(color, s.discard[-1])
-                playable = sorted(matching.intersection(hand))
+                playable = sorted(matching & set(hand))
             if len(hand) == 1 and playable and playable[0].endswith("trade-hands"):
                 playable = []  # ATK-10
         rng = self.rng
