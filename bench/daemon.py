@@ -228,14 +228,18 @@ def main() -> None:
         ready, rss = startup_and_memory(broker.port, Path(tmp) / "rss", 300)
         bare_rss = bare_import_rss()
     ms = 1000
-    print(f"press -> event over mosquitto ({args.presses} presses, journal on "
-          f"{'tmpfs' if args.state_dir_on_tmpfs else 'disk'}, synchronous={args.journal_sync}):")
+    print(
+        f"press -> event over mosquitto ({args.presses} presses, journal on "
+        f"{'tmpfs' if args.state_dir_on_tmpfs else 'disk'}, synchronous={args.journal_sync}):"
+    )
     print(f"  daemon:     median {statistics.median(press) * ms:.3f} ms, p99 {pct(press, 0.99) * ms:.3f} ms")
     print(f"  bare paho:  median {statistics.median(bare) * ms:.3f} ms, p99 {pct(bare, 0.99) * ms:.3f} ms")
     print(f"  ratio (median): {statistics.median(press) / statistics.median(bare):.2f}x (target <= 2x)")
     print(f"start -> READY: {ready:.2f} s")
-    print(f"RSS: daemon {rss / 1024:.1f} MiB after 300 commands; bare import gpiozero+paho {bare_rss / 1024:.1f} MiB; "
-          f"ratio {rss / bare_rss:.2f}x (target <= 1.5x)")
+    print(
+        f"RSS: daemon {rss / 1024:.1f} MiB after 300 commands; bare import gpiozero+paho {bare_rss / 1024:.1f} MiB; "
+        f"ratio {rss / bare_rss:.2f}x (target <= 1.5x)"
+    )
 
 
 if __name__ == "__main__":
