@@ -60,7 +60,11 @@ def main(argv: list[str]) -> int:
     else:
         print(__doc__)
         return 0 if task in ("help", "-h", "--help") else 2
-    return subprocess.run(cmd, cwd=ROOT).returncode
+    try:
+        return subprocess.run(cmd, cwd=ROOT).returncode
+    except KeyboardInterrupt:
+        # The child got the same Ctrl-C and shuts down cleanly (motor off, offline published); no traceback here.
+        return 130
 
 
 if __name__ == "__main__":
