@@ -472,7 +472,7 @@ class Referee:
         # Fast path for the common plays in full mode, outside any pending/owed state: every check of _play in one
         # go. Anything unusual (or wrong) takes the general path, which reports the first problem in its
         # documented order. tests/rules/test_fast_paths.py checks both paths give the same events and state.
-        card = cmd.get("card")
+        card: Any = cmd.get("card")
         name = cmd.get("player")
         try:
             quick = self._quick.get(card)  # (colour, face, action) for cards needing no field beyond a colour

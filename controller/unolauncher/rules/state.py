@@ -34,47 +34,52 @@ DEFAULT_OPTIONS: dict[str, Any] = {
 }
 
 
+# The state's fields, in serialisation order (a module constant rather than ``GameState.__slots__`` so the module
+# also compiles with mypyc, which has no class-level ``__slots__`` to read).
+_FIELDS: tuple[str, ...] = (
+    "before_last",
+    "chain",
+    "chain_skips",
+    "color",
+    "current",
+    "dealer",
+    "declared",
+    "direction",
+    "discard",
+    "drawn",
+    "drew",
+    "ejection",
+    "ejection_seed",
+    "hands",
+    "last_player",
+    "mode",
+    "options",
+    "owed",
+    "pending",
+    "phase",
+    "players",
+    "reload_pending",
+    "resume",
+    "rng",
+    "round",
+    "round_winner",
+    "ruleset",
+    "scores",
+    "script",
+    "script_pos",
+    "stock",
+    "table_counts",
+    "table_stock",
+    "uno_exposed",
+    "wd4",
+    "winner",
+)
+
+
 class GameState:
     """Everything the referee knows. Seats are indices into ``players``; ``-1`` means nobody."""
 
-    __slots__ = (
-        "before_last",
-        "chain",
-        "chain_skips",
-        "color",
-        "current",
-        "dealer",
-        "declared",
-        "direction",
-        "discard",
-        "drawn",
-        "drew",
-        "ejection",
-        "ejection_seed",
-        "hands",
-        "last_player",
-        "mode",
-        "options",
-        "owed",
-        "pending",
-        "phase",
-        "players",
-        "reload_pending",
-        "resume",
-        "rng",
-        "round",
-        "round_winner",
-        "ruleset",
-        "scores",
-        "script",
-        "script_pos",
-        "stock",
-        "table_counts",
-        "table_stock",
-        "uno_exposed",
-        "wd4",
-        "winner",
-    )
+    __slots__ = _FIELDS
 
     def __init__(self) -> None:
         self.ruleset: str = ""
@@ -128,7 +133,7 @@ class GameState:
     # -- serialisation ------------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
-        for name in self.__slots__:
+        for name in _FIELDS:
             if name == "rng":
                 version, internal, gauss = self.rng.getstate()
                 data[name] = [version, list(internal), gauss]
@@ -140,7 +145,7 @@ class GameState:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameState:
         state = cls()
-        for name in cls.__slots__:
+        for name in _FIELDS:
             if name == "rng":
                 version, internal, gauss = data[name]
                 state.rng.setstate((version, tuple(internal), gauss))
@@ -151,7 +156,7 @@ class GameState:
     def clone(self) -> GameState:
         """An independent copy (cheaper than a JSON round trip)."""
         other = GameState.__new__(GameState)
-        for name in self.__slots__:
+        for name in _FIELDS:
             if name == "rng":
                 rng = random.Random()
                 rng.setstate(self.rng.getstate())
