@@ -21,10 +21,12 @@ from __future__ import annotations
 import collections
 import json
 import logging
+import os
+import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
@@ -58,6 +60,30 @@ class BusSettings:
     reconnect_min: int = 1
     reconnect_max: int = 30
     ha_prefix: str | None = "homeassistant"  # None: do not listen to Home Assistant's birth message
+    transport: str = "tcp"  # or "websockets" (path ``ws_path``)
+    ws_path: str = "/mqtt"
+
+
+def set_tcp_nodelay(sock: Any) -> bool:
+    """Turn Nagle's algorithm off on a connected socket (plain, TLS or paho's WebSocket wrapper); True if set.
+
+    paho-mqtt 2.2 leaves Nagle on. The daemon writes small packets back to back (the PUBACK of a command, then
+    its reply and events); with Nagle the second waits for the broker's delayed ACK, ~40 ms each time.
+    The option is set through a duplicate of the descriptor, so any object with ``fileno()`` works.
+
+    Example::
+
+        set_tcp_nodelay(client.socket())
+    """
+    try:
+        with socket.socket(fileno=os.dup(sock.fileno())) as dup:
+            if dup.family not in (socket.AF_INET, socket.AF_INET6):
+                return False  # a Unix socket: no Nagle to switch off
+            dup.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return True
+    except (OSError, ValueError, AttributeError):
+        log.warning("could not set TCP_NODELAY on the MQTT socket", exc_info=True)
+        return False
 
 
 class TableBus:
@@ -101,15 +127,24 @@ class TableBus:
     def _make_client(self) -> mqtt.Client:
         s = self.settings
         client_id = s.client_id or f"unolauncher-{self.topics.table_id}"
+        transport: Literal["tcp", "websockets"] = "websockets" if s.transport == "websockets" else "tcp"
         if s.mqtt5:
-            client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=MQTTProtocolVersion.MQTTv5)
+            client = mqtt.Client(
+                CallbackAPIVersion.VERSION2,
+                client_id=client_id,
+                protocol=MQTTProtocolVersion.MQTTv5,
+                transport=transport,
+            )
         else:
             client = mqtt.Client(
                 CallbackAPIVersion.VERSION2,
                 client_id=client_id,
                 protocol=MQTTProtocolVersion.MQTTv311,
                 clean_session=True,
+                transport=transport,
             )
+        if transport == "websockets":
+            client.ws_set_options(path=s.ws_path)
         if s.username is not None:
             client.username_pw_set(s.username, s.password)
         if s.tls:
@@ -119,6 +154,7 @@ class TableBus:
         client.will_set(self.topics.status, "offline", qos=1, retain=True)
         client.reconnect_delay_set(s.reconnect_min, s.reconnect_max)
         client.max_inflight_messages_set(WINDOW)
+        client.on_socket_open = self._on_socket_open
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
@@ -150,6 +186,13 @@ class TableBus:
         self.client.loop_stop()
 
     # -- paho callbacks (paho's network thread; never let an exception escape) ----------------------------------
+
+    def _on_socket_open(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
+        # Every (re)connect opens a new socket: switch Nagle off on each one, before CONNECT is sent.
+        try:
+            set_tcp_nodelay(sock)
+        except Exception:
+            log.exception("error in on_socket_open")
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         try:

@@ -1,0 +1,115 @@
+"""TCP_NODELAY on the table's MQTT socket: set on every (re)connect, over TCP and WebSockets.
+
+Without it (paho-mqtt 2.2 leaves Nagle on) the daemon's reply to a command waits behind the PUBACK it has just
+written until the broker's delayed ACK arrives: ~40 ms per command (docs/reliability.md, finding "TCP_NODELAY").
+"""
+
+from __future__ import annotations
+
+import socket
+import statistics
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from support.mosquitto import Mosquitto
+from unolauncher.bus.broker import EmbeddedBroker
+from unolauncher.bus.mqtt import BusSettings, TableBus
+from unolauncher.bus.topics import Topics
+from unolauncher.store.journal import Journal
+
+
+@pytest.fixture(scope="module")
+def broker() -> Iterator[EmbeddedBroker]:
+    embedded = EmbeddedBroker(port=0, ws_port=0)
+    embedded.start()
+    yield embedded
+    embedded.stop()
+
+
+def nodelay(bus: TableBus) -> int:
+    sock = bus.client.socket()
+    assert sock is not None
+    with socket.socket(fileno=sock.fileno()) as view:
+        try:
+            return view.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        finally:
+            view.detach()  # the descriptor stays paho's
+
+
+@pytest.mark.parametrize("transport", ["tcp", "websockets"])
+def test_nodelay_is_set_on_connect_and_again_after_a_reconnect(
+    broker: EmbeddedBroker, tmp_path: Path, transport: str
+) -> None:
+    port = broker.port if transport == "tcp" else broker.ws_port
+    settings = BusSettings(port=port, client_id=f"nd-{transport}", transport=transport, reconnect_max=1)
+    bus = TableBus(settings, Topics(f"nd{transport}"), Journal(tmp_path / "j.sqlite3"), on_command=lambda p: None)
+    bus.start()
+    try:
+        assert bus.subscribed.wait(10)
+        assert nodelay(bus) == 1
+        first = bus.client.socket()
+        # Drop the connection under paho's feet: it reconnects by itself with a new socket.
+        assert first is not None
+        with socket.socket(fileno=first.fileno()) as view:
+            view.shutdown(socket.SHUT_RDWR)
+            view.detach()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and (bus.client.socket() is first or not bus.subscribed.is_set()):
+            time.sleep(0.05)
+        assert bus.client.socket() is not first and bus.subscribed.is_set()
+        assert nodelay(bus) == 1
+    finally:
+        bus.stop()
+
+
+def test_command_to_reply_is_not_held_back_by_nagle(tmp_path: Path) -> None:
+    """A real daemon on mosquitto: command → reply well under the ~40 ms Nagle + delayed ACK add (median of 20)."""
+    from support.daemon import FAST_LAUNCHER
+    from unolauncher.daemon.app import Daemon
+    from unolauncher.daemon.config import parse_config
+
+    # The broker's own side with Nagle off too, so that only the table's socket is under test.
+    with Mosquitto(extra_config="set_tcp_nodelay true") as broker:
+        config = parse_config(
+            {
+                "table": {"id": "ndrtt", "state_dir": str(tmp_path / "state")},
+                "broker": {"host": "127.0.0.1", "port": broker.port},
+                "launcher": FAST_LAUNCHER,
+                "dashboard": {"enabled": False},
+                "homeassistant": {"enabled": False},
+            }
+        )
+        daemon = Daemon(config, say=lambda text: None)
+        daemon.start()
+        got = threading.Event()
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="nd-rtt-client")
+        client.on_message = lambda c, u, m: got.set()
+        client.on_socket_open = lambda c, u, s: s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            assert daemon.bus is not None and daemon.bus.subscribed.wait(10)
+            client.connect("127.0.0.1", broker.port)
+            client.subscribe("unolauncher/ndrtt/reply", qos=1)
+            client.loop_start()
+            time.sleep(0.2)
+            samples = []
+            for i in range(20):
+                got.clear()
+                started = time.monotonic()
+                client.publish("unolauncher/ndrtt/cmd", f'{{"id": {i}, "type": "status"}}', qos=1)
+                assert got.wait(5)
+                samples.append(time.monotonic() - started)
+                time.sleep(0.01)
+            median = statistics.median(samples)
+            print(f"\ncommand -> reply over mosquitto: median {median * 1000:.2f} ms, max {max(samples) * 1000:.2f} ms")
+            assert median < 0.020, f"median command -> reply {median * 1000:.1f} ms"
+        finally:
+            client.disconnect()
+            client.loop_stop()
+            daemon.request_stop()
+            daemon.shutdown()
