@@ -8,7 +8,9 @@ import signal
 import time
 from pathlib import Path
 
-from unolauncher.store.journal import Journal
+import pytest
+
+from unolauncher.store.journal import Journal, JournalError
 
 
 def test_events_get_gap_free_seq_across_commands_and_launcher_events(tmp_path: Path) -> None:
@@ -106,3 +108,26 @@ def test_sigkill_mid_writing_leaves_whole_transactions_only(tmp_path: Path) -> N
         group = entries[index : index + 3]
         assert [k for _, k, _, _ in group] == ["command", "event", "event"]
         assert {body["i"] for *_, body in group} == {index // 3}
+
+
+def test_a_full_disk_is_named_as_the_cause_and_nothing_half_written_stays(tmp_path: Path) -> None:
+    """SQLITE_FULL (here: the database may not grow past ``max_page_count``) rolls SQLite's transaction back by
+    itself; the journal must not then hide the cause behind "cannot rollback - no transaction is active"."""
+    journal = Journal(tmp_path / "j.sqlite3")
+    journal.append_command({"type": "ok"}, [{"type": "a"}])
+    pages = journal._db.execute("PRAGMA page_count").fetchone()[0]
+    journal._db.execute(f"PRAGMA max_page_count = {pages + 2}")
+    big = {"type": "big", "blob": "x" * 20_000}
+    with pytest.raises(JournalError) as failure:
+        for _ in range(20):  # bounded: the third or so append no longer fits
+            journal.append_command({"type": "c"}, [big])
+    message = str(failure.value)
+    assert message.startswith("The journal's disk is full;"), message
+    assert "rollback" not in message.lower()
+    assert message.count(". ") == 0 and message.endswith(".")  # one sentence
+    kept = journal.last_seq
+    assert [e["seq"] for e in journal.events()] == list(range(1, kept + 1))  # nothing half-written
+    with pytest.raises(JournalError, match="disk is full"):
+        journal.append_events([big])
+    journal._db.execute("PRAGMA max_page_count = 1073741823")  # space again
+    assert journal.append_events([{"type": "d"}])[0]["seq"] == kept + 1

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from unolauncher.bus.discovery import sensor_values
 from unolauncher.daemon.commands import DAEMON_COMMANDS, decode_command, reply
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
-from unolauncher.store.journal import Journal
+from unolauncher.store.journal import Journal, JournalError
 
 log = logging.getLogger(__name__)
 
@@ -236,7 +236,8 @@ class Table:
             # Not journalled = did not happen: put the referee back to what the journal says, then refuse.
             log.exception("could not journal %s; rolling the referee back", command.get("type"))
             self.restore()
-            return False, "journal_error", f"The table could not record this command ({exc}).", self.journal.last_seq
+            message = str(exc) if isinstance(exc, JournalError) else f"The table could not record this command ({exc})."
+            return False, "journal_error", message, self.journal.last_seq
         self.commands_applied += 1
         self.output.events_journalled()
         assert public is not None

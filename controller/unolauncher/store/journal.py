@@ -40,6 +40,20 @@ CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY);
 """
 
 
+class JournalError(RuntimeError):
+    """A journal write failed; the message is one sentence that names the cause (e.g. a full disk)."""
+
+
+def _write_error(exc: sqlite3.Error, path: Path) -> JournalError:
+    """The sentence for a failed write: a full disk said plainly, anything else with SQLite's own words."""
+    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL:
+        return JournalError(
+            f"The journal's disk is full; free space on {path.parent} and the table goes on from its last "
+            f"recorded move."
+        )
+    return JournalError(f"The journal could not be written ({exc}).")
+
+
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
 
@@ -92,7 +106,12 @@ class Journal:
     def append_note(self, note: dict[str, Any]) -> None:
         """Append an internal record that is neither replayed nor published (e.g. ejection-model state)."""
         with self._lock:
-            self._db.execute("INSERT INTO journal (kind, ts, body) VALUES ('note', ?, ?)", (time.time(), _dumps(note)))
+            try:
+                self._db.execute(
+                    "INSERT INTO journal (kind, ts, body) VALUES ('note', ?, ?)", (time.time(), _dumps(note))
+                )
+            except sqlite3.Error as exc:
+                raise _write_error(exc, self.path) from exc
 
     def _append(self, command: dict[str, Any] | None, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         now = time.time()
@@ -115,11 +134,19 @@ class Journal:
                     self._db.execute("INSERT INTO outbox (seq) VALUES (?)", (seq,))
                     stamped.append(full)
                 self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
+            except BaseException as exc:
+                self._rollback()
+                if isinstance(exc, sqlite3.Error):
+                    raise _write_error(exc, self.path) from exc
                 raise
             self._last_seq = seq
         return stamped
+
+    def _rollback(self) -> None:
+        # SQLite rolls a transaction back by itself on some errors (SQLITE_FULL, SQLITE_IOERR, ...); a ROLLBACK
+        # then fails with "no transaction is active", and that secondary error would hide the real cause.
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
 
     def mark_delivered(self, seqs: Iterable[int]) -> None:
         """Remove acknowledged events from the outbox."""
@@ -135,8 +162,10 @@ class Journal:
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.executemany("DELETE FROM outbox WHERE seq = ?", rows)
                 self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
+            except BaseException as exc:
+                self._rollback()
+                if isinstance(exc, sqlite3.Error):
+                    raise _write_error(exc, self.path) from exc
                 raise
             finally:
                 self._db.execute(f"PRAGMA synchronous={self.synchronous}")
