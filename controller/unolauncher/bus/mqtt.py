@@ -258,6 +258,14 @@ class TableBus:
         data = payload if isinstance(payload, str | bytes) else json.dumps(payload, separators=(",", ":"))
         self.client.publish(topic, data, qos=qos, retain=retain)
 
+    def backlog(self) -> int:
+        """QoS 1 messages handed to paho and not yet acknowledged (in flight or waiting for a window slot).
+
+        paho has no public counter; its ``_out_messages`` dict is that set (paho-mqtt 2.x). Read without a lock:
+        ``len()`` of a dict is atomic under the GIL.
+        """
+        return len(getattr(self.client, "_out_messages", ()))
+
     def kick(self) -> None:
         """Tell the publisher thread that the outbox has new rows."""
         self._wake.set()

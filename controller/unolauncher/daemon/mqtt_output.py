@@ -24,8 +24,11 @@ class MqttOutput:
     def events_journalled(self) -> None:
         self.bus.flush()
 
-    def reply(self, payload: dict[str, Any]) -> None:
-        self.bus.publish(self.topics.reply, payload)
+    def reply(self, payload: dict[str, Any], qos: int = 1) -> None:
+        self.bus.publish(self.topics.reply, payload, qos=qos)
+
+    def backlog(self) -> int:
+        return self.bus.backlog()
 
     def state(self, public_state: dict[str, Any]) -> None:
         self.bus.publish(self.topics.state, public_state, retain=True)

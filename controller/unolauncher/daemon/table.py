@@ -35,6 +35,14 @@ from unolauncher.store.journal import Journal, JournalError
 log = logging.getLogger(__name__)
 
 RESEND_LIMIT = 1000  # events per ``resend`` request
+# Commands from MQTT waiting for the worker. A phone sends one at a time; only a misbehaving client gets near this.
+# Beyond it a command is answered ``busy`` at once instead of queued: memory stays bounded during a flood, and paho's
+# network thread never waits (it is the thread that answers).
+MAX_QUEUED_COMMANDS = 256
+# Messages handed to paho and not yet acknowledged by the broker (replies, state, events). During a flood the replies
+# pile up there faster than the broker acknowledges them (measured: 17,000 waiting, +50 MB): past this many, new
+# commands are answered ``busy`` too, so that paho's queue stays bounded as well.
+MAX_OUTGOING_BACKLOG = 1000
 
 
 class RefereeLike(Protocol):
@@ -50,7 +58,9 @@ class TableOutput(Protocol):
 
     def events_journalled(self) -> None: ...  # new rows in the outbox
 
-    def reply(self, payload: dict[str, Any]) -> None: ...
+    def reply(self, payload: dict[str, Any], qos: int = 1) -> None: ...
+
+    def backlog(self) -> int: ...  # messages handed to the transport and not yet acknowledged
 
     def state(self, public_state: dict[str, Any]) -> None: ...
 
@@ -104,6 +114,10 @@ class Table:
         self._last_launcher: dict[str, Any] = {}
         self._last_sensors: dict[str, Any] = {}
         self._queue: queue.Queue[Any] = queue.Queue()
+        self.max_queued_commands = MAX_QUEUED_COMMANDS
+        self._queued_commands = 0  # "payload" items in the queue, guarded by _queued_lock
+        self._queued_lock = threading.Lock()
+        self.busy_refusals = 0
         self._worker: threading.Thread | None = None
         self.commands_applied = 0
 
@@ -143,8 +157,22 @@ class Table:
     # -- inputs (any thread) ------------------------------------------------------------------------------------
 
     def submit_payload(self, payload: bytes) -> None:
-        """A raw ``cmd`` payload from MQTT."""
-        self._queue.put(("payload", payload))
+        """A raw ``cmd`` payload from MQTT (paho's thread): queued for the worker, or answered ``busy`` when
+        :attr:`max_queued_commands` are already waiting. Never blocks."""
+        with self._queued_lock:
+            busy = self._queued_commands >= self.max_queued_commands or self.output.backlog() >= MAX_OUTGOING_BACKLOG
+            if not busy:
+                self._queued_commands += 1
+        if not busy:
+            self._queue.put(("payload", payload))
+            return
+        self.busy_refusals += 1
+        command_id = decode_command(payload).id  # bounded work: decode_command refuses payloads over 64 KiB unread
+        # QoS 0: a busy answer is advice to retry, and a flood of them must not queue up in paho in turn.
+        self.output.reply(
+            reply(command_id, False, "busy", "The table has too many commands waiting; send this one again shortly."),
+            qos=0,
+        )
 
     def submit_command(self, command: dict[str, Any], command_id: str | int | None = None) -> None:
         self._queue.put(("command", command, command_id))
@@ -184,6 +212,8 @@ class Table:
     def _dispatch(self, item: tuple[Any, ...]) -> None:
         kind = item[0]
         if kind == "payload":
+            with self._queued_lock:
+                self._queued_commands -= 1
             decoded = decode_command(item[1])
             if decoded.error:
                 code, message = decoded.error
