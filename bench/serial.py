@@ -31,13 +31,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 # This file is called serial.py: drop its own directory from the path, or "import serial" would import itself.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-sys.path.insert(0, str(ROOT / "tests" / "firmware"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import serial  # noqa: E402
-from fwsim import SimDevice  # noqa: E402
+from firmware.fwsim import SimDevice  # noqa: E402
+from firmware.mpfakes import mp_time  # noqa: E402
 from gpiozero.pins.mock import MockFactory, MockPWMPin  # noqa: E402
-from mpfakes import mp_time  # noqa: E402
 
 from unolauncher.clock import RealClock, VirtualClock  # noqa: E402
 from unolauncher.launcher import serial_protocol as sp  # noqa: E402

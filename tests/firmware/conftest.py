@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from fwsim import Harness, SimDevice
-from mpfakes import mp_time
+from firmware.fwsim import Harness, SimDevice
+from firmware.mpfakes import mp_time
 
 
 @pytest.fixture

@@ -23,8 +23,7 @@ import tty
 from pathlib import Path
 from typing import Any
 
-from mpfakes import ensure_firmware_path, load_rp2040, machine, mp_time
-
+from firmware.mpfakes import ensure_firmware_path, load_rp2040, machine, mp_time
 from unolauncher.launcher import serial_protocol as sp
 from unolauncher.launcher.interface import FireResult
 

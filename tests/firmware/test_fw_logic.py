@@ -8,11 +8,11 @@ import struct
 from pathlib import Path
 
 import pytest
-from fwsim import Harness
-from mpfakes import machine, micropython, mp_time
 from unofw.app import run_forever
 from unofw.debounce import Debouncer
 
+from firmware.fwsim import Harness
+from firmware.mpfakes import machine, micropython, mp_time
 from unolauncher.launcher import serial_protocol as sp
 from unolauncher.launcher.interface import FirePlan
 

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from mpfakes import FIRMWARE
+
+from firmware.mpfakes import FIRMWARE
 
 DEVICE_FILES = sorted([FIRMWARE / "main.py", *(FIRMWARE / "unofw").glob("*.py")])
 

@@ -8,8 +8,8 @@ import struct
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mpfakes import FIRMWARE, ensure_firmware_path
 
+from firmware.mpfakes import FIRMWARE, ensure_firmware_path
 from unolauncher.launcher import serial_protocol as sp
 
 ensure_firmware_path()

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fwsim import SimDevice
 
+from firmware.fwsim import SimDevice
 from support.daemon import DaemonProcess, TableClient
 from support.net import wait_until
 from unolauncher.rules.bots import Bot

@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fwsim import Harness
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from mpfakes import mp_time
 
+from firmware.fwsim import Harness
+from firmware.mpfakes import mp_time
 from support.net import wait_until
 from unolauncher.clock import RealClock
 from unolauncher.launcher import serial_protocol as sp

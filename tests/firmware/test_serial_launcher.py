@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fwsim import SimDevice
 
+from firmware.fwsim import SimDevice
 from support.net import wait_until
 from unolauncher.clock import RealClock
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
