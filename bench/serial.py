@@ -66,7 +66,7 @@ def set_idle(idle_ms: float) -> None:
             real_sleep(idle_ms / 1000)
         mp_time.run_hooks()
 
-    mp_time.sleep_ms = sleep_ms  # type: ignore[assignment]
+    mp_time.sleep_ms = sleep_ms
 
 
 def round_trips(device: SimDevice, count: int) -> list[float]:

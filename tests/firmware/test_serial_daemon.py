@@ -5,6 +5,7 @@ accepted commands must end in the same public state, and the game must reach a w
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,11 @@ def _hit_after(table: TableClient, seq: int) -> dict[str, Any] | None:
     return next((e for e in table.ordered_events() if e["seq"] > seq and e["type"] == "hit"), None)
 
 
+def _hit_seen_after(table: TableClient, seq: int) -> Callable[[], bool]:
+    """A ``wait_until`` predicate bound to ``seq`` now (not to a loop variable read later)."""
+    return lambda: _hit_after(table, seq) is not None
+
+
 def test_a_whole_game_through_the_daemon_on_the_serial_backend(tmp_path: Path) -> None:
     device = SimDevice(tmp_path / "ttyPico", magazine=500, cards_per_s=150.0, spinup_ms=5)
     launcher = {**SERIAL, "serial_port": str(device.link)}
@@ -57,7 +63,7 @@ def test_a_whole_game_through_the_daemon_on_the_serial_backend(tmp_path: Path) -
                 if command["type"] == "hit":
                     before = table.last_seq()
                     device.press(hold_ms=30)  # the physical button on the co-processor
-                    assert wait_until(lambda b=before: _hit_after(table, b) is not None, 10), (
+                    assert wait_until(_hit_seen_after(table, before), 10), (
                         f"press without a hit; events {[e['type'] for e in table.ordered_events()][-8:]}; "
                         f"log: {daemon.log_text()[-1500:]} status: {table.command({'type': 'status'})} "
                         f"fw pending {device.fw.pending if device.fw else None}, button {device.board._button.value()}")

@@ -7,6 +7,7 @@ import itertools
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,10 @@ class Recorder:
 
     def types(self) -> list[str]:
         return [e["type"] for e in self.events]
+
+    def has_results(self, count: int) -> Callable[[], bool]:
+        """A ``wait_until`` predicate: exactly ``count`` results so far (``count`` bound now, not in a loop)."""
+        return lambda: len(self.results) == count
 
 
 def connect(dev: SimDevice, **settings: Any) -> SerialLauncher:
@@ -198,7 +203,7 @@ def test_line_noise_between_frames_costs_nothing(device: SimDevice) -> None:
         for n, noise in enumerate((b"\x03\x03\x04", os.urandom(300), b"\xff" * 100, b"\x00\x00\x01\x02")):
             device.send_garbage(noise)
             device.press()
-            assert wait_until(lambda n=n: len(rec.results) == n + 1, 5)
+            assert wait_until(rec.has_results(n + 1), 5)
         assert wait_until(lambda: len(rec.results) == 4, 5)
         assert [r.outcome for r in rec.results] == ["ok"] * 4
         assert launcher.status().extra["frame_errors"] >= 2

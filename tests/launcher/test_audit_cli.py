@@ -141,7 +141,9 @@ def test_selftest_with_pin_file_and_bad_file(tmp_path: Path, capsys: pytest.Capt
 def test_verify_reads_the_referees_game_started(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     model = EjectionModel("brutal")
     state = model.start(77)
-    lines = [{"type": "game_started", "options": {"ejection_preset": "brutal"}, "ejection_commitment": commitment(77)}]
+    lines: list[dict[str, Any]] = [
+        {"type": "game_started", "options": {"ejection_preset": "brutal"}, "ejection_commitment": commitment(77)}
+    ]
     for i in range(5):
         plan, state = model.plan(state)
         lines.append({"type": "press", "index": i, "plan": plan.to_json()})

@@ -34,7 +34,11 @@ def test_press_motor_sensor_count_on_bare_mock_pins(factory: MockFactory, clock:
     """Closed loop with the test driving the beam by hand: exact pin histories, lengths included (NOTES.md)."""
     launcher = GpioLauncher(factory, clock, PINS, DeviceSettings(retract_ms=100, settle_ms=40))
     results: list[FireResult] = []
-    launcher.on_press = lambda: launcher.fire(FirePlan(fire=True, cards=2), results.append)
+
+    def fire_two() -> None:
+        launcher.fire(FirePlan(fire=True, cards=2), results.append)
+
+    launcher.on_press = fire_two
     button, sensor = factory.pin(PINS.button), factory.pin(PINS.sensor)
     try:
         assert launcher.lid_open  # pulled up, nothing holds it: reads open
@@ -69,7 +73,10 @@ def test_press_motor_sensor_count_on_bare_mock_pins(factory: MockFactory, clock:
 
 
 def test_virtual_run_counts_cards_and_magazine(rig: Rig) -> None:
-    rig.launcher.on_press = lambda: rig.launcher.fire(FirePlan(fire=True, cards=5), rig.results.append)
+    def fire_five() -> None:
+        rig.launcher.fire(FirePlan(fire=True, cards=5), rig.results.append)
+
+    rig.launcher.on_press = fire_five
     rig.sim.press_button()
     assert rig.sim.motor_pin_high and rig.sim.motor_direction == "forward"
     rig.clock.advance(3.0)

@@ -9,14 +9,15 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
-from types import ModuleType
+from typing import Any
 
 from unolauncher.launcher.pins import DEFAULT_PINS, HEADER_PIN
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 
 
-def generator() -> ModuleType:
+def generator() -> Any:
+    """hardware/make_wiring.py loaded from its path (a script, not a package; mypy checks the file itself)."""
     spec = importlib.util.spec_from_file_location("make_wiring", HARDWARE / "make_wiring.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

@@ -26,8 +26,10 @@ def wait_for_port(port: int, timeout: float = 10.0, host: str = "127.0.0.1") -> 
     raise TimeoutError(f"nothing listening on {host}:{port} after {timeout} s")
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float = 10.0, interval: float = 0.01) -> bool:
-    """Poll ``predicate`` until it is true or ``timeout`` passes; return its last value."""
+def wait_until(predicate: Callable[[], object], timeout: float = 10.0, interval: float = 0.01) -> bool:
+    """Poll ``predicate`` until it is truthy or ``timeout`` passes; return whether it became truthy.
+
+    Any truthiness will do (``wait_until(lambda: rec.results, 5)`` waits for a non-empty list)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():

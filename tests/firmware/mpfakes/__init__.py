@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
+from typing import Any
 
 from . import machine, micropython, mp_time
 
@@ -24,8 +24,11 @@ def ensure_firmware_path() -> None:
         sys.path.insert(0, str(FIRMWARE))
 
 
-def load_rp2040() -> ModuleType:
-    """A fresh ``unofw.rp2040`` module whose ``machine``/``micropython``/``time`` are the fakes."""
+def load_rp2040() -> Any:
+    """A fresh ``unofw.rp2040`` module whose ``machine``/``micropython``/``time`` are the fakes.
+
+    Typed ``Any``: the firmware is MicroPython that mypy does not check, and tests set its module globals
+    (``SAFE_FLAG``)."""
     ensure_firmware_path()
     import unofw.board  # noqa: F401 - real modules first, so only rp2040 sees the fakes
 
