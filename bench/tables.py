@@ -215,8 +215,8 @@ def mqtt_client(name: str, clean: bool = True) -> mqtt.Client:
 
 def no_delay(client: mqtt.Client) -> None:
     """The bench's own clients send many small packets: keep Nagle out of the measurement (see NODELAY_SHIM)."""
-    sock = client.socket()
-    if sock is not None:
+    sock = client.socket()  # paho types it as its SocketLike protocol; the bench's clients are plain TCP
+    if isinstance(sock, socket.socket):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 from reliability.helpers import GameDriver
@@ -13,6 +14,11 @@ from support.daemon import DaemonProcess, TableClient
 from support.mosquitto import Mosquitto
 from support.net import wait_until
 from unolauncher.league_cli import LeagueClient
+
+
+def caught_up(league: LeagueClient, table: str, seq: int) -> bool:
+    """The league's standings have seen ``table`` up to event ``seq``."""
+    return league.standings.tables[table].seq.last == seq
 
 
 def test_league_follows_two_real_tables_and_shows_them_offline_when_they_stop(tmp_path: Path) -> None:
@@ -39,7 +45,7 @@ def test_league_follows_two_real_tables_and_shows_them_offline_when_they_stop(tm
                 driver.stop()
             for (driver, client), daemon in zip(drivers, daemons):
                 assert driver.errors == []
-                assert wait_until(lambda t=daemon.table, s=driver.seq: league.standings.tables[t].seq.last == s, 10)
+                assert wait_until(partial(caught_up, league, daemon.table, driver.seq), 10)
                 client.close()
             snap = league.snapshot()
             rows = {row["table"]: row for row in snap["tables"]}

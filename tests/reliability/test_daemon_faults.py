@@ -16,6 +16,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,16 @@ def tables(
             client = stack.enter_context(TableClient("127.0.0.1", broker.port, name, name=f"obs-{name}"))
             out[name] = (daemon, client)
         yield out
+
+
+def replied_since(client: TableClient, count: int) -> bool:
+    """``client`` got a reply after its ``count``-th."""
+    return client.reply_count > count
+
+
+def all_replied_since(tbl: dict[str, tuple[DaemonProcess, TableClient]], counts: dict[str, int]) -> bool:
+    """Every table's observer got a reply since ``counts`` were taken."""
+    return all(client.reply_count > counts[name] for name, (_, client) in tbl.items())
 
 
 def journal_of(daemon: DaemonProcess) -> Journal:
@@ -90,7 +101,7 @@ def test_daemon_sigkill_under_load_next_to_busy_neighbours(tmp_path: Path) -> No
                 killed = time.monotonic()
                 victim.start()
                 before = victim_client.reply_count
-                assert wait_until(lambda b=before: victim_client.reply_count > b, 20), "no reply after restart"
+                assert wait_until(partial(replied_since, victim_client, before), 20), "no reply after restart"
                 recoveries.append(time.monotonic() - killed)
             time.sleep(1.0)
         finally:
@@ -137,7 +148,7 @@ def test_broker_restarts_and_a_broker_kill_under_load(tmp_path: Path) -> None:
                 broker.start()
                 back = time.monotonic()
                 counts = {n: c.reply_count for n, (_, c) in tbl.items()}
-                assert wait_until(lambda c=counts: all(cl.reply_count > c[n] for n, (_, cl) in tbl.items()), 30)
+                assert wait_until(partial(all_replied_since, tbl, counts), 30)
                 recoveries.append(time.monotonic() - back)
             time.sleep(1.0)
         finally:
