@@ -91,7 +91,8 @@ def rlcard_rate(players: int, seconds: float, repeats: int) -> dict[str, float]:
         check=True,
         timeout=600,
     )
-    return json.loads(out.stdout)  # type: ignore[no-any-return]
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
 
 
 def referee_rate(ruleset: str, players: int, seconds: float, repeats: int) -> dict[str, float]:

@@ -181,7 +181,9 @@ def test_undo_restores_the_previous_state_exactly_and_can_take_back_new_game() -
     bot = Bot("random", seed=8)
     snapshots = [ref.to_json()]
     for _ in range(30):
-        ok(ref, bot.next_command(ref))
+        command = bot.next_command(ref)
+        assert command is not None
+        ok(ref, command)
         snapshots.append(ref.to_json())
     for expected in reversed(snapshots[:-1]):
         assert kinds(ref.handle({"type": "undo"})) == ["undone"]
@@ -196,7 +198,9 @@ def test_to_json_from_json_round_trip_continues_identically() -> None:
     ok(ref, {"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 21})
     bot = Bot("random", seed=2)
     for _ in range(40):
-        ok(ref, bot.next_command(ref))
+        command = bot.next_command(ref)
+        assert command is not None
+        ok(ref, command)
     copy = Referee.from_json(json.loads(json.dumps(ref.to_json())))
     assert copy.to_json() == ref.to_json()
     for _ in range(40):

@@ -128,7 +128,9 @@ def test_mk09_banana_the_player_before_draws_two() -> None:
     ok(ref, {"type": "play", "player": "ann", "card": "red 1"})
     events = ok(ref, {"type": "play", "player": "bob", "card": "wild item-box"})
     assert of(events, "item")[0]["item"] == "banana"
-    assert of(events, "drew")[0] == {"type": "drew", "player": "ann", "count": 2, "cards": ref.hand("ann")[-2:]}
+    ann_hand = ref.hand("ann")
+    assert ann_hand is not None
+    assert of(events, "drew")[0] == {"type": "drew", "player": "ann", "count": 2, "cards": ann_hand[-2:]}
     assert ref.public_state()["current"] == "cy" and ref.public_state()["color"] == "yellow"
 
 

@@ -60,7 +60,7 @@ def test_random_bot_is_uniform_over_distinct_legal_moves() -> None:
     hands = {"ann": ["red 1", "red 1", "red 2", "wild", "blue 5"], "bob": ["green 3", "green 4"]}
     ref, _ = start("classic", hands, "red 9", players=["ann", "bob"])
     bot = Bot("random", seed=4, uno_rate=0.0)
-    picks = Counter()
+    picks: Counter[tuple[str, str | None]] = Counter()
     for _ in range(6000):
         cmd = bot.next_command(ref)
         assert cmd is not None and cmd["type"] == "play" and cmd["player"] == "ann"
@@ -78,7 +78,7 @@ def test_random_bot_spreads_attack_attack_over_colours_and_targets() -> None:
     hands = {"ann": ["wild attack-attack", "red 1"], "bob": ["green 3"], "cy": ["green 4"]}
     ref, _ = start("attack", hands, "blue 9")
     bot = Bot("random", seed=5, uno_rate=0.0)
-    picks = Counter()
+    picks: Counter[tuple[str, str]] = Counter()
     for _ in range(4000):
         cmd = bot.next_command(ref)
         assert cmd is not None and cmd["card"] == "wild attack-attack"
