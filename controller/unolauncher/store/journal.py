@@ -113,26 +113,39 @@ class Journal:
             except sqlite3.Error as exc:
                 raise _write_error(exc, self.path) from exc
 
+    def append_batch(
+        self, entries: Iterable[tuple[dict[str, Any] | None, Iterable[dict[str, Any]]]]
+    ) -> list[list[dict[str, Any]]]:
+        """Append several ``(command or None, events)`` entries in order, in one transaction (group commit: one
+        fsync for all of them). Returns each entry's events as published; all or nothing."""
+        return self._write([(command, list(events)) for command, events in entries])
+
     def _append(self, command: dict[str, Any] | None, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return self._write([(command, events)])[0]
+
+    def _write(self, entries: list[tuple[dict[str, Any] | None, list[dict[str, Any]]]]) -> list[list[dict[str, Any]]]:
         now = time.time()
-        stamped: list[dict[str, Any]] = []
+        out: list[list[dict[str, Any]]] = []
         with self._lock:
             seq = self._last_seq
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-                if command is not None:
-                    self._db.execute(
-                        "INSERT INTO journal (kind, ts, body) VALUES ('command', ?, ?)", (now, _dumps(command))
-                    )
-                for event in events:
-                    seq += 1
-                    full = {**event, "seq": seq, "ts": round(now, 3)}
-                    self._db.execute(
-                        "INSERT INTO journal (kind, seq, ts, body) VALUES ('event', ?, ?, ?)",
-                        (seq, now, _dumps(full)),
-                    )
-                    self._db.execute("INSERT INTO outbox (seq) VALUES (?)", (seq,))
-                    stamped.append(full)
+                for command, events in entries:
+                    if command is not None:
+                        self._db.execute(
+                            "INSERT INTO journal (kind, ts, body) VALUES ('command', ?, ?)", (now, _dumps(command))
+                        )
+                    stamped: list[dict[str, Any]] = []
+                    for event in events:
+                        seq += 1
+                        full = {**event, "seq": seq, "ts": round(now, 3)}
+                        self._db.execute(
+                            "INSERT INTO journal (kind, seq, ts, body) VALUES ('event', ?, ?, ?)",
+                            (seq, now, _dumps(full)),
+                        )
+                        self._db.execute("INSERT INTO outbox (seq) VALUES (?)", (seq,))
+                        stamped.append(full)
+                    out.append(stamped)
                 self._db.execute("COMMIT")
             except BaseException as exc:
                 self._rollback()
@@ -140,7 +153,7 @@ class Journal:
                     raise _write_error(exc, self.path) from exc
                 raise
             self._last_seq = seq
-        return stamped
+        return out
 
     def _rollback(self) -> None:
         # SQLite rolls a transaction back by itself on some errors (SQLITE_FULL, SQLITE_IOERR, ...); a ROLLBACK
