@@ -6,9 +6,15 @@ Threads and who may touch what:
   commands and events to the journal, in the order it takes them from its queue, so journal order = the order the
   referee saw them;
 - the launcher's input thread (a GPIO edge) only *reads* the referee (``hitter()``) under :attr:`Table.lock`,
-  which the worker holds only for ``referee.handle()`` itself, never across a disk or network write: the press →
-  motor path never waits on SQLite or MQTT. The hit is journalled after the motor started, when the run is done
-  and the launcher has counted the cards;
+  which is held only for ``referee.handle()`` itself, never across a disk or network write: the press → motor
+  path never waits on SQLite or MQTT;
+- a finished run's hit is applied to the referee **at once** by the launcher thread (:meth:`Table.on_hit`), so the
+  next press is attributed from a referee that already counts it, however slow the disk; it is journalled by the
+  worker right after, before anything about it is published;
+- every change of the referee and every launcher event is appended, under :attr:`Table.lock`, to one list in the
+  order it happened; the worker journals that list in order (one transaction for whatever has gathered: group
+  commit), then publishes. Journal order = the order the referee saw the commands; nothing is published before
+  it is journalled;
 - MQTT's network thread only queues raw payloads (:meth:`Table.submit_payload`).
 
 Example::
@@ -25,6 +31,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from unolauncher.bus.discovery import sensor_values
@@ -86,6 +93,23 @@ class VirtualControls(Protocol):
 
 
 _STOP = object()
+_JOURNAL = object()  # wakes the worker: records are waiting to be journalled
+
+# A press whose hit has not reached the referee yet makes hitter() wait this long at most. The hit follows the end of
+# the run within microseconds on the launcher's thread; the bound only guards against a hit that never comes.
+HIT_SETTLE_TIMEOUT_S = 0.5
+
+
+@dataclass
+class _Record:
+    """Something to journal: an applied command with its events, or launcher/daemon events alone."""
+
+    command: dict[str, Any] | None
+    events: list[dict[str, Any]]
+    public: dict[str, Any] | None = None  # the referee's public state right after the command
+    origin: str = "worker"  # "worker" (a command from the queue), "hit" (applied by on_hit), "launcher"
+    seq: int = 0  # the journal's last seq once written
+    error: Exception | None = None
 
 
 class Table:
@@ -118,6 +142,9 @@ class Table:
         self._queued_commands = 0  # "payload" items in the queue, guarded by _queued_lock
         self._queued_lock = threading.Lock()
         self.busy_refusals = 0
+        self._unjournalled: list[_Record] = []  # guarded by self.lock, in the order things happened
+        self._settled = threading.Condition(self.lock)
+        self._presses_unsettled = 0  # accepted presses whose hit has not reached the referee (guarded by lock)
         self._worker: threading.Thread | None = None
         self.commands_applied = 0
 
@@ -182,27 +209,78 @@ class Table:
         self._queue.put(("republish",))
 
     def hitter(self) -> str | None:
-        """Who a press is attributed to now (the launcher's input thread calls this)."""
-        with self.lock:
+        """Who a press is attributed to now (the launcher's input thread calls this).
+
+        Counts every hit whose cards are out: if a press was accepted and its hit is not in the referee yet (the
+        few microseconds between the end of a run and :meth:`on_hit`), it waits for that hit first.
+        """
+        with self._settled:
+            if self._presses_unsettled > 0 and not self._settled.wait_for(
+                lambda: self._presses_unsettled <= 0, HIT_SETTLE_TIMEOUT_S
+            ):
+                log.warning("a press's hit never reached the table; attributing the next press without it")
+                self._presses_unsettled = 0
             return self.referee.hitter()
 
     def on_hit(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
-        """A press's run finished (launcher thread): the hit goes to the referee with the counted cards."""
-        self._queue.put(("hit", player, plan, result))
+        """A press's run finished (launcher thread): the hit goes to the referee now, the journal right after."""
+        self.last_cards_out = result.cards_out
+        if player is None:
+            # Lockout off and nobody owed a hit: the launcher fired, but there is nobody to give the cards to.
+            record = _Record(None, [{"type": "unattributed_hit", "cards": result.cards_out}], origin="launcher")
+            with self._settled:
+                self._settle(record)
+        else:
+            command = {"type": "hit", "player": player, "cards": result.cards_out}
+            with self._settled:
+                try:
+                    events = self.referee.handle(command)
+                except Exception as exc:  # the referee promises never to raise; if it does, refuse, don't die
+                    log.exception("referee raised on %s", command)
+                    events = [{"type": "rejected", "code": "internal_error", "message": f"The referee failed: {exc}."}]
+                if events and events[0].get("type") == "rejected":
+                    # The cards are out physically; record that the referee could not take them (e.g. an undo).
+                    code, message = events[0].get("code", "rejected"), events[0].get("message", "Refused.")
+                    log.warning("hit by %s with %d card(s) refused: %s", player, result.cards_out, message)
+                    refused = {"type": "hit_refused", "player": player, "cards": result.cards_out}
+                    record = _Record(None, [{**refused, "code": code, "message": message}], origin="launcher")
+                else:
+                    record = _Record(command, events, public=self.referee.public_state(), origin="hit")
+                self._settle(record)
+        self._queue.put(_JOURNAL)
+
+    def _settle(self, record: _Record) -> None:
+        """Queue a press's outcome for the journal and let a waiting :meth:`hitter` go on. Caller holds the lock."""
+        self._unjournalled.append(record)
+        self._presses_unsettled -= 1
+        self._settled.notify_all()
+
+    def on_uno_button(self) -> None:
+        """The launcher's UNO button (launcher thread): an ``uno`` call for the player who is exposed, if any."""
+        self._queue.put(("uno_button",))
 
     def on_launcher_event(self, event: dict[str, Any]) -> None:
-        """A launcher-level event (fired, jam, ignored_press, lid, ...) from the launcher's threads."""
-        self._queue.put(("launcher_event", event))
+        """A launcher-level event (press, fired, jam, ignored_press, lid, ...) from the launcher's threads."""
+        with self.lock:
+            if event.get("type") == "press":
+                self._presses_unsettled += 1  # its hit follows (on_hit), also for a plan that does not fire
+            self._unjournalled.append(_Record(None, [event], origin="launcher"))
+        self._queue.put(_JOURNAL)
 
     # -- the worker ---------------------------------------------------------------------------------------------
 
     def _work(self) -> None:
         while True:
             item = self._queue.get()
+            if isinstance(item, tuple) and item[0] == "payload":
+                with self._queued_lock:
+                    self._queued_commands -= 1
             try:
+                self._journal_pending()  # what the launcher reported first: a press's event waits for nothing else
                 if item is _STOP:
                     return
-                self._dispatch(item)
+                if item is not _JOURNAL:
+                    self._dispatch(item)
             except Exception:
                 # One bad item must not end the table: log it and carry on with the next.
                 log.exception("error while handling %r", item[0] if isinstance(item, tuple) else item)
@@ -212,8 +290,6 @@ class Table:
     def _dispatch(self, item: tuple[Any, ...]) -> None:
         kind = item[0]
         if kind == "payload":
-            with self._queued_lock:
-                self._queued_commands -= 1
             decoded = decode_command(item[1])
             if decoded.error:
                 code, message = decoded.error
@@ -223,20 +299,13 @@ class Table:
                 self._command(decoded.command, decoded.id)
         elif kind == "command":
             self._command(item[1], item[2])
+        elif kind == "uno_button":
+            self._uno_button()
         elif kind == "republish":
             self._last_launcher, self._last_sensors = {}, {}
             snapshot = self.snapshot()
             self.output.state(snapshot)
             self._publish_sensors(snapshot)
-        elif kind == "hit":
-            self._hit(item[1], item[2], item[3])
-        elif kind == "launcher_event":
-            event = item[1]
-            self.journal.append_events([event])
-            self.output.events_journalled()
-            if event.get("type") == "press":
-                self.output.press({"player": event.get("player"), "index": event.get("index")})
-            self._publish_launcher()
 
     def _command(self, command: dict[str, Any], command_id: str | int | None) -> None:
         if command["type"] in DAEMON_COMMANDS:
@@ -255,47 +324,90 @@ class Table:
             except Exception as exc:  # the referee promises never to raise; if it does, refuse, don't die
                 log.exception("referee raised on %s", command)
                 return False, "internal_error", f"The referee failed on this command: {exc}.", self.journal.last_seq
-            refused = bool(events) and events[0].get("type") == "rejected"
-            public = None if refused else self.referee.public_state()
-        if refused:
-            code, message = str(events[0].get("code", "rejected")), str(events[0].get("message", "Refused."))
-            return False, code, message, self.journal.last_seq
-        try:
-            self.journal.append_command(command, events)
-        except Exception as exc:
-            # Not journalled = did not happen: put the referee back to what the journal says, then refuse.
-            log.exception("could not journal %s; rolling the referee back", command.get("type"))
-            self.restore()
-            message = str(exc) if isinstance(exc, JournalError) else f"The table could not record this command ({exc})."
-            return False, "journal_error", message, self.journal.last_seq
-        self.commands_applied += 1
-        self.output.events_journalled()
-        assert public is not None
-        self.output.state({**public, "seq": self.journal.last_seq})
-        self._publish_sensors(public)
-        if self.after_apply is not None:
-            self.after_apply()
-        for event in events:
-            if event.get("type") == "dispense":
-                self._dispense(event)
-        return True, "ok", f"Accepted; {len(events)} event(s).", self.journal.last_seq
-
-    def _hit(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
-        self.last_cards_out = result.cards_out
-        if player is None:
-            # Lockout off and nobody owed a hit: the launcher fired, but there is nobody to give the cards to.
-            self.journal.append_events([{"type": "unattributed_hit", "cards": result.cards_out}])
-            self.output.events_journalled()
-            return
-        ok, code, message, _ = self.apply({"type": "hit", "player": player, "cards": result.cards_out})
-        if not ok:
-            # The cards are out physically; record that the referee could not take them (e.g. an undo meanwhile).
-            log.warning("hit by %s with %d card(s) refused: %s", player, result.cards_out, message)
-            self.journal.append_events(
-                [{"type": "hit_refused", "player": player, "cards": result.cards_out, "code": code, "message": message}]
+            if events and events[0].get("type") == "rejected":
+                code, message = str(events[0].get("code", "rejected")), str(events[0].get("message", "Refused."))
+                return False, code, message, self.journal.last_seq
+            record = _Record(command, events, public=self.referee.public_state())
+            self._unjournalled.append(record)
+        self._journal_pending()
+        error = record.error
+        if error is not None:
+            message = (
+                str(error) if isinstance(error, JournalError) else f"The table could not record this command ({error})."
             )
-            self.output.events_journalled()
-        self._publish_launcher()
+            return False, "journal_error", message, self.journal.last_seq
+        return True, "ok", f"Accepted; {len(events)} event(s).", record.seq
+
+    def _journal_pending(self) -> None:
+        """Journal every waiting record in order (one transaction), then publish what they changed. Worker only."""
+        with self.lock:
+            batch, self._unjournalled = self._unjournalled, []
+        if not batch:
+            return
+        try:
+            written = self.journal.append_batch((r.command, r.events) for r in batch)
+        except Exception as exc:
+            self._journal_failed(batch, exc)
+            return
+        self.output.events_journalled()  # hand the new events to MQTT first: this is the press -> event path
+        seq = self.journal.last_seq - sum(len(w) for w in written)
+        latest: _Record | None = None
+        launcher_changed = False
+        for record, stamped in zip(batch, written, strict=True):
+            seq += len(stamped)
+            record.seq = seq
+            if record.command is not None:
+                self.commands_applied += 1
+                latest = record
+            if record.origin != "worker":
+                launcher_changed = True
+            for event in record.events:
+                if event.get("type") == "press" and record.origin == "launcher":
+                    self.output.press({"player": event.get("player"), "index": event.get("index")})
+        if latest is not None:
+            assert latest.public is not None
+            self.output.state({**latest.public, "seq": latest.seq})
+            self._publish_sensors(latest.public)
+            if self.after_apply is not None:
+                self.after_apply()
+        if launcher_changed:
+            self._publish_launcher()
+        for record in batch:
+            if record.command is not None:
+                for event in record.events:
+                    if event.get("type") == "dispense":
+                        self._dispense(event)
+
+    def _journal_failed(self, batch: list[_Record], exc: Exception) -> None:
+        """Not journalled = did not happen: the referee goes back to what the journal says."""
+        log.error("could not journal %d record(s): %s; rolling the referee back to the journal", len(batch), exc)
+        with self.lock:
+            batch = batch + self._unjournalled  # applied to the referee after these: they go too
+            self._unjournalled = []
+            referee = self.referee_factory()
+            for command in self.journal.commands():
+                referee.handle(command)
+            self.referee = referee
+        for record in batch:
+            record.error = exc
+            if record.origin == "hit" and record.command is not None:
+                log.warning(
+                    "hit by %s with %s card(s) lost: %s", record.command.get("player"), record.command.get("cards"), exc
+                )
+
+    def _uno_button(self) -> None:
+        """The exposed player (one card left, UNO not called yet) calls UNO; with nobody exposed the press is only
+        recorded as ``uno_button``. Decided on the worker, against the referee as the queue has brought it."""
+        with self.lock:
+            exposed = self.referee.public_state().get("uno_exposed")
+        if isinstance(exposed, str):
+            ok, code, message, _ = self.apply({"type": "uno", "player": exposed})
+            if ok:
+                return
+            log.info("UNO button: uno for %s refused (%s): %s", exposed, code, message)
+        with self.lock:
+            self._unjournalled.append(_Record(None, [{"type": "uno_button"}], origin="launcher"))
+        self._journal_pending()
 
     def _dispense(self, event: dict[str, Any]) -> None:
         """``mario-kart``/``classic``: a launcher with a card-exit sensor serves as the stock (counted draw).

@@ -1,0 +1,78 @@
+"""A press is attributed to the right player even when the journal is slow (docs/reliability.md, finding "Press
+attribution under a slow disk").
+
+The previous press's hit must count for ``hitter()`` as soon as its cards are out, not only once the worker has
+journalled it: with a journal that takes 80 ms per write, quick successive presses used to be attributed to the
+previous player and end as ``hit_refused``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.daemon import FAST_LAUNCHER
+from support.net import free_port, wait_until
+from unolauncher.daemon import app
+from unolauncher.daemon.app import Daemon
+from unolauncher.daemon.config import parse_config
+from unolauncher.store.journal import Journal
+
+SLOW_WRITE_S = 0.08
+
+
+class SlowJournal(Journal):
+    """An SD card having a bad day: every write takes 80 ms."""
+
+    def _append(self, command: dict[str, Any] | None, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        time.sleep(SLOW_WRITE_S)
+        return super()._append(command, events)
+
+    def append_batch(self, entries: list[Any]) -> list[list[dict[str, Any]]]:
+        time.sleep(SLOW_WRITE_S)
+        return super().append_batch(entries)
+
+
+def test_rapid_presses_on_a_slow_journal_go_to_the_players_in_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app, "Journal", SlowJournal)
+    config = parse_config(
+        {
+            "table": {"id": "attr", "state_dir": str(tmp_path / "state")},
+            "broker": {"host": "127.0.0.1", "port": free_port(), "reconnect_max": 1},  # no broker needed
+            "launcher": {**FAST_LAUNCHER, "preset": "gentle"},
+            "dashboard": {"enabled": False},
+            "homeassistant": {"enabled": False},
+        }
+    )
+    daemon = Daemon(config, say=lambda text: None)
+    daemon.start()
+    try:
+        table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
+        assert table is not None and virtual is not None and journal is not None
+        table.submit_command({"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 4})
+        assert wait_until(table.idle, 10)
+        presses = 8
+        for _ in range(presses):  # as fast as the launcher takes them: right after the previous run and debounce
+            assert wait_until(lambda: not daemon.launcher.status().running, 5)
+            time.sleep(0.04)  # just longer than the 30 ms button debounce
+            virtual.press_button()
+        assert wait_until(lambda: not daemon.launcher.status().running, 5)
+        assert wait_until(table.idle, 30)
+        events = journal.events(1, 10_000)
+        kinds = [e["type"] for e in events]
+        # A press can be taken for contact bounce by the launcher's debounce (no event at all): count accepted ones.
+        assert kinds.count("press") >= presses - 2, str([k for k in kinds if k not in ("turn", "fired")])
+        assert "hit_refused" not in kinds, [e for e in events if e["type"] == "hit_refused"]
+        assert kinds.count("hit") == kinds.count("press")
+        press_players = [e["player"] for e in events if e["type"] == "press"]
+        hit_players = [e["player"] for e in events if e["type"] == "hit"]
+        assert press_players == hit_players
+        assert len(set(press_players[:3])) == 3, press_players  # each hit ended a turn: a, b, c, a, ...
+    finally:
+        daemon.request_stop()
+        daemon.shutdown()
