@@ -136,6 +136,7 @@ class Daemon:
             on_hit=table.on_hit,
             on_event=table.on_launcher_event,
             lockout=self.config.table.lockout,
+            on_uno=table.on_uno_button,
         )
         self._sync_ejection()
 
