@@ -112,3 +112,36 @@ def test_cli_invalid_toml_and_bad_launcher_value_exit_2(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stderr
     errors = [line for line in result.stderr.splitlines() if line.startswith("unolauncher run:")]
     assert len(errors) == 1 and "retract_power" in errors[0]
+
+
+# Keys the launcher code reads that the daemon's [launcher] section deliberately does not offer, with the reason.
+LAUNCHER_ALIASES = {"port": "an alias of serial_port for callers outside the daemon ([broker] has its own port)"}
+
+
+def test_every_key_the_launcher_code_reads_is_accepted_and_documented() -> None:
+    """The launcher factory, the GPIO device settings and the serial backend read their keys from [launcher]: each
+    one must be a config key (else it could never be set) and be documented."""
+    from unolauncher.launcher.gpio import DeviceSettings
+
+    launcher_dir = ROOT / "controller" / "unolauncher" / "launcher"
+    factory = (launcher_dir / "factory.py").read_text()
+    serial = (launcher_dir / "serial_launcher.py").read_text()
+    serial = serial[serial.index("def from_settings") :]
+    serial = serial[: serial.index("\n    def ", 1)]  # that method only
+    read = set(re.findall(r'setting\(settings, "([a-z_]+)"', factory))
+    read |= set(re.findall(r'(?<![.\w])(?:get|ms)\("([a-z_]+)"', serial))  # get(...), not pins.get(...)
+    read |= {f.name for f in dataclasses.fields(DeviceSettings)}
+    assert {"serial_port", "deadman_ms", "baudrate", "jam_timeout_s"} <= read  # the scan finds what it should
+    text = (ROOT / "docs" / "configuration.md").read_text()
+    for key in sorted(read - set(LAUNCHER_ALIASES)):
+        assert key in SCHEMA["launcher"], f"launcher.{key} is read by the launcher code but refused by the config"
+        assert f"`{key}`" in text, f"launcher.{key} is not in docs/configuration.md"
+
+
+def test_serial_keys_are_checked() -> None:
+    config = parse_config(
+        {"launcher": {"backend": "serial", "serial_port": "loop://", "baudrate": 9600, "deadman_ms": 800}}
+    )
+    assert (config.launcher.baudrate, config.launcher.deadman_ms) == (9600, 800)
+    with pytest.raises(ConfigError, match=r"launcher\.baudrate"):
+        parse_config({"launcher": {"baudrate": "fast"}})

@@ -124,6 +124,8 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "pins_file": _str,
         "pin_factory": _str,
         "serial_port": _str,
+        "baudrate": _positive,
+        "deadman_ms": _int,
         "jam_timeout_s": _number,
         "max_run_s": _number,
         "settle_ms": _int,
@@ -193,6 +195,8 @@ class LauncherConfig:
     pins_file: str | None = None
     pin_factory: str | None = None
     serial_port: str | None = None
+    baudrate: int | None = None
+    deadman_ms: int | None = None
     jam_timeout_s: float | None = None
     max_run_s: float | None = None
     settle_ms: int | None = None
