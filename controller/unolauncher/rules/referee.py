@@ -20,17 +20,15 @@ from __future__ import annotations
 
 import json
 import random
-import reprlib
 from collections import Counter
 from itertools import repeat, starmap
 from operator import mul
-from typing import Any, NoReturn
+from typing import Any
 
 from unolauncher.launcher.ejection import EjectionModel, commitment
 from unolauncher.rules.cards import CARD_INFO, COLOR_SET, ITEMS, RULESETS, Ruleset, dealer_draw_value
+from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, _short, refuse
 from unolauncher.rules.state import BETWEEN, DEFAULT_OPTIONS, IDLE, OVER, PLAYING, SCORING, GameState
-
-Event = dict[str, Any]
 
 MAX_PLAYERS = 10
 MAX_NAME = 40
@@ -48,19 +46,6 @@ ATTACK_ACTIONS: dict[str, tuple[str, int]] = {
     "skip": ("skip", 0),
     "reverse": ("reverse", 0),
 }
-
-
-class Refusal(Exception):
-    """Raised by validation before any change; becomes one ``rejected`` event."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-def refuse(code: str, message: str) -> NoReturn:
-    raise Refusal(code, message)
 
 
 def _is_int(value: Any) -> bool:
@@ -1460,41 +1445,12 @@ def _model_for(options: dict[str, Any]) -> EjectionModel:
     return model
 
 
-def _malformed(command: Any) -> Event:
-    if type(command) is not dict:
-        return _rejected(command, "not_an_object", "A command must be a JSON object with a type.")
-    kind = command.get("type")
-    if kind is None:
-        return _rejected(command, "missing_type", "The command has no type field.")
-    return _rejected(command, "unknown_command", f"Unknown command type {_short(kind)}.")
-
-
-def _rejected(command: Any, code: str, message: str) -> Event:
-    return {"type": "rejected", "command": _json_safe(command), "code": code, "message": message}
-
-
-def _json_safe(value: Any) -> Any:
-    """The command as JSON can carry it (a Python caller may pass anything)."""
-    try:
-        return json.loads(json.dumps(value, allow_nan=False))
-    except (TypeError, ValueError, RecursionError):
-        return reprlib.repr(value)[:200]  # depth- and size-limited
-
-
 def _copy_json(value: Any) -> Any:
     if isinstance(value, list):
         return [_copy_json(v) for v in value]
     if isinstance(value, dict):
         return {k: _copy_json(v) for k, v in value.items()}
     return value
-
-
-def _short(value: Any) -> str:
-    try:
-        text = json.dumps(value) if isinstance(value, str) else reprlib.repr(value)
-    except RecursionError:
-        text = type(value).__name__
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _owed_public(names: list[str], entry: list[int]) -> dict[str, Any]:

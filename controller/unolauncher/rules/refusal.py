@@ -1,0 +1,62 @@
+"""Refusals: how the referee says no. A handler raises :class:`Refusal` (via :func:`refuse`) before it changes
+anything; ``Referee.handle`` turns it, a malformed command or an internal error into exactly one ``rejected``
+event (PROTOCOL.md). Also the event type itself and the short quoting used in every refusal's message.
+
+Example::
+
+    >>> try:
+    ...     refuse("bad_color", "The color must be red, yellow, green or blue.")
+    ... except Refusal as refusal:
+    ...     _rejected({"type": "choose", "color": "pink"}, refusal.code, refusal.message)["code"]
+    'bad_color'
+"""
+
+from __future__ import annotations
+
+import json
+import reprlib
+from typing import Any, NoReturn
+
+Event = dict[str, Any]
+
+
+class Refusal(Exception):
+    """Raised by validation before any change; becomes one ``rejected`` event."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def refuse(code: str, message: str) -> NoReturn:
+    raise Refusal(code, message)
+
+
+def _malformed(command: Any) -> Event:
+    if type(command) is not dict:
+        return _rejected(command, "not_an_object", "A command must be a JSON object with a type.")
+    kind = command.get("type")
+    if kind is None:
+        return _rejected(command, "missing_type", "The command has no type field.")
+    return _rejected(command, "unknown_command", f"Unknown command type {_short(kind)}.")
+
+
+def _rejected(command: Any, code: str, message: str) -> Event:
+    return {"type": "rejected", "command": _json_safe(command), "code": code, "message": message}
+
+
+def _json_safe(value: Any) -> Any:
+    """The command as JSON can carry it (a Python caller may pass anything)."""
+    try:
+        return json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError, RecursionError):
+        return reprlib.repr(value)[:200]  # depth- and size-limited
+
+
+def _short(value: Any) -> str:
+    try:
+        text = json.dumps(value) if isinstance(value, str) else reprlib.repr(value)
+    except RecursionError:
+        text = type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
