@@ -27,6 +27,7 @@ from typing import Any
 
 from unolauncher.launcher.ejection import EjectionModel, commitment
 from unolauncher.rules.cards import CARD_INFO, COLOR_SET, ITEMS, RULESETS, Ruleset, dealer_draw_value
+from unolauncher.rules.ejection_models import _model_for
 from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, _short, refuse
 from unolauncher.rules.state import BETWEEN, DEFAULT_OPTIONS, IDLE, OVER, PLAYING, SCORING, GameState
 
@@ -1428,21 +1429,6 @@ def _shuffled(rng: random.Random, cards: list[str]) -> list[str]:
     for i, j in zip(range(n - 1, 0, -1), map(int, map(mul, draws, range(n, 1, -1)))):
         deck[i], deck[j] = deck[j], deck[i]
     return deck
-
-
-_MODELS: dict[str, EjectionModel] = {}
-
-
-def _model_for(options: dict[str, Any]) -> EjectionModel:
-    """The ejection model for a game's options; models are immutable, so one instance per configuration."""
-    custom = options.get("ejection_custom")
-    key = json.dumps([options.get("ejection_preset", "classic"), custom], sort_keys=True)
-    model = _MODELS.get(key)
-    if model is None:
-        model = EjectionModel(preset=options.get("ejection_preset", "classic"), custom=custom)
-        if len(_MODELS) < 64:
-            _MODELS[key] = model
-    return model
 
 
 def _copy_json(value: Any) -> Any:
