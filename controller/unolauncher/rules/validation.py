@@ -1,0 +1,153 @@
+"""Validation of the fields of ``new_game`` and ``next_round``: options (ATK-08, ATK-16, ATK-22, the ejection
+preset), the launcher rig (``launcher.script`` / ``launcher.seed``) and rigged deals (MK-02 dealer, MK-03 no Wild
+Draw Four starter); plus the two field predicates every command handler uses. Each check raises a
+:class:`~unolauncher.rules.refusal.Refusal` before the referee changes anything.
+
+Example::
+
+    >>> from unolauncher.rules.cards import RULESETS
+    >>> _validate_options({"target_score": 200}, RULESETS["classic"], 2)["target_score"]
+    200
+    >>> _validate_custom({"action": "hit", "count": 3})
+    {'action': 'hit', 'count': 3}
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from typing import Any
+
+from unolauncher.rules.cards import COLOR_SET, Ruleset
+from unolauncher.rules.ejection_models import _model_for
+from unolauncher.rules.refusal import _short, refuse
+from unolauncher.rules.state import DEFAULT_OPTIONS
+
+MAX_PLAYERS = 10
+MAX_NAME = 40
+MAX_SCRIPT = 10_000
+CUSTOM_ACTIONS = ("wild", "hit", "attack", "all-hit", "hit-fire", "skip", "reverse", "trade-hands")
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def _is_color(value: Any) -> bool:
+    return type(value) is str and value in COLOR_SET
+
+
+def _validate_options(options: Any, rs: Ruleset, players: int) -> dict[str, Any]:
+    if options is None:
+        options = {}
+    if type(options) is not dict:
+        refuse("bad_option", "options must be an object.")
+    unknown = [k for k in options if k not in DEFAULT_OPTIONS]
+    if unknown:
+        refuse("bad_option", f"Unknown option {_short(unknown[0])}.")
+    merged = dict(DEFAULT_OPTIONS)
+    merged.update(options)
+    target = merged["target_score"]
+    if not _is_int(target) or not 1 <= target <= 1_000_000:
+        refuse("bad_option", "target_score must be a whole number from 1 to 1000000.")
+    for flag in ("chain_after_skip_reverse", "suggestion_penalty"):
+        if type(merged[flag]) is not bool:
+            refuse("bad_option", f"{flag} must be true or false.")
+    size = merged["hand_size"]
+    if not _is_int(size) or not size >= 1 or size * players + 1 > len(rs.deck):
+        refuse("bad_option", "hand_size must be at least 1 and leave a card to start the discard pile.")
+    if type(merged["ejection_preset"]) is not str:
+        refuse("bad_option", "ejection_preset must be a preset name.")
+    try:
+        model = _model_for(merged)
+        model.plan(model.start(0))
+    except Exception as exc:
+        detail = str(exc).rstrip(".") if isinstance(exc, ValueError) and str(exc) else ""
+        if detail:
+            refuse("bad_option", f"The ejection options cannot be used: {detail}.")
+        refuse("bad_option", f"Unknown ejection preset {_short(merged['ejection_preset'])}.")
+    merged["customizable"] = _validate_custom(merged["customizable"])
+    return json.loads(json.dumps(merged))
+
+
+def _validate_custom(custom: Any) -> dict[str, Any] | None:
+    """ATK-16: ``{"action": "hit", "count": 3}``, ``{"action": "all-hit"}``, ``{"action": "skip"}``, ..."""
+    if custom is None:
+        return None
+    if type(custom) is not dict or custom.get("action") not in CUSTOM_ACTIONS:
+        refuse("bad_option", "customizable must be an object whose action is one of " + ", ".join(CUSTOM_ACTIONS) + ".")
+    if set(custom) - {"action", "count", "label"}:
+        refuse("bad_option", "customizable may only have the keys action, count and label.")
+    count = custom.get("count")
+    if count is not None and (not _is_int(count) or not 1 <= count <= 10):
+        refuse("bad_option", "customizable count must be a whole number from 1 to 10.")
+    if "label" in custom and (type(custom["label"]) is not str or len(custom["label"]) > 80):
+        refuse("bad_option", "customizable label must be a short text.")
+    if custom["action"] == "wild":
+        return None
+    return dict(custom)
+
+
+def _validate_launcher(launcher: Any, seed: int) -> tuple[list[int], int]:
+    derived = random.Random(f"ejection/{seed}").getrandbits(63)
+    if launcher is None:
+        return [], derived
+    if type(launcher) is not dict:
+        refuse("bad_field", 'launcher must be an object like {"script": [0, 3, 1]}.')
+    script = launcher.get("script", [])
+    if type(script) is not list or len(script) > MAX_SCRIPT or any(not _is_int(c) or not 0 <= c <= 200 for c in script):
+        refuse("bad_field", "launcher.script must be a list of whole numbers from 0 to 200.")
+    ejection_seed = launcher.get("seed", derived)
+    if not _is_int(ejection_seed) or not 0 <= ejection_seed < 2**63:
+        refuse("bad_field", "launcher.seed must be a non-negative integer.")
+    return list(script), ejection_seed
+
+
+def _validate_deal(deal: Any, rs: Ruleset, players: list[str], mode: Any, options: dict[str, Any]) -> None:
+    if deal is None:
+        return
+    if type(deal) is not dict:
+        refuse("bad_deal", "deal must be an object.")
+    if "dealer" in deal and deal["dealer"] not in players:
+        refuse("bad_deal", "deal.dealer must be one of the players.")
+    if mode == "table":
+        hands = deal.get("hands")
+        if hands is not None:
+            if type(hands) is not dict or set(hands) != set(players):
+                refuse("bad_deal", "In table mode deal.hands maps every player to a card count.")
+            if any(not _is_int(v) or not 0 < v <= len(rs.deck) for v in hands.values()):
+                refuse("bad_deal", "In table mode each hand is a positive card count.")
+            if sum(hands.values()) + 1 > len(rs.deck):
+                refuse("bad_deal", "The hands hold more cards than the deck.")
+        if "starter" in deal:
+            _check_starter(deal["starter"], rs)
+        return
+    if "hands" not in deal:
+        if set(deal) - {"dealer"}:
+            refuse("bad_deal", "A full-mode deal needs hands, starter and stock (or only a dealer).")
+        return
+    hands, starter, stock = deal.get("hands"), deal.get("starter"), deal.get("stock")
+    if type(hands) is not dict or set(hands) != set(players):
+        refuse("bad_deal", "deal.hands must list the cards of every player.")
+    if type(stock) is not list:
+        refuse("bad_deal", "deal.stock must be a list of cards, top first.")
+    _check_starter(starter, rs)
+    every: list[Any] = [starter, *stock]
+    for cards in hands.values():
+        if type(cards) is not list:
+            refuse("bad_deal", "Each hand must be a list of cards.")
+        every.extend(cards)
+    if any(type(c) is not str or c not in rs.counts for c in every):
+        refuse("bad_deal", f"The deal holds a card that is not in the {rs.name} deck.")
+    if Counter(every) != Counter(rs.counts):
+        refuse("bad_deal", f"Hands, starter and stock together must be exactly the {rs.name} deck.")
+    if any(len(cards) == 0 for cards in hands.values()):
+        refuse("bad_deal", "Every player must be dealt at least one card.")
+
+
+def _check_starter(starter: Any, rs: Ruleset) -> None:
+    if type(starter) is not str or starter not in rs.counts:
+        refuse("bad_deal", f"deal.starter must be a card of the {rs.name} deck.")
+    if starter == "wild draw-4":
+        refuse("bad_deal", "A Wild Draw Four cannot start the discard pile (MK-03); turn another card.")
