@@ -28,6 +28,7 @@ from unolauncher.rules.cards import CARD_INFO, ITEMS, RULESETS, Ruleset, dealer_
 from unolauncher.rules.ejection_models import _model_for
 from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, _short, refuse
 from unolauncher.rules.state import BETWEEN, IDLE, OVER, PLAYING, SCORING, GameState
+from unolauncher.rules.turns import TurnOrder
 from unolauncher.rules.validation import (
     MAX_NAME,
     MAX_PLAYERS,
@@ -51,7 +52,7 @@ ATTACK_ACTIONS: dict[str, tuple[str, int]] = {
 }
 
 
-class Referee:
+class Referee(TurnOrder):
     """One table's referee. Feed it commands; it answers with events and never raises.
 
     Example::
@@ -222,30 +223,6 @@ class Referee:
             self._rebuild(self._history)
             return [_rejected(command, "internal_error", f"Undo failed ({type(exc).__name__}).")]
         return [{"type": "undone", "command": _copy_json(taken_back)}]
-
-    def _seat(self, cmd: dict[str, Any], field: str = "player") -> int:
-        name = cmd.get(field)
-        if name is None:
-            refuse("missing_field", f"The command needs a {field} field.")
-        if type(name) is not str:
-            refuse("bad_field", f"The {field} field must be a player's name.")
-        seat = self._seats.get(name)
-        if seat is None:
-            refuse("unknown_player", f"There is no player called {_short(name)} at this table.")
-        return seat
-
-    def _require_playing(self) -> GameState:
-        s = self._s
-        if s.phase != PLAYING:
-            if s.phase == IDLE:
-                refuse("no_game", "No game is running; start one with new_game.")
-            if s.phase == OVER:
-                refuse("game_over", "The game is over; start a new one with new_game.")
-            refuse("round_over", "The round is over; score it or start the next round.")
-        return s
-
-    def _name(self, seat: int) -> str:
-        return self._s.players[seat]
 
     # ==================================================================================================
     # new game, rounds, dealing
@@ -704,19 +681,6 @@ class Referee:
         elif not out:
             self._pass_turn(seat, skips, events, announce_skips=False)
 
-    def _pass_turn(self, seat: int, skips: int, events: list[Event], announce_skips: bool = True) -> None:
-        s = self._s
-        n = len(s.players)
-        if skips and announce_skips:
-            for k in range(1, skips + 1):
-                events.append({"type": "skipped", "player": s.players[(seat + s.direction * k) % n]})
-        s.chain = False
-        s.chain_skips = 0
-        s.drew = False
-        s.drawn = None
-        s.current = nxt = (seat + s.direction * (1 + skips)) % n
-        events.append({"type": "turn", "player": s.players[nxt]})
-
     def _add_owed(self, seat: int, hits: int, until_card: bool, events: list[Event], front: bool) -> None:
         s = self._s
         entry = [seat, hits, 1 if until_card else 0]
@@ -1052,25 +1016,6 @@ class Referee:
         color, face = CARD_INFO[card]
         return color is None or s.color is None or color == s.color or face == CARD_INFO[s.discard[-1]][1]
 
-    def _cmd_pass(self, cmd: dict[str, Any]) -> list[Event]:
-        s = self._require_playing()
-        seat = self._seat(cmd)
-        if s.pending is not None:
-            refuse("pending_choice", "The referee is waiting for an answer to a pending choice first.")
-        if s.owed:
-            refuse("hits_owed", f"{s.players[s.owed[0][0]]} must take their hits first.")
-        if seat != s.current:
-            refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
-        if self._rs.attack:
-            if not s.chain:
-                refuse("cannot_pass", "In UNO Attack you play a card or hit; pass only ends a Skip/Reverse chain.")
-        elif not s.drew:
-            refuse("must_draw_first", "Draw a card before passing.")
-        events: list[Event] = [{"type": "passed", "player": s.players[seat]}]
-        self._close_exposure(seat)
-        self._pass_turn(seat, s.chain_skips, events)
-        return events
-
     # ==================================================================================================
     # answers: challenge / accept / choose / score
     # ==================================================================================================
@@ -1216,11 +1161,6 @@ class Referee:
         s.reload_pending = False
         self._reshuffle(events)
         return events
-
-    def _close_exposure(self, seat: int) -> None:
-        """ATK-18: the catch window closes when anyone else starts acting."""
-        if self._s.uno_exposed >= 0 and self._s.uno_exposed != seat:
-            self._s.uno_exposed = -1
 
     # ==================================================================================================
     # round end and scoring (ATK-19/20, MK-16/17)

@@ -1,0 +1,89 @@
+"""Seats and turn order: the base every part of the referee builds on. Who a name is, whether a round is being
+played, passing the turn on (ATK-05/06, MK-05; skips counted in play direction), closing the UNO catch window when
+someone else acts (ATK-18, MK-15), and the ``pass`` command (ATK-08 ends a chain, MK-05 after a draw).
+
+The referee is one class assembled from mixins, one per concern (see ``referee.py``). Each mixin inherits from the
+mixins whose methods it calls, so mypy checks every call; at run time a mixin's method is an ordinary method of
+:class:`~unolauncher.rules.referee.Referee` (found once through the class's attribute cache, no extra call).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from unolauncher.launcher.ejection import EjectionModel
+from unolauncher.rules.cards import Ruleset
+from unolauncher.rules.refusal import Event, _short, refuse
+from unolauncher.rules.state import IDLE, OVER, PLAYING, GameState
+
+
+class TurnOrder:
+    """The referee's live fields (set by ``Referee.__init__`` and ``_set_state``) and its turn-order methods."""
+
+    _s: GameState
+    _seats: dict[str, int]
+    _rs: Ruleset
+    _model: EjectionModel | None
+    _actions: dict[str, str]
+    _quick: dict[str, tuple[str | None, str, str]]
+
+    def _seat(self, cmd: dict[str, Any], field: str = "player") -> int:
+        name = cmd.get(field)
+        if name is None:
+            refuse("missing_field", f"The command needs a {field} field.")
+        if type(name) is not str:
+            refuse("bad_field", f"The {field} field must be a player's name.")
+        seat = self._seats.get(name)
+        if seat is None:
+            refuse("unknown_player", f"There is no player called {_short(name)} at this table.")
+        return seat
+
+    def _require_playing(self) -> GameState:
+        s = self._s
+        if s.phase != PLAYING:
+            if s.phase == IDLE:
+                refuse("no_game", "No game is running; start one with new_game.")
+            if s.phase == OVER:
+                refuse("game_over", "The game is over; start a new one with new_game.")
+            refuse("round_over", "The round is over; score it or start the next round.")
+        return s
+
+    def _name(self, seat: int) -> str:
+        return self._s.players[seat]
+
+    def _pass_turn(self, seat: int, skips: int, events: list[Event], announce_skips: bool = True) -> None:
+        s = self._s
+        n = len(s.players)
+        if skips and announce_skips:
+            for k in range(1, skips + 1):
+                events.append({"type": "skipped", "player": s.players[(seat + s.direction * k) % n]})
+        s.chain = False
+        s.chain_skips = 0
+        s.drew = False
+        s.drawn = None
+        s.current = nxt = (seat + s.direction * (1 + skips)) % n
+        events.append({"type": "turn", "player": s.players[nxt]})
+
+    def _cmd_pass(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._require_playing()
+        seat = self._seat(cmd)
+        if s.pending is not None:
+            refuse("pending_choice", "The referee is waiting for an answer to a pending choice first.")
+        if s.owed:
+            refuse("hits_owed", f"{s.players[s.owed[0][0]]} must take their hits first.")
+        if seat != s.current:
+            refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
+        if self._rs.attack:
+            if not s.chain:
+                refuse("cannot_pass", "In UNO Attack you play a card or hit; pass only ends a Skip/Reverse chain.")
+        elif not s.drew:
+            refuse("must_draw_first", "Draw a card before passing.")
+        events: list[Event] = [{"type": "passed", "player": s.players[seat]}]
+        self._close_exposure(seat)
+        self._pass_turn(seat, s.chain_skips, events)
+        return events
+
+    def _close_exposure(self, seat: int) -> None:
+        """ATK-18: the catch window closes when anyone else starts acting."""
+        if self._s.uno_exposed >= 0 and self._s.uno_exposed != seat:
+            self._s.uno_exposed = -1
