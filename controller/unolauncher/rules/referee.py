@@ -19,8 +19,6 @@ Example::
 from __future__ import annotations
 
 import random
-from itertools import repeat, starmap
-from operator import mul
 from typing import Any
 
 from unolauncher.launcher.ejection import EjectionModel, commitment
@@ -28,7 +26,7 @@ from unolauncher.rules.cards import CARD_INFO, ITEMS, RULESETS, Ruleset, dealer_
 from unolauncher.rules.ejection_models import _model_for
 from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, _short, refuse
 from unolauncher.rules.state import BETWEEN, IDLE, OVER, PLAYING, SCORING, GameState
-from unolauncher.rules.turns import TurnOrder
+from unolauncher.rules.stock import Stock, _shuffled
 from unolauncher.rules.validation import (
     MAX_NAME,
     MAX_PLAYERS,
@@ -52,7 +50,7 @@ ATTACK_ACTIONS: dict[str, tuple[str, int]] = {
 }
 
 
-class Referee(TurnOrder):
+class Referee(Stock):
     """One table's referee. Feed it commands; it answers with events and never raises.
 
     Example::
@@ -888,77 +886,6 @@ class Referee(TurnOrder):
             return 0
         return int(plan.cards) if plan.fire else 0
 
-    def _cards_available(self) -> bool:
-        s = self._s
-        return s.stock_size() > 0 or len(s.discard) > 1
-
-    def _take(self, seat: int, count: int, events: list[Event], hit: bool = False) -> int:
-        """Move ``count`` cards from the stock/launcher to a hand; returns how many actually moved."""
-        s = self._s
-        attack = self._rs.attack
-        if s.mode == "full":
-            hand, stock = s.hands[seat], s.stock
-            got = 0
-            while got < count:
-                if not stock:
-                    if attack:
-                        break  # a launcher cannot eject more cards than it holds
-                    self._reshuffle(events)  # MK-18: the table reshuffles in the middle of a draw
-                    stock = s.stock
-                    if not stock:
-                        break
-                hand.append(stock.pop())
-                got += 1
-            if attack and not stock:
-                self._reshuffle(events)  # ATK-21: the launcher is reloaded as soon as it is empty
-        else:
-            got = count
-            s.table_counts[seat] += count
-            if not attack and s.table_stock < count:
-                self._reshuffle(events)
-            s.table_stock = max(0, s.table_stock - count)
-            if attack and s.table_stock == 0 and not s.reload_pending and hit:
-                s.reload_pending = True
-                events.append({"type": "reload_request", "discard": len(s.discard) - 1})
-        if got:
-            s.declared[seat] = False
-            if s.uno_exposed == seat:
-                s.uno_exposed = -1
-        return got
-
-    def _reshuffle(self, events: list[Event]) -> None:
-        """ATK-21 / MK-18: everything under the discard top is shuffled into a new stock."""
-        s = self._s
-        if len(s.discard) <= 1:
-            return
-        under = s.discard[:-1]
-        s.discard = s.discard[-1:]
-        if s.mode == "full":
-            under = _shuffled(s.rng, under)
-            s.stock = under + s.stock
-        else:
-            s.table_stock += len(under)
-        if self._rs.attack:
-            if s.mode == "full":
-                events.append({"type": "reload_request", "discard": len(under)})
-            if self._model is not None and s.ejection is not None:
-                s.ejection = self._model.lid_opened(s.ejection)
-            events.append({"type": "reloaded", "cards": len(under)})
-        else:
-            events.append({"type": "reshuffled", "cards": len(under)})
-
-    def _draw(self, seat: int, count: int, events: list[Event]) -> int:
-        """A stock draw (MK/classic): emits ``dispense`` then ``drew``."""
-        s = self._s
-        events.append({"type": "dispense", "player": s.players[seat], "count": count})
-        drew: Event = {"type": "drew", "player": s.players[seat], "count": 0}
-        events.append(drew)
-        got = self._take(seat, count, events)
-        drew["count"] = got
-        if s.mode == "full" and got:
-            drew["cards"] = s.hands[seat][-got:]
-        return got
-
     def _cmd_draw(self, cmd: dict[str, Any]) -> list[Event]:
         s = self._s
         name = cmd.get("player")
@@ -1234,19 +1161,6 @@ _NESTED_COMMANDS = frozenset({"new_game", "next_round", "score"})
 # ======================================================================================================
 # small helpers
 # ======================================================================================================
-def _shuffled(rng: random.Random, cards: list[str]) -> list[str]:
-    """A shuffled copy: Fisher–Yates driven by ``rng.random()`` (about twice as fast as ``rng.shuffle``; the
-    bias of ``int(random() * n)`` for n ≤ 112 is below 2**-45)."""
-    deck = list(cards)
-    n = len(deck)
-    # The same draws in the same order as `for i in range(n - 1, 0, -1): j = int(rng.random() * (i + 1))`, with
-    # the draws and the products made by C iterators; only the swaps remain a Python loop.
-    draws = starmap(rng.random, repeat((), n - 1))
-    for i, j in zip(range(n - 1, 0, -1), map(int, map(mul, draws, range(n, 1, -1)))):
-        deck[i], deck[j] = deck[j], deck[i]
-    return deck
-
-
 def _copy_json(value: Any) -> Any:
     if isinstance(value, list):
         return [_copy_json(v) for v in value]
