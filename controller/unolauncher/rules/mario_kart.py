@@ -1,0 +1,263 @@
+"""UNO Mario Kart and classic UNO, the draw rules: action-card effects (MK-06 Draw Two, Skip, Reverse), the Wild
+Item Box and its items (MK-07..12: Mushroom, Banana, Green Shell, Lightning, Bob-omb), the Wild Draw Four and its
+challenge (MK-13/14), pending choices (a colour, a Green Shell target) and the commands that answer them
+(``accept``, ``challenge``, ``choose``), and the ``draw`` command (MK-05: play the drawn card or pass).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from unolauncher.rules.cards import CARD_INFO, ITEMS
+from unolauncher.rules.refusal import Event, refuse
+from unolauncher.rules.scoring import Scoring
+from unolauncher.rules.state import IDLE, PLAYING, GameState
+from unolauncher.rules.stock import Stock
+from unolauncher.rules.validation import _is_color
+
+
+class MarioKartRules(Stock, Scoring):
+    """Mario Kart / classic card effects, items, the WD4 challenge, pending choices and the draw command."""
+
+    def _draw_rules_effect(
+        self,
+        seat: int,
+        face: str,
+        prev_color: str | None,
+        turned: str | None,
+        cmd: dict[str, Any],
+        out: bool,
+        events: list[Event],
+    ) -> None:
+        s = self._s
+        n = len(s.players)
+        nxt = (seat + s.direction) % n  # s.step(seat), inlined: this runs for every action card and Wild
+        if face == "skip":
+            if not out:
+                events.append({"type": "skipped", "player": s.players[nxt]})
+                self._pass_turn(seat, 1, events, announce_skips=False)
+        elif face == "reverse":
+            s.direction = -s.direction
+            events.append({"type": "direction", "direction": s.direction})
+            if not out:
+                skips = 1 if n == 2 else 0
+                if skips:
+                    events.append({"type": "skipped", "player": s.players[s.step(seat)]})
+                self._pass_turn(seat, skips, events, announce_skips=False)
+        elif face == "draw-2":  # MK-06, MK-16
+            self._draw(nxt, 2, events)
+            if not out:
+                events.append({"type": "skipped", "player": s.players[nxt]})
+                self._pass_turn(seat, 1, events, announce_skips=False)
+        elif face == "wild draw-4":  # MK-13
+            if out:
+                self._draw(nxt, 4, events)  # documented: no challenge against an empty hand
+                return
+            guilty: bool | None = None
+            if s.mode == "full":
+                guilty = prev_color is not None and any(CARD_INFO[c][0] == prev_color for c in s.hands[seat])
+            s.wd4 = {"by": seat, "guilty": guilty}
+            s.current = nxt
+            s.pending = {"kind": "challenge", "player": nxt, "by": seat}
+            events.append({"type": "pending", "kind": "challenge", "player": s.players[nxt], "by": s.players[seat]})
+        elif face == "wild item-box":  # MK-07
+            self._item_box(seat, turned, cmd, out, events)
+        elif not out:
+            self._pass_turn(seat, 0, events)
+
+    def _item_box(self, seat: int, turned: str | None, cmd: dict[str, Any], out: bool, events: list[Event]) -> None:
+        s = self._s
+        if s.mode == "full":
+            if not s.stock:
+                self._reshuffle(events)
+            if s.stock:
+                turned = s.stock.pop()
+        elif turned is not None:
+            if s.table_stock == 0:
+                self._reshuffle(events)  # MK-18: as in full mode, the card was turned from a reshuffled stock
+            s.table_stock = max(0, s.table_stock - 1)
+        if turned is None:  # documented: nothing left to turn, the player names the colour
+            if not out:
+                self._ask(seat, "color", "item-box", cmd, events)
+            return
+        color, _ = CARD_INFO[turned]
+        item = ITEMS[color]
+        s.discard.append(turned)
+        s.color = color
+        events.append({"type": "item", "player": s.players[seat], "card": turned, "item": item, "color": color})
+        if item == "mushroom":  # MK-08
+            if not out:
+                self._another_turn(seat, events)
+        elif item == "banana":  # MK-09
+            victim = s.before_last
+            if victim >= 0 and victim != seat:
+                self._draw(victim, 2, events)
+            if not out:
+                self._pass_turn(seat, 0, events)
+        elif item == "green-shell":  # MK-10
+            self._ask(seat, "target", "green-shell", cmd, events)
+        elif item == "lightning":  # MK-11
+            for k in range(1, len(s.players)):
+                self._draw(s.step(seat, k), 1, events)
+            if not out:
+                self._another_turn(seat, events)
+        elif not out:  # MK-12 Bob-omb (documented: no effect when the Item Box was the last card)
+            self._draw(seat, 2, events)
+            self._ask(seat, "color", "bob-omb", cmd, events)
+
+    def _another_turn(self, seat: int, events: list[Event]) -> None:
+        s = self._s
+        s.drew, s.drawn = False, None
+        s.current = seat
+        events.append({"type": "turn", "player": s.players[seat], "again": True})
+
+    def _ask(self, seat: int, kind: str, reason: str, cmd: dict[str, Any], events: list[Event]) -> None:
+        """Resolve a choice from the play command if it carried the answer, else make it pending."""
+        s = self._s
+        answer = cmd.get(kind)
+        if kind == "color" and _is_color(answer):
+            self._resolve_choice(seat, kind, reason, answer, events)
+            return
+        if kind == "target" and type(answer) is str and answer in self._seats and self._seats[answer] != seat:
+            self._resolve_choice(seat, kind, reason, self._seats[answer], events)
+            return
+        s.current = seat
+        s.pending = {"kind": kind, "player": seat, "reason": reason}
+        events.append({"type": "pending", "kind": kind, "player": s.players[seat], "reason": reason})
+
+    def _resolve_choice(self, seat: int, kind: str, reason: str, answer: Any, events: list[Event]) -> None:
+        s = self._s
+        s.pending = None
+        if kind == "color":
+            s.color = answer
+            events.append({"type": "color_chosen", "player": s.players[seat], "color": answer})
+            if reason == "start":
+                events.append({"type": "turn", "player": s.players[s.current]})
+                return
+        else:  # Green Shell
+            events.append({"type": "target_chosen", "player": s.players[seat], "target": s.players[answer]})
+            self._draw(answer, 1, events)
+        if s.round_winner >= 0:
+            self._end_round(events)
+        else:
+            self._pass_turn(seat, 0, events)
+
+    def _cmd_draw(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._s
+        name = cmd.get("player")
+        if (  # fast path: full mode, a legal draw with cards in the stock
+            type(name) is str
+            and s.phase == PLAYING
+            and s.pending is None
+            and not s.drew
+            and s.stock
+            and not self._rs.attack
+            and s.mode == "full"
+            and self._seats.get(name, -1) == s.current
+        ):
+            seat = s.current
+            if s.uno_exposed >= 0:
+                s.uno_exposed = -1  # someone else started, or the exposed player now holds two cards
+            card = s.stock.pop()
+            s.hands[seat].append(card)
+            s.declared[seat] = False
+            s.drew = True
+            events: list[Event] = [
+                {"type": "dispense", "player": name, "count": 1},
+                {"type": "drew", "player": name, "count": 1, "cards": [card]},
+            ]
+            color, face = CARD_INFO[card]
+            if color is None or s.color is None or color == s.color or face == CARD_INFO[s.discard[-1]][1]:
+                s.drawn = card
+            else:
+                self._pass_turn(seat, 0, events)  # MK-05: not playable, the turn ends
+            return events
+        s = self._require_playing()
+        if self._rs.attack:
+            refuse("use_hit", "In UNO Attack you hit the launcher instead of drawing.")
+        seat = self._seat(cmd)
+        if s.pending is not None:
+            refuse("pending_choice", "The referee is waiting for an answer to a pending choice first.")
+        if seat != s.current:
+            refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
+        if s.drew:
+            refuse("already_drew", "You already drew this turn; play the drawn card or pass.")
+        events = []
+        self._close_exposure(seat)
+        got = self._draw(seat, 1, events)
+        s.drew = True
+        if s.mode == "full":
+            drawn = s.hands[seat][-1] if got else None
+            if drawn is None or not self._playable(drawn):
+                self._pass_turn(seat, 0, events)  # MK-05: not playable, the turn ends
+            else:
+                s.drawn = drawn
+        return events
+
+    def _playable(self, card: str) -> bool:
+        s = self._s
+        color, face = CARD_INFO[card]
+        return color is None or s.color is None or color == s.color or face == CARD_INFO[s.discard[-1]][1]
+
+    def _pending_for(self, cmd: dict[str, Any], kinds: tuple[str, ...]) -> tuple[GameState, int]:
+        s = self._s
+        if s.phase == IDLE:
+            refuse("no_game", "No game is running; start one with new_game.")
+        seat = self._seat(cmd)
+        if s.pending is None or s.pending["kind"] not in kinds:
+            refuse("nothing_pending", "There is no such question to answer right now.")
+        if s.pending["player"] != seat:
+            refuse("not_your_choice", f"{s.players[s.pending['player']]} must answer.")
+        return s, seat
+
+    def _cmd_accept(self, cmd: dict[str, Any]) -> list[Event]:
+        s, seat = self._pending_for(cmd, ("challenge",))
+        events: list[Event] = [{"type": "accepted", "player": s.players[seat]}]
+        self._close_exposure(seat)
+        s.pending, s.wd4 = None, None
+        self._draw(seat, 4, events)  # MK-13
+        events.append({"type": "skipped", "player": s.players[seat]})
+        self._pass_turn(seat, 0, events, announce_skips=False)
+        return events
+
+    def _cmd_challenge(self, cmd: dict[str, Any]) -> list[Event]:
+        s, seat = self._pending_for(cmd, ("challenge",))
+        assert s.wd4 is not None
+        guilty = s.wd4["guilty"]
+        if s.mode == "table":
+            guilty = cmd.get("guilty")
+            if type(guilty) is not bool:
+                refuse("guilty_required", "In table mode, report the outcome with guilty: true or false.")
+        by = s.wd4["by"]
+        events: list[Event] = [
+            {"type": "challenged", "player": s.players[seat], "target": s.players[by], "guilty": bool(guilty)}
+        ]
+        self._close_exposure(seat)
+        s.pending, s.wd4 = None, None
+        if guilty:  # MK-14: the WD4 player draws 4, play continues normally with the challenger
+            self._draw(by, 4, events)
+            s.current = seat
+            events.append({"type": "turn", "player": s.players[seat]})
+        else:
+            self._draw(seat, 6, events)
+            events.append({"type": "skipped", "player": s.players[seat]})
+            self._pass_turn(seat, 0, events, announce_skips=False)
+        return events
+
+    def _cmd_choose(self, cmd: dict[str, Any]) -> list[Event]:
+        s, seat = self._pending_for(cmd, ("color", "target"))
+        assert s.pending is not None
+        kind, reason = s.pending["kind"], s.pending["reason"]
+        answer: Any
+        if kind == "color":
+            answer = cmd.get("color")
+            if not _is_color(answer):
+                refuse("bad_color", "The color must be red, yellow, green or blue.")
+        else:
+            answer = self._seat(cmd, "target")
+            if answer == seat:
+                refuse("bad_target", "Choose another player as the target.")
+        events: list[Event] = []
+        self._close_exposure(seat)
+        self._resolve_choice(seat, kind, reason, answer, events)
+        return events
