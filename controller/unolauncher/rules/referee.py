@@ -22,17 +22,15 @@ import random
 from typing import Any
 
 from unolauncher.launcher.ejection import EjectionModel, commitment
-from unolauncher.rules.attack import ATTACK_ACTIONS, AttackRules
 from unolauncher.rules.cards import CARD_INFO, RULESETS, Ruleset, dealer_draw_value
 from unolauncher.rules.ejection_models import _model_for
-from unolauncher.rules.mario_kart import MarioKartRules
-from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, _short, refuse
+from unolauncher.rules.play import CardPlay
+from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, refuse
 from unolauncher.rules.state import BETWEEN, IDLE, OVER, PLAYING, SCORING, GameState
 from unolauncher.rules.stock import _shuffled
 from unolauncher.rules.validation import (
     MAX_NAME,
     MAX_PLAYERS,
-    _is_color,
     _is_int,
     _validate_deal,
     _validate_launcher,
@@ -40,7 +38,7 @@ from unolauncher.rules.validation import (
 )
 
 
-class Referee(AttackRules, MarioKartRules):
+class Referee(CardPlay):
     """One table's referee. Feed it commands; it answers with events and never raises.
 
     Example::
@@ -408,216 +406,6 @@ class Referee(AttackRules, MarioKartRules):
             deck.insert(self._s.rng.randrange(len(deck) + 1), starter)
             starter = deck.pop()
         return starter
-
-    # ==================================================================================================
-    # playing a card
-    # ==================================================================================================
-    def _cmd_play(self, cmd: dict[str, Any]) -> list[Event]:
-        s = self._s
-        # Fast path for the common plays in full mode, outside any pending/owed state: every check of _play in one
-        # go. Anything unusual (or wrong) takes the general path, which reports the first problem in its
-        # documented order. tests/rules/test_fast_paths.py checks both paths give the same events and state.
-        card: Any = cmd.get("card")
-        name = cmd.get("player")
-        try:
-            quick = self._quick.get(card)  # (colour, face, action) for cards needing no field beyond a colour
-        except TypeError:  # an unhashable card: bad input, refused by the general path
-            quick = None
-        if (
-            quick is not None
-            and type(name) is str
-            and s.phase == PLAYING
-            and s.pending is None
-            and not s.owed
-            and (s.drawn is None or s.drawn == card)
-            and s.mode == "full"
-        ):
-            seat = self._seats.get(name, -1)
-            color, face, action = quick
-            if seat == s.current and (
-                color == s.color or color is None or s.color is None or face == CARD_INFO[s.discard[-1]][1]
-            ):
-                hand = s.hands[seat]
-                if not action and color is not None and not s.chain and len(hand) > 1 and card in hand:
-                    # A plain card (number, or a face without an action here) that does not end the round.
-                    if s.uno_exposed >= 0 and s.uno_exposed != seat:
-                        s.uno_exposed = -1
-                    hand.remove(card)
-                    s.discard.append(card)
-                    s.color = color
-                    if s.last_player != seat:
-                        s.before_last = s.last_player
-                        s.last_player = seat
-                    s.drew = False
-                    s.drawn = None
-                    if len(hand) == 1 and not s.declared[seat]:
-                        s.uno_exposed = seat
-                    s.current = nxt = (seat + s.direction) % len(s.players)
-                    return [
-                        {"type": "played", "player": name, "card": card, "color": color},
-                        {"type": "turn", "player": s.players[nxt]},
-                    ]
-                chosen = cmd.get("color") if color is None else None
-                if (color is not None or _is_color(chosen)) and card in hand:
-                    return self._apply_play(cmd, seat, name, card, color, face, action, chosen, -1, [], None)
-        return self._play(cmd)
-
-    def _play(self, cmd: dict[str, Any]) -> list[Event]:
-        # The general path: every check in order, then every effect.
-        s = self._s
-        if s.phase != PLAYING:
-            self._require_playing()
-        name = cmd.get("player")
-        seat = self._seats.get(name, -1) if type(name) is str else -1
-        if seat < 0:
-            seat = self._seat(cmd)
-        if s.pending is not None:
-            refuse("pending_choice", "The referee is waiting for an answer to a pending choice first.")
-        if s.owed:
-            refuse("hits_owed", f"{s.players[s.owed[0][0]]} must take their hits first.")
-        if seat != s.current:
-            refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
-        card = cmd.get("card")
-        info = CARD_INFO.get(card) if type(card) is str else None
-        if info is None or card not in self._rs.counts:
-            if type(card) is not str:
-                refuse("missing_field" if card is None else "bad_field", 'The play needs a card, for example "red 7".')
-            refuse("unknown_card", f"There is no card {_short(card)} in the {self._rs.name} deck.")
-        full = s.mode == "full"
-        hand = s.hands[seat] if full else None
-        if hand is not None and card not in hand:
-            refuse("card_not_held", f"{s.players[seat]} does not hold {card}.")
-        if s.drawn is not None and card != s.drawn:
-            refuse("must_play_drawn", f"After drawing, only the drawn card ({s.drawn}) may be played.")
-        color, face = info
-        if color is not None and color != s.color and s.color is not None and face != CARD_INFO[s.discard[-1]][1]:
-            refuse("card_does_not_match", f"{card} does not match {s.discard[-1]} ({s.color}).")
-        action = self._actions.get(face, "")
-        chosen = cmd.get("color") if color is None else None
-        target = -1
-        discarded: list[str] = []
-        turned: str | None = None
-        if color is None or action:  # the rarer cards: Wilds and action cards
-            count = len(hand) if hand is not None else s.table_counts[seat]
-            needs_color = face != "wild item-box"
-            if color is None:
-                if needs_color and chosen is None:
-                    refuse("color_required", "A Wild needs a color: red, yellow, green or blue.")
-                if chosen is not None and not _is_color(chosen):
-                    refuse("bad_color", "The color must be red, yellow, green or blue.")
-            if action == "attack" or action == "trade-hands":
-                target = self._seat(cmd, "target")
-                if target == seat:
-                    refuse("bad_target", "Choose another player as the target.")
-                if action == "trade-hands" and count <= 1:
-                    refuse("cannot_go_out_on_trade", "Trade Hands cannot be your last card (ATK-10).")
-            if face == "discard-all":
-                discarded = self._discard_all_cards(cmd, seat, card, color)
-                if hand is None and count - 1 - len(discarded) < 0:
-                    refuse("bad_field", "More cards were discarded than the player holds.")
-            if face == "wild item-box":
-                turned = self._item_turned(cmd)
-                if cmd.get("target") is not None and self._seat(cmd, "target") == seat:
-                    refuse("bad_target", "Choose another player as the target.")
-
-        return self._apply_play(
-            cmd, seat, s.players[seat], card, color, face, action, chosen, target, discarded, turned
-        )
-
-    def _apply_play(
-        self,
-        cmd: dict[str, Any],
-        seat: int,
-        name: str,
-        card: str,
-        color: str | None,
-        face: str,
-        action: str,
-        chosen: Any,
-        target: int,
-        discarded: list[str],
-        turned: str | None,
-    ) -> list[Event]:
-        """Every effect of a validated play (see _play for the checks)."""
-        s = self._s
-        full = s.mode == "full"
-        hand = s.hands[seat] if full else None
-        if s.uno_exposed >= 0 and s.uno_exposed != seat:
-            s.uno_exposed = -1  # ATK-18: the next player started, the catch window is closed
-        prev_color = s.color
-        if hand is not None:
-            hand.remove(card)
-            for extra in discarded:
-                hand.remove(extra)
-            left = len(hand)
-        else:
-            s.table_counts[seat] -= 1 + len(discarded)
-            left = s.table_counts[seat]
-        if discarded:
-            s.discard.extend(discarded)
-        s.discard.append(card)
-        s.color = color if color is not None else (chosen if face != "wild item-box" else None)
-        if s.last_player != seat:
-            s.before_last = s.last_player
-            s.last_player = seat
-        s.drew = False
-        s.drawn = None
-        played: Event = {"type": "played", "player": name, "card": card, "color": s.color}
-        events: list[Event] = [played]
-        if target >= 0:
-            played["target"] = s.players[target]
-        if discarded:
-            played["discarded"] = discarded
-        out = left == 0
-        if out:
-            s.round_winner = seat
-            events.append({"type": "went_out", "player": name})
-        if self._rs.attack:
-            self._attack_effect(seat, face, action, target, out, events)
-        elif color is not None and not action:
-            if not out:
-                self._pass_turn(seat, 0, events)  # a number card: the common case
-        else:
-            self._draw_rules_effect(seat, face, prev_color, turned, cmd, out, events)
-        if not out and (len(s.hands[seat]) if full else s.table_counts[seat]) == 1 and not s.declared[seat]:
-            s.uno_exposed = seat  # ATK-18 / MK-15: can be caught until the next player starts
-        if out and s.phase == PLAYING and not s.owed and s.pending is None:
-            self._end_round(events)
-        return events
-
-    def _action_map(self) -> dict[str, str]:
-        """Face -> action for this game (ATK-11..16); Mario Kart/classic action faces map to their own name."""
-        if not self._rs.attack:
-            return {face: face for face in ("skip", "reverse", "draw-2", "wild draw-4", "wild item-box")}
-        actions = {face: action for face, (action, _) in ATTACK_ACTIONS.items()}
-        custom = self._s.options.get("customizable")
-        actions["wild customizable"] = "wild" if custom is None else str(custom["action"])
-        actions["discard-all"] = "discard-all"
-        return actions
-
-    def _discard_all_cards(self, cmd: dict[str, Any], seat: int, card: str, color: str | None) -> list[str]:
-        s = self._s
-        if s.mode == "full":  # ATK-09: every other card of that colour goes too
-            hand = list(s.hands[seat])
-            hand.remove(card)
-            return [c for c in hand if CARD_INFO[c][0] == color]
-        extra = cmd.get("discarded", [])
-        if type(extra) is not list or any(type(c) is not str or c not in self._rs.counts for c in extra):
-            refuse("bad_field", "discarded must be a list of cards of the Discard All's colour.")
-        if any(CARD_INFO[c][0] != color for c in extra):
-            refuse("bad_field", "discarded may only hold cards of the Discard All's colour.")
-        return list(extra)
-
-    def _item_turned(self, cmd: dict[str, Any]) -> str | None:
-        s = self._s
-        if s.mode == "full":
-            return None  # drawn from the stock when applying
-        turned = cmd.get("turned")
-        if turned is None:
-            refuse("turned_required", "In table mode, report the card turned by the Item Box in a turned field.")
-        if type(turned) is not str or turned not in self._rs.counts:
-            refuse("unknown_card", f"There is no card {_short(turned)} in the {self._rs.name} deck.")
-        return turned
 
     # ==================================================================================================
     # UNO calls and catches
