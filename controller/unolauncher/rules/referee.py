@@ -30,6 +30,7 @@ from unolauncher.rules.play import CardPlay
 from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, refuse
 from unolauncher.rules.state import IDLE, PLAYING, GameState
 from unolauncher.rules.stock import _shuffled
+from unolauncher.rules.uno_calls import UnoCalls
 from unolauncher.rules.validation import (
     CUSTOM_ACTIONS,
     MAX_NAME,
@@ -57,7 +58,7 @@ __all__ = [
 ]
 
 
-class Referee(CardPlay, Dealing):
+class Referee(CardPlay, Dealing, UnoCalls):
     """One table's referee. Feed it commands; it answers with events and never raises.
 
     Example::
@@ -278,41 +279,6 @@ class Referee(CardPlay, Dealing):
         ]
         dealer = self._choose_dealer(deal, events)
         self._start_round(dealer, deal, events)
-        return events
-
-    # ==================================================================================================
-    # UNO calls and catches
-    # ==================================================================================================
-    def _cmd_uno(self, cmd: dict[str, Any]) -> list[Event]:
-        s = self._require_playing()
-        seat = self._seat(cmd)
-        if s.count(seat) > 2:
-            refuse("uno_not_allowed", "UNO can be called only with two cards or fewer.")
-        if s.declared[seat]:
-            refuse("already_called", f"{s.players[seat]} has already called UNO.")
-        s.declared[seat] = True
-        if s.uno_exposed == seat:
-            s.uno_exposed = -1
-        return [{"type": "uno_called", "player": s.players[seat]}]
-
-    def _cmd_catch(self, cmd: dict[str, Any]) -> list[Event]:
-        s = self._require_playing()
-        seat = self._seat(cmd)
-        target = self._seat(cmd, "target")
-        if target == seat:
-            refuse("bad_target", "You cannot catch yourself; call uno instead.")
-        if s.uno_exposed != target:
-            refuse("nothing_to_catch", f"{s.players[target]} cannot be caught now.")
-        s.uno_exposed = -1
-        events: list[Event] = [{"type": "caught", "player": s.players[seat], "target": s.players[target]}]
-        if self._rs.attack:  # ATK-18: the caught player hits twice, right away
-            events.append({"type": "penalty", "player": s.players[target], "reason": "uno", "hits": 2})
-            if not s.owed:
-                s.resume = s.current
-            self._add_owed(target, 2, False, events, front=True)
-        else:  # MK-15
-            events.append({"type": "penalty", "player": s.players[target], "reason": "uno", "cards": 2})
-            self._draw(target, 2, events)
         return events
 
 
