@@ -6,6 +6,23 @@ and only then *applies*, so a refusal changes nothing and the hot path never cop
 the state from a snapshot taken at ``new_game`` plus the accepted commands since then (undo is rare; a game
 step is not).
 
+This module is the core: :class:`Referee`'s public API, command dispatch, undo, serialisation and ``new_game``.
+The rules themselves live in one mixin per concern, which :class:`Referee` combines (a mixin's method is an
+ordinary method of the class, so dispatch costs what it did when everything was in one class):
+
+- ``turns.py`` — seats, turn order, the ``pass`` command, the UNO catch window (base of all the others)
+- ``stock.py`` — taking cards from the stock or launcher, reshuffle/reload (MK-18, ATK-21), the shuffle
+- ``scoring.py`` — round end, scoring, the ``score`` command (ATK-19/20, MK-16/17)
+- ``attack.py`` — UNO Attack card effects, owed hits, ``hit``/``suggest``/``reload`` (ATK-05..16, 19, 21, 22)
+- ``mario_kart.py`` — Mario Kart/classic effects, items, the WD4 challenge, ``draw``/``accept``/``challenge``/
+  ``choose`` (MK-05..14)
+- ``play.py`` — the ``play`` command: fast path, checks, common effects
+- ``dealing.py`` — dealer choice, dealing, the starter card, ``next_round`` (MK-02..04, ATK-17)
+- ``uno_calls.py`` — ``uno`` and ``catch`` (ATK-18, MK-15)
+
+with plain functions in ``refusal.py`` (refusals and ``rejected`` events), ``validation.py`` (``new_game`` field
+checks) and ``ejection_models.py`` (one ejection model per configuration).
+
 Example::
 
     >>> ref = Referee()
