@@ -29,17 +29,19 @@ from unolauncher import __version__
 from unolauncher.bus.discovery import discovery_messages
 from unolauncher.bus.mqtt import BusSettings, TableBus
 from unolauncher.bus.topics import Topics
-from unolauncher.clock import RealClock
+from unolauncher.clock import Clock
 from unolauncher.daemon.config import Config, ConfigError
 from unolauncher.daemon.mqtt_output import MqttOutput
 from unolauncher.daemon.notify import Notifier
 from unolauncher.daemon.table import Table
+from unolauncher.daemon.timers import SchedulerClock
 from unolauncher.store.journal import Journal
 
 log = logging.getLogger("unolauncher.daemon")
 
 ENDPOINTS_FILE = "endpoints.json"
 JOURNAL_FILE = "journal.sqlite3"
+SWITCH_INTERVAL_S = 0.0005
 
 
 class Daemon:
@@ -51,7 +53,7 @@ class Daemon:
         self.notifier = notifier or Notifier.from_environment()
         self.state_dir = Path(config.table.state_dir)
         self.topics = Topics(config.table.id)
-        self.clock = RealClock()
+        self.clock: Clock = SchedulerClock()  # tests may put a VirtualClock here before start()
         self.stop_requested = threading.Event()
         self.journal: Journal | None = None
         self.table: Table | None = None
@@ -70,7 +72,7 @@ class Daemon:
         # Several threads share the GIL (GPIO edges, worker, outbox, paho's network loop); with CPython's default
         # 5 ms switch interval a thread woken by a socket can wait that long behind a busy one. The daemon's
         # threads do little work each, so a shorter interval costs nothing and cuts press -> event latency.
-        sys.setswitchinterval(0.0005)
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.journal = Journal(self.state_dir / JOURNAL_FILE, synchronous=self.config.table.journal_sync.upper())
         from unolauncher.rules.referee import Referee
@@ -309,6 +311,7 @@ class Daemon:
             ("dashboard", lambda: self.dashboard.stop() if self.dashboard else None),
             ("launcher", lambda: self.launcher.close() if self.launcher else None),
             ("journal", lambda: self.journal.close() if self.journal else None),
+            ("clock", lambda: self.clock.close() if isinstance(self.clock, SchedulerClock) else None),
         ]
         for name, step in steps:
             started = time.monotonic()
