@@ -129,7 +129,30 @@ def bare_round_trip(port: int, count: int) -> list[float]:
     return samples
 
 
-def press_to_event(port: int, count: int, state_dir: Path, journal_sync: str) -> list[float]:
+def command_to_reply(port: int, table: str, count: int) -> list[float]:
+    """``status`` command → its reply, from a client with Nagle off (as a phone's WebSocket client has)."""
+    got = threading.Event()
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-cmd")
+    client.on_message = lambda c, u, m: got.set()
+    client.on_socket_open = lambda c, u, s: s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    client.connect("127.0.0.1", port)
+    client.subscribe(f"unolauncher/{table}/reply", qos=1)
+    client.loop_start()
+    time.sleep(0.2)
+    samples = []
+    for i in range(count):
+        got.clear()
+        t0 = time.monotonic()
+        client.publish(f"unolauncher/{table}/cmd", f'{{"id": {i}, "type": "status"}}', qos=1)
+        if got.wait(2):
+            samples.append(time.monotonic() - t0)
+        time.sleep(0.005)
+    client.disconnect()
+    client.loop_stop()
+    return samples
+
+
+def press_to_event(port: int, count: int, state_dir: Path, journal_sync: str) -> tuple[list[float], list[float]]:
     from unolauncher.daemon.app import Daemon
     from unolauncher.daemon.config import parse_config
 
@@ -164,6 +187,7 @@ def press_to_event(port: int, count: int, state_dir: Path, journal_sync: str) ->
                 unanswered += 1  # taken for contact bounce by the launcher's debounce: no event at all
                 continue
             index += 1
+        replies = command_to_reply(port, "bench", min(count, 200))
     finally:
         sub.close()
         bounces = daemon.launcher.status().extra.get("bounces")
@@ -171,7 +195,7 @@ def press_to_event(port: int, count: int, state_dir: Path, journal_sync: str) ->
         daemon.shutdown()
     if unanswered:
         print(f"({unanswered} presses produced no event; launcher debounce counted {bounces} bounces)")
-    return samples
+    return samples, replies
 
 
 def rss_kib(pid: int) -> int:
@@ -224,7 +248,7 @@ def main() -> None:
         tempfile.TemporaryDirectory(dir=journal_dir) as jd,
     ):
         bare = bare_round_trip(broker.port, args.presses)
-        press = press_to_event(broker.port, args.presses, Path(jd) / "state", args.journal_sync)
+        press, replies = press_to_event(broker.port, args.presses, Path(jd) / "state", args.journal_sync)
         ready, rss = startup_and_memory(broker.port, Path(tmp) / "rss", 300)
         bare_rss = bare_import_rss()
     ms = 1000
@@ -235,6 +259,10 @@ def main() -> None:
     print(f"  daemon:     median {statistics.median(press) * ms:.3f} ms, p99 {pct(press, 0.99) * ms:.3f} ms")
     print(f"  bare paho:  median {statistics.median(bare) * ms:.3f} ms, p99 {pct(bare, 0.99) * ms:.3f} ms")
     print(f"  ratio (median): {statistics.median(press) / statistics.median(bare):.2f}x (target <= 2x)")
+    print(
+        f"command -> reply (status, {len(replies)} commands): median {statistics.median(replies) * ms:.3f} ms, "
+        f"p99 {pct(replies, 0.99) * ms:.3f} ms"
+    )
     print(f"start -> READY: {ready:.2f} s")
     print(
         f"RSS: daemon {rss / 1024:.1f} MiB after 300 commands; bare import gpiozero+paho {bare_rss / 1024:.1f} MiB; "
