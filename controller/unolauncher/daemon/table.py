@@ -100,9 +100,11 @@ _JOURNAL = object()  # wakes the worker: records are waiting to be journalled
 # the run within microseconds on the launcher's thread; the bound only guards against a hit that never comes.
 HIT_SETTLE_TIMEOUT_S = 0.5
 
-# After handing a press event to MQTT the worker steps aside this long, so that paho's network thread (woken to write
-# it) gets the GIL at once instead of waiting behind the worker's bookkeeping (retained launcher status, sensors):
-# measured publish -> socket write 0.55 ms without, ~0.2 ms with. Presses come at human rates: the cost is nil.
+# Two hand-offs on the press -> event path, each followed by a short step aside so that the woken thread gets the GIL
+# at once instead of waiting behind the one that woke it: the launcher thread after queuing a press event (the worker
+# starts the journal write: 0.21 -> 0.11 ms, measured), and the worker after handing the event to MQTT (paho's
+# network thread writes it instead of waiting behind the retained launcher status and sensors: 0.55 -> 0.25 ms).
+# The motor is already on and presses come at human rates: 0.3 ms of a launcher thread per press costs nothing.
 HANDOFF_YIELD_S = 0.0003
 
 
@@ -267,11 +269,14 @@ class Table:
 
     def on_launcher_event(self, event: dict[str, Any]) -> None:
         """A launcher-level event (press, fired, jam, ignored_press, lid, ...) from the launcher's threads."""
+        press = event.get("type") == "press"
         with self.lock:
-            if event.get("type") == "press":
+            if press:
                 self._presses_unsettled += 1  # its hit follows (on_hit), also for a plan that does not fire
             self._unjournalled.append(_Record(None, [event], origin="launcher"))
         self._queue.put(_JOURNAL)
+        if press:
+            time.sleep(HANDOFF_YIELD_S)
 
     # -- the worker ---------------------------------------------------------------------------------------------
 
