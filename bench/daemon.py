@@ -34,6 +34,7 @@ from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
 from support.daemon import FAST_LAUNCHER, DaemonProcess, TableClient  # noqa: E402
 from support.mosquitto import Mosquitto  # noqa: E402
+from unolauncher.bus.mqtt import set_tcp_nodelay  # noqa: E402
 
 
 def pct(values: list[float], q: float) -> float:
@@ -129,12 +130,18 @@ def bare_round_trip(port: int, count: int) -> list[float]:
     return samples
 
 
+
+def nodelay_on_open(client: mqtt.Client, userdata: object, sock: object) -> None:
+    """paho ``on_socket_open``: Nagle off on the client's own socket too, as a phone's WebSocket client has."""
+    set_tcp_nodelay(sock)
+
+
 def command_to_reply(port: int, table: str, count: int) -> list[float]:
     """``status`` command → its reply, from a client with Nagle off (as a phone's WebSocket client has)."""
     got = threading.Event()
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-cmd")
     client.on_message = lambda c, u, m: got.set()
-    client.on_socket_open = lambda c, u, s: s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    client.on_socket_open = nodelay_on_open
     client.connect("127.0.0.1", port)
     client.subscribe(f"unolauncher/{table}/reply", qos=1)
     client.loop_start()

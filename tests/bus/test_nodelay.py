@@ -19,7 +19,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from support.mosquitto import Mosquitto
 from unolauncher.bus.broker import EmbeddedBroker
-from unolauncher.bus.mqtt import BusSettings, TableBus
+from unolauncher.bus.mqtt import BusSettings, TableBus, set_tcp_nodelay
 from unolauncher.bus.topics import Topics
 from unolauncher.store.journal import Journal
 
@@ -30,6 +30,12 @@ def broker() -> Iterator[EmbeddedBroker]:
     embedded.start()
     yield embedded
     embedded.stop()
+
+
+
+def nodelay_on_open(client: mqtt.Client, userdata: object, sock: object) -> None:
+    """paho ``on_socket_open``: Nagle off on the client's own socket too, as a phone's WebSocket client has."""
+    set_tcp_nodelay(sock)
 
 
 def nodelay(bus: TableBus) -> int:
@@ -90,7 +96,7 @@ def test_command_to_reply_is_not_held_back_by_nagle(tmp_path: Path) -> None:
         got = threading.Event()
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="nd-rtt-client")
         client.on_message = lambda c, u, m: got.set()
-        client.on_socket_open = lambda c, u, s: s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        client.on_socket_open = nodelay_on_open
         try:
             assert daemon.bus is not None and daemon.bus.subscribed.wait(10)
             client.connect("127.0.0.1", broker.port)

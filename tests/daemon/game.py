@@ -6,6 +6,7 @@ cards the daemon's referee reported), so at any point the mirror's public state 
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any
 
@@ -53,7 +54,7 @@ def play_steps(table: TableClient, mirror: Referee, bot: Bot, steps: int) -> int
             time.sleep(PRESS_GAP_S)
             reply = table.command({"type": "press"})
             assert reply["ok"], reply
-            assert wait_until(lambda b=before: hit_event_after(table, b) is not None, 10), "the press produced no hit"
+            assert wait_until(functools.partial(hit_event_after, table, before), 10), "the press produced no hit"
             hit = hit_event_after(table, before)
             assert hit is not None
             assert mirror.handle({"type": "hit", "player": hit["player"], "cards": hit["cards"]})[0]["type"] == "hit"

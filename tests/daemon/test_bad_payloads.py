@@ -26,7 +26,7 @@ COUNT = 10_000
 pytestmark = pytest.mark.timeout(180)
 
 
-def generators(state: dict[str, Any]) -> list[Callable[[random.Random, str], bytes | dict[str, Any]]]:
+def generators(state: dict[str, Any]) -> list[Callable[[random.Random, int], bytes | dict[str, Any]]]:
     """Each makes one bad payload (bytes = sent as is; dict = JSON with the given id)."""
     players = state["players"]
     current = state["current"]

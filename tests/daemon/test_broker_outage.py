@@ -9,6 +9,7 @@ daemon may have missed events published before it re-subscribed; it asks for the
 
 from __future__ import annotations
 
+import functools
 import time
 from pathlib import Path
 
@@ -22,11 +23,16 @@ from unolauncher.daemon.app import Daemon
 from unolauncher.daemon.config import parse_config
 from unolauncher.rules.bots import Bot
 from unolauncher.rules.referee import Referee
+from unolauncher.store.journal import Journal
 
 OUTAGE_S = 10.0
 
 pytestmark = pytest.mark.timeout(120)
 
+
+
+def _hit_journalled_after(journal: Journal, seq: int) -> bool:
+    return any(e["type"] == "hit" for e in journal.events(seq + 1))
 
 def test_broker_killed_mid_game_and_back_10s_later_loses_nothing(tmp_path: Path) -> None:
     with Mosquitto() as broker:
@@ -61,7 +67,7 @@ def test_broker_killed_mid_game_and_back_10s_later_loses_nothing(tmp_path: Path)
                     seq = journal.last_seq
                     time.sleep(PRESS_GAP_S)
                     virtual.press_button()
-                    got_hit = wait_until(lambda s=seq: any(e["type"] == "hit" for e in journal.events(s + 1)), 10)
+                    got_hit = wait_until(functools.partial(_hit_journalled_after, journal, seq), 10)
                     assert got_hit, journal.events(seq - 3)
                     hit = next(e for e in journal.events(seq + 1) if e["type"] == "hit")
                     mirror.handle({"type": "hit", "player": hit["player"], "cards": hit["cards"]})

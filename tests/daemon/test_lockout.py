@@ -36,8 +36,10 @@ def test_press_with_nobody_to_hit(tmp_path: Path, lockout: bool) -> None:
         motor_starts = daemon.virtual.motor_starts
         daemon.virtual.press_button()
         expected = "lockout" if lockout else "unattributed_hit"
-        assert wait_until(lambda: any(e["type"] == expected for e in daemon.journal.events()), 5)
-        types = [e["type"] for e in daemon.journal.events()]
+        journal = daemon.journal
+        assert journal is not None
+        assert wait_until(lambda: any(e["type"] == expected for e in journal.events()), 5)
+        types = [e["type"] for e in journal.events()]
         if lockout:
             assert types == ["lockout"]
             time.sleep(0.1)

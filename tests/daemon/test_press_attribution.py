@@ -9,6 +9,7 @@ previous player and end as ``hit_refused``.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,9 @@ class SlowJournal(Journal):
         time.sleep(SLOW_WRITE_S)
         return super()._append(command, events)
 
-    def append_batch(self, entries: list[Any]) -> list[list[dict[str, Any]]]:
+    def append_batch(
+        self, entries: Iterable[tuple[dict[str, Any] | None, Iterable[dict[str, Any]]]]
+    ) -> list[list[dict[str, Any]]]:
         time.sleep(SLOW_WRITE_S)
         return super().append_batch(entries)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 
 from support.net import wait_until
@@ -11,10 +12,14 @@ from unolauncher.daemon.timers import SchedulerClock
 def test_timers_fire_in_due_order_on_one_thread_and_cancelled_ones_never() -> None:
     clock = SchedulerClock()
     fired: list[tuple[str, float, str]] = []
+
+    def record(name: str, delay: float) -> None:
+        fired.append((name, delay, threading.current_thread().name))
+
     try:
         start = clock.now()
         for name, delay in [("c", 0.06), ("a", 0.02), ("b", 0.04)]:
-            clock.call_later(delay, lambda n=name, d=delay: fired.append((n, d, threading.current_thread().name)))
+            clock.call_later(delay, functools.partial(record, name, delay))
         clock.call_later(0.03, lambda: fired.append(("cancelled", 0, ""))).cancel()
         assert wait_until(lambda: len(fired) == 3, 5)
         assert [f[0] for f in fired] == ["a", "b", "c"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.synchronize
 import os
 import signal
 import time
@@ -75,7 +76,7 @@ def test_failed_append_leaves_nothing_behind(tmp_path: Path) -> None:
     assert journal.append_events([{"type": "d"}])[0]["seq"] == 2
 
 
-def _write_forever(path: str, ready: multiprocessing.synchronize.Event) -> None:  # type: ignore[name-defined]
+def _write_forever(path: str, ready: multiprocessing.synchronize.Event) -> None:
     journal = Journal(Path(path))
     ready.set()
     i = 0

@@ -230,7 +230,8 @@ class TableClient:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = lambda *a: self.connected.clear()
         self.client.on_message = self._on_message
-        self.client.reconnect_delay_set(0.1, 0.5)
+        # paho annotates these as int but sleeps on them as floats: sub-second retries keep outage tests short.
+        self.client.reconnect_delay_set(0.1, 0.5)  # type: ignore[arg-type]
         self.client.connect(host, port, keepalive=30)
         self.client.loop_start()
         if not self.connected.wait(10):
