@@ -269,8 +269,19 @@ def test_ten_players_fit_around_the_table_without_overlap(
     page = phones.open(dashboard_url)
     live(page)
     expect(page.locator(".seat")).to_have_count(10)
-    boxes = [page.locator(f'.seat[data-player="{name}"]').bounding_box() for name in names]
-    assert all(b is not None for b in boxes)
+    for name in names:
+        expect(page.locator(f'.seat[data-player="{name}"]')).to_be_visible()
+    # Measure every seat in one evaluation inside the page: a state message may re-render the seats between two
+    # separate bounding_box() calls (seen under load as a detached seat with no box).
+    measured: dict[str, dict[str, float]] = page.eval_on_selector_all(
+        ".seat",
+        """seats => Object.fromEntries(seats.map(seat => {
+            const r = seat.getBoundingClientRect();
+            return [seat.dataset.player, {x: r.x, y: r.y, width: r.width, height: r.height}];
+        }))""",
+    )
+    boxes = [measured.get(name) for name in names]
+    assert all(b is not None and b["width"] > 0 and b["height"] > 0 for b in boxes), measured
     for i, a in enumerate(boxes):
         assert a is not None and a["x"] >= 0 and a["x"] + a["width"] <= 390, (names[i], a)
         for j in range(i + 1, len(boxes)):
