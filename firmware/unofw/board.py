@@ -12,6 +12,9 @@ Example::
 
 
 class Board:
+    """Abstract base (MicroPython has no ``abc``): a board implements every method that raises
+    ``NotImplementedError``; the others have safe defaults for parts a build may leave out."""
+
     on_guard = None  # set by the main loop: called with ticks_ms when the guard timer had to stop the motor
 
     def ticks_ms(self):
