@@ -176,10 +176,7 @@ class MarioKartRules(Stock, Scoring):
         if self._rs.attack:
             refuse("use_hit", "In UNO Attack you hit the launcher instead of drawing.")
         seat = self._seat(cmd)
-        if s.pending is not None:
-            refuse("pending_choice", "The referee is waiting for an answer to a pending choice first.")
-        if seat != s.current:
-            refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
+        self._require_turn(seat)  # owed hits exist only in UNO Attack, refused above
         if s.drew:
             refuse("already_drew", "You already drew this turn; play the drawn card or pass.")
         events = []

@@ -80,12 +80,7 @@ class CardPlay(AttackRules, MarioKartRules):
         seat = self._seats.get(name, -1) if type(name) is str else -1
         if seat < 0:
             seat = self._seat(cmd)
-        if s.pending is not None:
-            refuse("pending_choice", "The referee is waiting for an answer to a pending choice first.")
-        if s.owed:
-            refuse("hits_owed", f"{s.players[s.owed[0][0]]} must take their hits first.")
-        if seat != s.current:
-            refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
+        self._require_turn(seat)
         card = cmd.get("card")
         info = CARD_INFO.get(card) if type(card) is str else None
         if info is None or card not in self._rs.counts:

@@ -64,15 +64,21 @@ class TurnOrder:
         s.current = nxt = (seat + s.direction * (1 + skips)) % n
         events.append({"type": "turn", "player": s.players[nxt]})
 
-    def _cmd_pass(self, cmd: dict[str, Any]) -> list[Event]:
-        s = self._require_playing()
-        seat = self._seat(cmd)
+    def _require_turn(self, seat: int) -> None:
+        """The checks every turn action shares, in the order a player needs to hear them: a pending answer first,
+        then hits owed, then whose turn it is."""
+        s = self._s
         if s.pending is not None:
             refuse("pending_choice", "The referee is waiting for an answer to a pending choice first.")
         if s.owed:
             refuse("hits_owed", f"{s.players[s.owed[0][0]]} must take their hits first.")
         if seat != s.current:
             refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
+
+    def _cmd_pass(self, cmd: dict[str, Any]) -> list[Event]:
+        s = self._require_playing()
+        seat = self._seat(cmd)
+        self._require_turn(seat)
         if self._rs.attack:
             if not s.chain:
                 refuse("cannot_pass", "In UNO Attack you play a card or hit; pass only ends a Skip/Reverse chain.")
