@@ -25,6 +25,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -128,8 +129,7 @@ class Journal:
         out: list[list[dict[str, Any]]] = []
         with self._lock:
             seq = self._last_seq
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
+            with self._transaction():
                 for command, events in entries:
                     if command is not None:
                         self._db.execute(
@@ -146,14 +146,21 @@ class Journal:
                         self._db.execute("INSERT INTO outbox (seq) VALUES (?)", (seq,))
                         stamped.append(full)
                     out.append(stamped)
-                self._db.execute("COMMIT")
-            except BaseException as exc:
-                self._rollback()
-                if isinstance(exc, sqlite3.Error):
-                    raise _write_error(exc, self.path) from exc
-                raise
             self._last_seq = seq
         return out
+
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE … COMMIT; on any error roll back and report SQLite's cause in one sentence."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            yield
+            self._db.execute("COMMIT")
+        except BaseException as exc:
+            self._rollback()
+            if isinstance(exc, sqlite3.Error):
+                raise _write_error(exc, self.path) from exc
+            raise
 
     def _rollback(self) -> None:
         # SQLite rolls a transaction back by itself on some errors (SQLITE_FULL, SQLITE_IOERR, ...); a ROLLBACK
@@ -172,14 +179,8 @@ class Journal:
             # append wait. The next FULL commit makes it durable anyway.
             self._db.execute("PRAGMA synchronous=NORMAL")
             try:
-                self._db.execute("BEGIN IMMEDIATE")
-                self._db.executemany("DELETE FROM outbox WHERE seq = ?", rows)
-                self._db.execute("COMMIT")
-            except BaseException as exc:
-                self._rollback()
-                if isinstance(exc, sqlite3.Error):
-                    raise _write_error(exc, self.path) from exc
-                raise
+                with self._transaction():
+                    self._db.executemany("DELETE FROM outbox WHERE seq = ?", rows)
             finally:
                 self._db.execute(f"PRAGMA synchronous={self.synchronous}")
 
