@@ -46,6 +46,7 @@ from unolauncher.launcher.interface import (
     LidCallback,
     Outcome,
     PressCallback,
+    require_in_range,
 )
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap
 
@@ -86,9 +87,7 @@ class DeviceSettings:
             ("magazine", self.magazine is None or 0 <= self.magazine <= 500),
             ("pwm_frequency", 10 <= self.pwm_frequency <= 100_000),
         ]
-        for name, ok in checks:
-            if not ok:
-                raise ValueError(f"launcher setting {name}={getattr(self, name)!r} is out of range")
+        require_in_range("launcher", self, checks)
 
 
 class _Run:

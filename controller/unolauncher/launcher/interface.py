@@ -14,8 +14,9 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from operator import attrgetter
 from typing import Any, Literal, Protocol
 
 Outcome = Literal["ok", "no_fire", "jam", "empty", "max_run", "stopped", "fault"]
@@ -106,3 +107,15 @@ class Launcher(Protocol):
     def status(self) -> LauncherStatus: ...
 
     def close(self) -> None: ...
+
+
+def require_in_range(kind: str, settings: object, checks: Sequence[tuple[str, bool]]) -> None:
+    """Refuse the first failed ``(field, ok)`` check of a settings object in one sentence naming field and value.
+
+    Example::
+
+        require_in_range("launcher", settings, [("max_run_s", 0.1 <= settings.max_run_s <= 60)])
+    """
+    for name, ok in checks:
+        if not ok:
+            raise ValueError(f"{kind} setting {name}={attrgetter(name)(settings)!r} is out of range")

@@ -46,6 +46,7 @@ from unolauncher.launcher.interface import (
     LidCallback,
     Outcome,
     PressCallback,
+    require_in_range,
 )
 
 log = logging.getLogger(__name__)
@@ -85,9 +86,7 @@ class SerialSettings:
             ("magazine", self.magazine is None or 0 <= self.magazine <= 500),
             ("device.deadman_ms", self.device.deadman_ms >= 2 * self.heartbeat_s * 1000),
         ]
-        for name, ok in checks:
-            if not ok:
-                raise ValueError(f"serial launcher setting {name} is out of range")
+        require_in_range("serial launcher", self, checks)
 
 
 class _Command:
