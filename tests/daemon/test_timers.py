@@ -1,4 +1,4 @@
-"""The daemon's real-time clock: every timer on one scheduler thread, in due order, cancellable."""
+"""The real-time clock the daemon uses: every timer on one scheduler thread, in due order, cancellable."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import functools
 import threading
 
 from support.net import wait_until
-from unolauncher.daemon.timers import SchedulerClock
+from unolauncher.clock import RealClock
 
 
 def test_timers_fire_in_due_order_on_one_thread_and_cancelled_ones_never() -> None:
-    clock = SchedulerClock()
+    clock = RealClock()
     fired: list[tuple[str, float, str]] = []
 
     def record(name: str, delay: float) -> None:
@@ -31,7 +31,7 @@ def test_timers_fire_in_due_order_on_one_thread_and_cancelled_ones_never() -> No
 
 
 def test_a_failing_callback_does_not_stop_later_timers_and_close_drops_the_rest() -> None:
-    clock = SchedulerClock()
+    clock = RealClock()
     fired: list[str] = []
 
     def boom() -> None:

@@ -29,12 +29,11 @@ from unolauncher import __version__
 from unolauncher.bus.discovery import discovery_messages
 from unolauncher.bus.mqtt import BusSettings, TableBus
 from unolauncher.bus.topics import Topics
-from unolauncher.clock import Clock
+from unolauncher.clock import Clock, RealClock
 from unolauncher.daemon.config import Config, ConfigError
 from unolauncher.daemon.mqtt_output import MqttOutput
 from unolauncher.daemon.notify import Notifier
 from unolauncher.daemon.table import Table
-from unolauncher.daemon.timers import SchedulerClock
 from unolauncher.store.journal import Journal
 
 log = logging.getLogger("unolauncher.daemon")
@@ -53,7 +52,7 @@ class Daemon:
         self.notifier = notifier or Notifier.from_environment()
         self.state_dir = Path(config.table.state_dir)
         self.topics = Topics(config.table.id)
-        self.clock: Clock = SchedulerClock()  # tests may put a VirtualClock here before start()
+        self.clock: Clock = RealClock()  # tests may put a VirtualClock here before start()
         self.stop_requested = threading.Event()
         self.journal: Journal | None = None
         self.table: Table | None = None
@@ -311,7 +310,7 @@ class Daemon:
             ("dashboard", lambda: self.dashboard.stop() if self.dashboard else None),
             ("launcher", lambda: self.launcher.close() if self.launcher else None),
             ("journal", lambda: self.journal.close() if self.journal else None),
-            ("clock", lambda: self.clock.close() if isinstance(self.clock, SchedulerClock) else None),
+            ("clock", lambda: self.clock.close() if isinstance(self.clock, RealClock) else None),
         ]
         for name, step in steps:
             started = time.monotonic()
