@@ -32,14 +32,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 import paho.mqtt.client as mqtt  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
+from support.benchstats import percentile  # noqa: E402
 from support.daemon import FAST_LAUNCHER, DaemonProcess, TableClient  # noqa: E402
 from support.mosquitto import Mosquitto  # noqa: E402
 from unolauncher.bus.mqtt import set_tcp_nodelay  # noqa: E402
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 class Stamps:
@@ -270,12 +266,12 @@ def main() -> None:
         f"{'tmpfs' if args.state_dir_on_tmpfs else 'disk'}, synchronous={args.journal_sync}"
         f"{', broker set_tcp_nodelay' if args.broker_nodelay else ''}):"
     )
-    print(f"  daemon:     median {statistics.median(press) * ms:.3f} ms, p99 {pct(press, 0.99) * ms:.3f} ms")
-    print(f"  bare paho:  median {statistics.median(bare) * ms:.3f} ms, p99 {pct(bare, 0.99) * ms:.3f} ms")
+    print(f"  daemon:     median {statistics.median(press) * ms:.3f} ms, p99 {percentile(press, 0.99) * ms:.3f} ms")
+    print(f"  bare paho:  median {statistics.median(bare) * ms:.3f} ms, p99 {percentile(bare, 0.99) * ms:.3f} ms")
     print(f"  ratio (median): {statistics.median(press) / statistics.median(bare):.2f}x (target <= 2x)")
     print(
         f"command -> reply (status, {len(replies)} commands): median {statistics.median(replies) * ms:.3f} ms, "
-        f"p99 {pct(replies, 0.99) * ms:.3f} ms"
+        f"p99 {percentile(replies, 0.99) * ms:.3f} ms"
     )
     print(f"start -> READY: {ready:.2f} s")
     print(

@@ -18,35 +18,23 @@ from __future__ import annotations
 import argparse
 import gc
 import statistics
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from gpiozero import Button, Motor
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # support.benchstats
+
+from support.benchstats import TimedPin, percentile
 from unolauncher.clock import VirtualClock
 from unolauncher.launcher.ejection import EjectionModel
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.pins import DEFAULT_PINS
 from unolauncher.launcher.press import PressHandler
-
-
-class TimedPin(MockPWMPin):
-    """Records when its output first goes above 0 (the motor switching on)."""
-
-    on_at = 0
-
-    def _change_state(self, value: Any) -> bool:
-        changed: bool = super()._change_state(value)
-        if changed and value:
-            TimedPin.on_at = time.perf_counter_ns()
-        return changed
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def who_may_hit_factory() -> tuple[Any, str]:

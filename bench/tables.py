@@ -54,7 +54,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "controller"))
+sys.path.insert(0, str(ROOT / "tests"))  # support.benchstats
 
+from support.benchstats import percentile  # noqa: E402
 from unolauncher.league import SeqTracker  # noqa: E402
 from unolauncher.rules.referee import Referee  # noqa: E402
 
@@ -198,12 +200,6 @@ def rss_mb(pid: int) -> float:
         pass
     return 0.0
 
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 def mqtt_client(name: str, clean: bool = True) -> mqtt.Client:
@@ -567,10 +563,10 @@ def run_level(n: int, args: argparse.Namespace) -> dict[str, Any]:
         "events": sum(r["events"] for r in obs["tables"].values()),
         "events_per_s_mean": round(sum(in_window) / len(in_window), 1) if in_window else None,
         "events_per_s_median": statistics.median(in_window) if in_window else None,
-        "latency_ms_median": round(pct(lat_ms, 0.5), 2),
-        "latency_ms_p99": round(pct(lat_ms, 0.99), 2),
-        "cmd_rtt_ms_median": round(pct(rtt_ms, 0.5), 2),
-        "cmd_rtt_ms_p99": round(pct(rtt_ms, 0.99), 2),
+        "latency_ms_median": round(percentile(lat_ms, 0.5), 2),
+        "latency_ms_p99": round(percentile(lat_ms, 0.99), 2),
+        "cmd_rtt_ms_median": round(percentile(rtt_ms, 0.5), 2),
+        "cmd_rtt_ms_p99": round(percentile(rtt_ms, 0.99), 2),
         "lost": lost,
         "duplicated": duplicates,
         "reordered": reordered,

@@ -14,7 +14,7 @@ with pyserial, exactly as a Pico's ``/dev/ttyACM0`` would be.
    pins, mock button ``drive_low()`` → motor enable pin > 0. Both behind the daemon's ``PressHandler`` (ejection
    model set to always fire one card, so every press commands the motor).
 
-    .venv/bin/python bench/serial.py [--round-trips 2000] [--presses 200] [--idle-ms 1]
+    .venv/bin/python bench/serial_link.py [--round-trips 2000] [--presses 200] [--idle-ms 1]
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-# This file is called serial.py: drop its own directory from the path, or "import serial" would import itself.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import serial  # noqa: E402
@@ -38,6 +36,7 @@ from firmware.fwsim import SimDevice  # noqa: E402
 from firmware.mpfakes import mp_time  # noqa: E402
 from gpiozero.pins.mock import MockFactory, MockPWMPin  # noqa: E402
 
+from support.benchstats import TimedPin, percentile  # noqa: E402
 from unolauncher.clock import RealClock, VirtualClock  # noqa: E402
 from unolauncher.launcher import serial_protocol as sp  # noqa: E402
 from unolauncher.launcher.ejection import EjectionModel  # noqa: E402
@@ -45,11 +44,6 @@ from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher  # noqa: E402
 from unolauncher.launcher.pins import DEFAULT_PINS  # noqa: E402
 from unolauncher.launcher.press import PressHandler  # noqa: E402
 from unolauncher.launcher.serial_launcher import SerialLauncher, SerialSettings  # noqa: E402
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def summary(name: str, values: list[float], unit: str = "µs") -> str:
@@ -94,18 +88,6 @@ def round_trips(device: SimDevice, count: int) -> list[float]:
     finally:
         port.close()
     return samples
-
-
-class TimedPin(MockPWMPin):
-    """Records when an output goes above 0 (the last one to do so is the motor enable pin)."""
-
-    on_at = 0
-
-    def _change_state(self, value: Any) -> bool:
-        changed: bool = super()._change_state(value)
-        if changed and value:
-            TimedPin.on_at = time.perf_counter_ns()
-        return changed
 
 
 class SerialPath:
