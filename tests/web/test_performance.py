@@ -21,6 +21,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import expect
 
+from support.benchstats import percentile
 from support.daemon import DaemonProcess
 from support.mosquitto import Mosquitto
 
@@ -90,11 +91,6 @@ LOAD_TIMINGS_JS = """
   };
 }
 """
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 @dataclass
@@ -186,11 +182,11 @@ def test_cold_load_and_event_to_dom_latency(
         "event_to_dom_ms": {
             "events": EVENTS,
             "publish_to_dom_median": statistics.median(total),
-            "publish_to_dom_p99": pct(total, 0.99),
+            "publish_to_dom_p99": percentile(total, 0.99),
             "message_to_dom_median": statistics.median(in_page),
-            "message_to_dom_p99": pct(in_page, 0.99),
+            "message_to_dom_p99": percentile(in_page, 0.99),
             "paho_publish_to_dom_median": statistics.median(daemon_to_dom),
-            "paho_publish_to_dom_p99": pct(daemon_to_dom, 0.99),
+            "paho_publish_to_dom_p99": percentile(daemon_to_dom, 0.99),
         },
     }
     slug = stack.name.split()[0]
