@@ -174,8 +174,10 @@ def secured_broker(tmp_path: Path) -> Iterator[Mosquitto]:
 
 
 def test_credentials_are_asked_once_and_remembered(
-    phones: PhoneFactory, secured_broker: Mosquitto, browser: Any
+    secured_broker: Mosquitto, phones: PhoneFactory, browser: Any
 ) -> None:
+    # secured_broker comes first so that it is torn down last: stopped under a still-open page, the page would log
+    # refused reconnections ("WebSocket is already in CLOSING or CLOSED state") and fail the phones check.
     publisher = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="secured-table")
     publisher.username_pw_set("phone", "s3cret")
     publisher.connect("127.0.0.1", secured_broker.port)
