@@ -80,7 +80,7 @@ class AttackRules(Stock, Scoring):
             for k in range(1, n):
                 self._add_owed(s.step(seat, k), hits_count or 1, False, events, front=False)
         elif not out:
-            self._pass_turn(seat, skips, events, announce_skips=False)
+            self._pass_turn(seat, skips, events, False)
 
     def _add_owed(self, seat: int, hits: int, until_card: bool, events: list[Event], front: bool) -> None:
         s = self._s

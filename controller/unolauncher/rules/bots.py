@@ -28,7 +28,8 @@ STRATEGIES = ("random", "greedy")
 _TARGETED = {"wild attack-attack", "blue trade-hands", "red trade-hands", "green trade-hands", "yellow trade-hands"}
 
 
-_MATCHING: dict[tuple[str, str], frozenset[str]] = {}
+# colour in force -> top card -> the cards that may be played on it (filled as needed).
+_MATCHING: dict[str, dict[str, frozenset[str]]] = {color: {} for color in COLORS}
 # Cards whose play carries a colour or a target, so they stand for several legal moves (see Bot._weighted_play).
 _CHOOSY = frozenset(c for c, (color, _) in CARD_INFO.items() if color is None) | _TARGETED
 
@@ -62,7 +63,7 @@ class Bot:
 
     def next_command(self, ref: Referee) -> dict[str, Any] | None:
         """The next command to send, or ``None`` when the game is over (or nothing can be done)."""
-        s = ref.state
+        s = ref._s  # what ref.state returns, without a property call on every simulated step
         if s.phase != PLAYING:
             return {"type": "next_round"} if s.phase == BETWEEN else None
         players = s.players
@@ -82,11 +83,11 @@ class Bot:
             if color is None:
                 playable = sorted(set(hand))
             else:
-                key = (color, s.discard[-1])
-                matching = _MATCHING.get(key)
+                top = s.discard[-1]
+                matching = _MATCHING[color].get(top)
                 if matching is None:
-                    matching = _MATCHING[key] = _matching(color, s.discard[-1])
-                playable = sorted(matching & set(hand))
+                    matching = _MATCHING[color][top] = _matching(color, top)
+                playable = sorted(matching.intersection(hand))
             if len(hand) == 1 and playable and playable[0].endswith("trade-hands"):
                 playable = []  # ATK-10
         rng = self.rng

@@ -35,20 +35,20 @@ class MarioKartRules(Stock, Scoring):
         if face == "skip":
             if not out:
                 events.append({"type": "skipped", "player": s.players[nxt]})
-                self._pass_turn(seat, 1, events, announce_skips=False)
+                self._pass_turn(seat, 1, events, False)
         elif face == "reverse":
             s.direction = -s.direction
             events.append({"type": "direction", "direction": s.direction})
             if not out:
                 skips = 1 if n == 2 else 0
                 if skips:
-                    events.append({"type": "skipped", "player": s.players[s.step(seat)]})
-                self._pass_turn(seat, skips, events, announce_skips=False)
+                    events.append({"type": "skipped", "player": s.players[(seat + s.direction) % n]})
+                self._pass_turn(seat, skips, events, False)
         elif face == "draw-2":  # MK-06, MK-16
             self._draw(nxt, 2, events)
             if not out:
                 events.append({"type": "skipped", "player": s.players[nxt]})
-                self._pass_turn(seat, 1, events, announce_skips=False)
+                self._pass_turn(seat, 1, events, False)
         elif face == "wild draw-4":  # MK-13
             if out:
                 self._draw(nxt, 4, events)  # documented: no challenge against an empty hand
@@ -169,8 +169,10 @@ class MarioKartRules(Stock, Scoring):
             color, face = CARD_INFO[card]
             if color is None or s.color is None or color == s.color or face == CARD_INFO[s.discard[-1]][1]:
                 s.drawn = card
-            else:
-                self._pass_turn(seat, 0, events)  # MK-05: not playable, the turn ends
+            else:  # MK-05: not playable, the turn ends (_pass_turn(seat, 0, events), inlined)
+                s.chain, s.chain_skips, s.drew, s.drawn = False, 0, False, None
+                s.current = nxt = (seat + s.direction) % len(s.players)
+                events.append({"type": "turn", "player": s.players[nxt]})
             return events
         s = self._require_playing()
         if self._rs.attack:
@@ -214,7 +216,7 @@ class MarioKartRules(Stock, Scoring):
         s.pending, s.wd4 = None, None
         self._draw(seat, 4, events)  # MK-13
         events.append({"type": "skipped", "player": s.players[seat]})
-        self._pass_turn(seat, 0, events, announce_skips=False)
+        self._pass_turn(seat, 0, events)
         return events
 
     def _cmd_challenge(self, cmd: dict[str, Any]) -> list[Event]:
@@ -238,7 +240,7 @@ class MarioKartRules(Stock, Scoring):
         else:
             self._draw(seat, 6, events)
             events.append({"type": "skipped", "player": s.players[seat]})
-            self._pass_turn(seat, 0, events, announce_skips=False)
+            self._pass_turn(seat, 0, events)
         return events
 
     def _cmd_choose(self, cmd: dict[str, Any]) -> list[Event]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from unolauncher.rules.attack import ATTACK_ACTIONS, AttackRules
-from unolauncher.rules.cards import CARD_INFO
+from unolauncher.rules.cards import CARD_INFO, COLOR_SET
 from unolauncher.rules.mario_kart import MarioKartRules
 from unolauncher.rules.refusal import Event, _short, refuse
 from unolauncher.rules.state import PLAYING
@@ -23,31 +23,30 @@ class CardPlay(AttackRules, MarioKartRules):
 
     def _cmd_play(self, cmd: dict[str, Any]) -> list[Event]:
         s = self._s
-        # Fast path for the common plays in full mode, outside any pending/owed state: every check of _play in one
-        # go. Anything unusual (or wrong) takes the general path, which reports the first problem in its
-        # documented order. tests/rules/test_fast_paths.py checks both paths give the same events and state.
+        # Fast path for the common plays in full mode (the table is empty in table mode), outside any pending/owed
+        # state: every check of _play in one go. Anything unusual (or wrong) takes the general path, which reports
+        # the first problem in its documented order. tests/rules/test_fast_paths.py checks both paths give the same
+        # events and state.
         card: Any = cmd.get("card")
         name = cmd.get("player")
         try:
-            quick = self._quick.get(card)  # (colour, face, action) for cards needing no field beyond a colour
+            quick = self._quick.get(card)  # (colour, face, action, plain) for cards needing at most a colour
         except TypeError:  # an unhashable card: bad input, refused by the general path
             quick = None
         if (
             quick is not None
             and type(name) is str
+            and self._seats.get(name, -1) == s.current
             and s.phase == PLAYING
             and s.pending is None
             and not s.owed
             and (s.drawn is None or s.drawn == card)
-            and s.mode == "full"
         ):
-            seat = self._seats.get(name, -1)
-            color, face, action = quick
-            if seat == s.current and (
-                color == s.color or color is None or s.color is None or face == CARD_INFO[s.discard[-1]][1]
-            ):
+            seat = s.current
+            color, face, action, plain = quick
+            if color == s.color or color is None or s.color is None or face == CARD_INFO[s.discard[-1]][1]:
                 hand = s.hands[seat]
-                if not action and color is not None and not s.chain and len(hand) > 1 and card in hand:
+                if plain and not s.chain and len(hand) > 1 and card in hand:
                     # A plain card (number, or a face without an action here) that does not end the round.
                     if s.uno_exposed >= 0 and s.uno_exposed != seat:
                         s.uno_exposed = -1
@@ -67,7 +66,7 @@ class CardPlay(AttackRules, MarioKartRules):
                         {"type": "turn", "player": s.players[nxt]},
                     ]
                 chosen = cmd.get("color") if color is None else None
-                if (color is not None or _is_color(chosen)) and card in hand:
+                if (color is not None or (type(chosen) is str and chosen in COLOR_SET)) and card in hand:
                     return self._apply_play(cmd, seat, name, card, color, face, action, chosen, -1, [], None)
         return self._play(cmd)
 
@@ -151,8 +150,9 @@ class CardPlay(AttackRules, MarioKartRules):
         prev_color = s.color
         if hand is not None:
             hand.remove(card)
-            for extra in discarded:
-                hand.remove(extra)
+            if discarded:
+                for extra in discarded:
+                    hand.remove(extra)
             left = len(hand)
         else:
             s.table_counts[seat] -= 1 + len(discarded)

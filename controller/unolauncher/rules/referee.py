@@ -94,7 +94,7 @@ class Referee(CardPlay, Dealing, UnoCalls):
         self._rs: Ruleset = RULESETS["classic"]
         self._model: EjectionModel | None = None
         self._actions: dict[str, str] = {}
-        self._quick: dict[str, tuple[str | None, str, str]] = {}
+        self._quick: dict[str, tuple[str | None, str, str, bool]] = {}
         self._history: list[dict[str, Any]] = []  # accepted commands since the last new_game
         self._prior: dict[str, Any] | None = None  # state before that new_game (None: no game before)
 
@@ -104,16 +104,14 @@ class Referee(CardPlay, Dealing, UnoCalls):
     def handle(self, command: Any) -> list[Event]:
         """Apply one command; return its events (a refusal is exactly one ``rejected`` event)."""
         try:
-            kind = command["type"]
-            handler = _HANDLERS[kind]
+            handler, nested = _STEPS[command["type"]]
         except Exception:  # not an object, no type, unknown or unhashable type
             return [_malformed(command)]
-        if kind == "undo":
+        if nested is None:
             return self._undo(command)
         try:
             events = handler(self, command)
-            nested = kind in _NESTED_COMMANDS or "discarded" in command
-            kept = _copy_json(command) if nested else dict(command)
+            kept = _copy_json(command) if nested or "discarded" in command else dict(command)
         except Refusal as refusal:
             return [_rejected(command, refusal.code, refusal.message)]
         except RecursionError:  # absurdly nested JSON in some field: bad input, not a bug
@@ -219,13 +217,16 @@ class Referee(CardPlay, Dealing, UnoCalls):
         self._seats = {name: i for i, name in enumerate(state.players)}
         self._rs = RULESETS.get(state.ruleset, RULESETS["classic"])
         self._actions = self._action_map()
-        # Cards whose play needs no field beyond player, card and (for a Wild) color: (colour, face, action).
-        # Targets, Discard All's list and the Item Box's turned card keep to the general path.
-        self._quick = {
-            c: (color, face, self._actions.get(face, ""))
-            for c, (color, face) in ((c, CARD_INFO[c]) for c in self._rs.counts)
-            if self._actions.get(face, "") not in ("attack", "trade-hands", "discard-all") and face != "wild item-box"
-        }
+        # Full mode: the cards whose play needs no field beyond player, card and (for a Wild) color, as (colour,
+        # face, action, plain: a coloured card without an action). Targets, Discard All's list and the Item Box's
+        # turned card keep to the general path, and so does every play in table mode (the table is empty there).
+        self._quick = {}
+        if state.mode == "full":
+            for c in self._rs.counts:
+                color, face = CARD_INFO[c]
+                action = self._actions.get(face, "")
+                if action not in ("attack", "trade-hands", "discard-all") and face != "wild item-box":
+                    self._quick[c] = (color, face, action, color is not None and not action)
         options = state.options
         self._model = _model_for(options) if state.ejection is not None else None
 
@@ -317,9 +318,15 @@ _HANDLERS = {
     "undo": Referee._undo,  # special-cased in handle()
 }
 COMMAND_TYPES = tuple(_HANDLERS)
-# Commands whose nested fields the referee reads: the undo history keeps a deep copy of these (a shallow copy
-# of the others), so a caller that reuses its dicts cannot change history.
+# Commands whose nested fields the referee reads: the undo history keeps a deep copy of these (and of any command
+# carrying Discard All's ``discarded`` list; a shallow copy of the others), so a caller that reuses its dicts
+# cannot change history.
 _NESTED_COMMANDS = frozenset({"new_game", "next_round", "score"})
+# What handle() needs per command type in one lookup: (handler, deep-copy for history?); ``None`` marks undo,
+# which is not itself kept in history.
+_STEPS: dict[str, tuple[Any, bool | None]] = {
+    kind: (handler, None if kind == "undo" else kind in _NESTED_COMMANDS) for kind, handler in _HANDLERS.items()
+}
 
 
 # ======================================================================================================

@@ -25,7 +25,7 @@ class TurnOrder:
     _rs: Ruleset
     _model: EjectionModel | None
     _actions: dict[str, str]
-    _quick: dict[str, tuple[str | None, str, str]]
+    _quick: dict[str, tuple[str | None, str, str, bool]]
 
     def _seat(self, cmd: dict[str, Any], field: str = "player") -> int:
         name = cmd.get(field)
