@@ -7,6 +7,8 @@ RLCard's UNO game (classic rules) measured in the same run.
     .venv/bin/python bench/referee.py --no-rlcard  # skip the RLCard baseline
 
     .venv/bin/python bench/referee.py --breakdown  # where the time goes: bytecodes per step, by command type
+    .venv/bin/python bench/referee.py --only classic --floor   # also time the lower bound (see floor_steps)
+    .venv/bin/python bench/referee.py --count 10 --side ours --players 2   # fixed work, for valgrind (below)
 
 A *step* on our side is one command accepted by ``Referee.handle`` (play, draw, pass, hit, choose, accept or
 challenge, next_round), chosen by ``Bot("random")`` — the bot ``unolauncher simulate`` uses, here without UNO
@@ -17,6 +19,13 @@ runs of CPU time (``time.process_time``: this machine is shared and noisy), and 
 both see the same load. RLCard is installed into the throwaway environment ``bench/.venv-rlcard`` on first use; if
 that fails the column is skipped with a message.
 
+``--floor`` adds the *floor*: :func:`floor_steps`, the least work any referee honouring the same contract can do
+per step, written as one hand-inlined loop (see its docstring), timed alternately with the others.
+
+``--count GAMES --side ours|floor|rlcard`` plays a fixed number of games untimed and prints the steps, so that
+machine instructions per step can be counted under ``valgrind --tool=callgrind`` (load-independent; subtract a
+``--count 0`` run for start-up). The ``rlcard`` side must run under ``bench/.venv-rlcard/bin/python``.
+
 ``--breakdown`` counts the Python bytecodes executed per step (``sys.settrace`` opcode events), split into the bot
 and ``Referee.handle`` and by command type. Unlike CPU time it does not depend on the machine's load, so it shows
 where the time goes and whether a change helped, even on a busy machine.
@@ -25,13 +34,17 @@ where the time goes and whether a change helped, even on a busy machine.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import random
 import statistics
 import subprocess
 import sys
 import time
 import venv
 from collections import Counter
+from itertools import repeat, starmap
+from operator import mul
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +135,157 @@ def referee_rate(ruleset: str, players: int, seconds: float, repeats: int) -> di
     return {"steps": statistics.median(rates), "rounds": statistics.median(round_rates)}
 
 
+# -- the floor ---------------------------------------------------------------------------------------------------
+_COLORS = ("red", "yellow", "green", "blue")
+_NUMBER_DECK = [f"{color} {n}" for color in _COLORS for n in ("0", *[str(i) for i in range(1, 10)] * 2)]
+_NUMBER_INFO = {card: (card.split(" ")[0], card.split(" ")[1]) for card in _NUMBER_DECK}
+_NUMBER_MATCHING = {
+    (color, top): frozenset(c for c, (c_color, face) in _NUMBER_INFO.items() if c_color == color or face == top_face)
+    for color in _COLORS
+    for top, (_, top_face) in _NUMBER_INFO.items()
+}
+
+
+def floor_steps(players: int, games: int, seed: int = 0) -> int:
+    """A lower bound on the cost of a step under our contract: the same kind of game with the least work. Returns
+    the steps played (``games`` games of 8 rounds).
+
+    Each step does what any referee must do for the cheapest commands of PROTOCOL.md — the bot builds a command
+    dict from the state (the distinct playable cards, sorted, picked uniformly); the referee reads its fields,
+    checks the player's turn, that the card is held and matches (or that a draw/pass is allowed), moves the card,
+    emits event dicts and keeps a copy of the command — and nothing more: only number cards (the classic deck's 76),
+    no action cards, Wilds, challenges, UNO exposure, scoring, phases or pending/owed checks, no error handling,
+    all in one function (no calls). Real steps include all of those, so the referee cannot be cheaper than this
+    unless the contract changes (no command or event dicts, or no history). It shuffles and deals like the referee
+    (the same Fisher-Yates draws), but its rounds are shorter (about 32 steps, against about 57 in classic), so
+    it pays a little more for shuffles per step than a real game.
+    """
+    names = [f"p{i}" for i in range(players)]
+    seats = {name: i for i, name in enumerate(names)}
+    info, matching_of = _NUMBER_INFO, _NUMBER_MATCHING
+    steps = 0
+    for game in range(games):
+        rng, bot_rng = random.Random(seed + game), random.Random(seed + game)
+        history: list[dict[str, Any]] = []
+        for _ in range(8):
+            deck = list(_NUMBER_DECK)
+            n = len(deck)
+            draws = starmap(rng.random, repeat((), n - 1))
+            for i, j in zip(range(n - 1, 0, -1), map(int, map(mul, draws, range(n, 1, -1)))):
+                deck[i], deck[j] = deck[j], deck[i]
+            hands = [deck[len(deck) - 7 * (p + 1) : len(deck) - 7 * p] for p in range(players)]
+            del deck[len(deck) - 7 * players :]
+            discard, stock = [deck.pop()], deck
+            color: str = info[discard[-1]][0]
+            current, drew, drawn = 0, False, None
+            while True:
+                # the bot
+                hand = hands[current]
+                playable = [drawn] if drawn is not None else sorted(matching_of[color, discard[-1]].intersection(hand))
+                if playable:
+                    pick = playable[int(bot_rng.random() * len(playable))]
+                    cmd = {"type": "play", "player": names[current], "card": pick}
+                else:
+                    cmd = {"type": "pass" if drew else "draw", "player": names[current]}
+                # the referee
+                kind = cmd["type"]
+                name = cmd.get("player")
+                seat = seats.get(name, -1) if type(name) is str else -1
+                if seat != current:
+                    raise ValueError("not your turn")
+                events: list[dict[str, Any]]
+                if kind == "play":
+                    card = cmd.get("card")
+                    card_info = info.get(card) if type(card) is str else None
+                    hand = hands[seat]
+                    if card_info is None or card not in hand or (drawn is not None and card != drawn):
+                        raise ValueError("bad card")
+                    if card_info[0] != color and card_info[1] != info[discard[-1]][1]:
+                        raise ValueError("card does not match")
+                    hand.remove(card)
+                    discard.append(card)
+                    color, drew, drawn = card_info[0], False, None
+                    if not hand:
+                        events = [
+                            {"type": "played", "player": name, "card": card, "color": color},
+                            {"type": "went_out", "player": name},
+                        ]
+                        history.append(dict(cmd))
+                        steps += 1
+                        break
+                    current = (seat + 1) % players
+                    events = [
+                        {"type": "played", "player": name, "card": card, "color": color},
+                        {"type": "turn", "player": names[current]},
+                    ]
+                elif kind == "draw":
+                    if drew:
+                        raise ValueError("already drew")
+                    if not stock:
+                        stock, discard = discard[:-1], discard[-1:]
+                        rng.shuffle(stock)  # rare (a reshuffle of the discard pile)
+                    card = stock.pop()
+                    hands[seat].append(card)
+                    drew = True
+                    events = [
+                        {"type": "dispense", "player": name, "count": 1},
+                        {"type": "drew", "player": name, "count": 1, "cards": [card]},
+                    ]
+                    card_color, face = info[card]
+                    if card_color == color or face == info[discard[-1]][1]:
+                        drawn = card
+                    else:
+                        current, drew = (seat + 1) % players, False
+                        events.append({"type": "turn", "player": names[current]})
+                else:
+                    if not drew:
+                        raise ValueError("draw first")
+                    current, drew, drawn = (seat + 1) % players, False, None
+                    events = [{"type": "passed", "player": name}, {"type": "turn", "player": names[current]}]
+                history.append(dict(cmd))
+                steps += 1
+    return steps
+
+
+def floor_rate(players: int, seconds: float) -> float:
+    """Steps/s of :func:`floor_steps` over ``seconds`` of CPU time."""
+    steps, seed = 0, 0
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        steps += floor_steps(players, 1, seed)
+        seed += 1
+    return steps / (time.process_time() - start)
+
+
+def count_steps(side: str, players: int, games: int) -> int:
+    """Play ``games`` games untimed (for instruction counting under valgrind); returns the steps."""
+    if side == "floor":
+        return floor_steps(players, games, 1)
+    if side == "rlcard":
+        # Only importable under bench/.venv-rlcard/bin/python (not a dependency of the project).
+        numpy: Any = importlib.import_module("numpy")
+        game: Any = importlib.import_module("rlcard.games.uno.game").UnoGame(num_players=players)
+        game.np_random = numpy.random.RandomState(0)
+        rng = random.Random(0)
+        steps = 0
+        for _ in range(games):
+            game.init_game()
+            while not game.is_over():
+                game.step(rng.choice(game.get_legal_actions()))
+                steps += 1
+        return steps
+    names = [f"p{i}" for i in range(players)]
+    steps = 0
+    for seed in range(1, games + 1):
+        ref = Referee()
+        ref.handle({"type": "new_game", "ruleset": "classic", "players": names, "seed": seed})
+        bot = Bot("random", seed=seed, uno_rate=0.0)
+        while (command := bot.next_command(ref)) is not None:
+            ref.handle(command)
+            steps += 1
+    return steps
+
+
 def breakdown(ruleset: str, players: int, games: int) -> None:
     """Print the bytecodes executed per step by the bot and by ``Referee.handle``, by command type."""
     counted = [0]
@@ -185,7 +349,14 @@ def main() -> int:
     parser.add_argument("--no-rlcard", action="store_true", help="skip the RLCard baseline")
     parser.add_argument("--only", choices=("classic", "mario-kart", "attack", "attack-original"), action="append")
     parser.add_argument("--breakdown", action="store_true", help="bytecodes per step by command type (no timing)")
+    parser.add_argument("--floor", action="store_true", help="also time the floor (classic rows): see floor_steps")
+    parser.add_argument("--count", type=int, metavar="GAMES", help="play GAMES games untimed, print the steps")
+    parser.add_argument("--side", choices=("ours", "floor", "rlcard"), default="ours", help="what --count plays")
+    parser.add_argument("--players", type=int, default=2, help="players for --count")
     args = parser.parse_args()
+    if args.count is not None:
+        print(count_steps(args.side, args.players, args.count))
+        return 0
     if args.breakdown:
         for ruleset in args.only or ("classic",):
             for players in (2, 4):
@@ -204,21 +375,35 @@ def main() -> int:
     # Each configuration alternates one timed run of ours with one of RLCard's (classic rows), so both sides see
     # the same machine load; the medians and their ratio are reported.
     baseline: dict[int, dict[str, float]] = {}
-    print(f"{'ruleset':<16} {'players':>7} {'steps/s':>10} {'rounds/s':>9} {'RLCard steps/s':>15} {'ratio':>6}")
+    floor_head = f" {'floor steps/s':>14} {'floor ratio':>11}" if args.floor else ""
+    print(
+        f"{'ruleset':<16} {'players':>7} {'steps/s':>10} {'rounds/s':>9} {'RLCard steps/s':>15} {'ratio':>6}"
+        + floor_head
+    )
     for ruleset in args.only or ("classic", "mario-kart", "attack", "attack-original"):
         for players in (2, 4):
-            ours_runs, base_runs = [], []
+            ours_runs, base_runs, floor_runs = [], [], []
             for _ in range(repeats):
                 ours_runs.append(referee_rate(ruleset, players, seconds, 1))
                 if rlcard_ok and ruleset == "classic":
                     base_runs.append(rlcard_rate(players, seconds, 1))
+                if args.floor and ruleset == "classic":
+                    floor_runs.append(floor_rate(players, seconds))
             ours = {k: statistics.median(r[k] for r in ours_runs) for k in ("steps", "rounds")}
             base = {k: statistics.median(r[k] for r in base_runs) for k in ("steps", "games")} if base_runs else None
             if base:
                 baseline[players] = base
             base_text = f"{base['steps']:>15,.0f}" if base else f"{'':>15}"
             ratio = f"{ours['steps'] / base['steps']:>5.2f}x" if base else ""
-            print(f"{ruleset:<16} {players:>7} {ours['steps']:>10,.0f} {ours['rounds']:>9,.0f} {base_text} {ratio:>6}")
+            floor_text = ""
+            if floor_runs:
+                floor = statistics.median(floor_runs)
+                floor_ratio = f"{floor / base['steps']:>10.2f}x" if base else ""
+                floor_text = f" {floor:>14,.0f} {floor_ratio:>11}"
+            print(
+                f"{ruleset:<16} {players:>7} {ours['steps']:>10,.0f} {ours['rounds']:>9,.0f} {base_text} {ratio:>6}"
+                + floor_text
+            )
     if baseline:
         summary = ", ".join(
             f"{p} players {b['steps']:,.0f} steps/s, {b['games']:,.0f} games/s" for p, b in baseline.items()
