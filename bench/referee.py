@@ -20,9 +20,10 @@ both see the same load. RLCard is installed into the throwaway environment ``ben
 that fails the column is skipped with a message.
 
 ``--floor`` adds the *floor*: :func:`floor_steps`, the least work any referee honouring the same contract can do
-per step, written as one hand-inlined loop (see its docstring), timed alternately with the others.
+per step, written as one hand-inlined loop (see its docstring), and :func:`bare_steps`, the same games without the
+contract (no command or event dicts, no checks, no history), both timed alternately with the others.
 
-``--count GAMES --side ours|floor|rlcard`` plays a fixed number of games untimed and prints the steps, so that
+``--count GAMES --side ours|floor|bare|rlcard`` plays a fixed number of games untimed and prints the steps, so that
 machine instructions per step can be counted under ``valgrind --tool=callgrind`` (load-independent; subtract a
 ``--count 0`` run for start-up). The ``rlcard`` side must run under ``bench/.venv-rlcard/bin/python``.
 
@@ -247,12 +248,60 @@ def floor_steps(players: int, games: int, seed: int = 0) -> int:
     return steps
 
 
-def floor_rate(players: int, seconds: float) -> float:
-    """Steps/s of :func:`floor_steps` over ``seconds`` of CPU time."""
+def bare_steps(players: int, games: int, seed: int = 0) -> int:
+    """:func:`floor_steps` without the contract: the same games (the same draws and moves), but the bot's move is
+    just the card (or nothing, for a draw or pass) and the game applies it without reading a command dict,
+    checking it, emitting events or keeping history — what a simulation-only API in the style of RLCard's
+    ``game.step`` could be reduced to. Only a reference point: it shows what the contract itself costs."""
+    info, matching_of = _NUMBER_INFO, _NUMBER_MATCHING
+    steps = 0
+    for game in range(games):
+        rng, bot_rng = random.Random(seed + game), random.Random(seed + game)
+        for _ in range(8):
+            deck = list(_NUMBER_DECK)
+            n = len(deck)
+            draws = starmap(rng.random, repeat((), n - 1))
+            for i, j in zip(range(n - 1, 0, -1), map(int, map(mul, draws, range(n, 1, -1)))):
+                deck[i], deck[j] = deck[j], deck[i]
+            hands = [deck[len(deck) - 7 * (p + 1) : len(deck) - 7 * p] for p in range(players)]
+            del deck[len(deck) - 7 * players :]
+            discard, stock = [deck.pop()], deck
+            color: str = info[discard[-1]][0]
+            current, drew, drawn = 0, False, None
+            while True:
+                hand = hands[current]
+                playable = [drawn] if drawn is not None else sorted(matching_of[color, discard[-1]].intersection(hand))
+                steps += 1
+                if playable:
+                    card = playable[int(bot_rng.random() * len(playable))]
+                    hand.remove(card)
+                    discard.append(card)
+                    color, drew, drawn = info[card][0], False, None
+                    if not hand:
+                        break
+                    current = (current + 1) % players
+                elif not drew:
+                    if not stock:
+                        stock, discard = discard[:-1], discard[-1:]
+                        rng.shuffle(stock)
+                    card = stock.pop()
+                    hand.append(card)
+                    card_color, face = info[card]
+                    if card_color == color or face == info[discard[-1]][1]:
+                        drew, drawn = True, card
+                    else:
+                        current = (current + 1) % players
+                else:
+                    current, drew, drawn = (current + 1) % players, False, None
+    return steps
+
+
+def floor_rate(players: int, seconds: float, play: Any = floor_steps) -> float:
+    """Steps/s of :func:`floor_steps` (or :func:`bare_steps`) over ``seconds`` of CPU time."""
     steps, seed = 0, 0
     start = time.process_time()
     while time.process_time() - start < seconds:
-        steps += floor_steps(players, 1, seed)
+        steps += play(players, 1, seed)
         seed += 1
     return steps / (time.process_time() - start)
 
@@ -261,6 +310,8 @@ def count_steps(side: str, players: int, games: int) -> int:
     """Play ``games`` games untimed (for instruction counting under valgrind); returns the steps."""
     if side == "floor":
         return floor_steps(players, games, 1)
+    if side == "bare":
+        return bare_steps(players, games, 1)
     if side == "rlcard":
         # Only importable under bench/.venv-rlcard/bin/python (not a dependency of the project).
         numpy: Any = importlib.import_module("numpy")
@@ -349,9 +400,12 @@ def main() -> int:
     parser.add_argument("--no-rlcard", action="store_true", help="skip the RLCard baseline")
     parser.add_argument("--only", choices=("classic", "mario-kart", "attack", "attack-original"), action="append")
     parser.add_argument("--breakdown", action="store_true", help="bytecodes per step by command type (no timing)")
-    parser.add_argument("--floor", action="store_true", help="also time the floor (classic rows): see floor_steps")
+    parser.add_argument(
+        "--floor", action="store_true", help="also time the floor and the bare game (classic rows): see floor_steps"
+    )
     parser.add_argument("--count", type=int, metavar="GAMES", help="play GAMES games untimed, print the steps")
-    parser.add_argument("--side", choices=("ours", "floor", "rlcard"), default="ours", help="what --count plays")
+    sides = ("ours", "floor", "bare", "rlcard")
+    parser.add_argument("--side", choices=sides, default="ours", help="what --count plays")
     parser.add_argument("--players", type=int, default=2, help="players for --count")
     args = parser.parse_args()
     if args.count is not None:
@@ -375,20 +429,21 @@ def main() -> int:
     # Each configuration alternates one timed run of ours with one of RLCard's (classic rows), so both sides see
     # the same machine load; the medians and their ratio are reported.
     baseline: dict[int, dict[str, float]] = {}
-    floor_head = f" {'floor steps/s':>14} {'floor ratio':>11}" if args.floor else ""
+    floor_head = f" {'floor steps/s':>14} {'ratio':>6} {'bare steps/s':>13} {'ratio':>6}" if args.floor else ""
     print(
         f"{'ruleset':<16} {'players':>7} {'steps/s':>10} {'rounds/s':>9} {'RLCard steps/s':>15} {'ratio':>6}"
         + floor_head
     )
     for ruleset in args.only or ("classic", "mario-kart", "attack", "attack-original"):
         for players in (2, 4):
-            ours_runs, base_runs, floor_runs = [], [], []
+            ours_runs, base_runs, floor_runs, bare_runs = [], [], [], []
             for _ in range(repeats):
                 ours_runs.append(referee_rate(ruleset, players, seconds, 1))
                 if rlcard_ok and ruleset == "classic":
                     base_runs.append(rlcard_rate(players, seconds, 1))
                 if args.floor and ruleset == "classic":
                     floor_runs.append(floor_rate(players, seconds))
+                    bare_runs.append(floor_rate(players, seconds, bare_steps))
             ours = {k: statistics.median(r[k] for r in ours_runs) for k in ("steps", "rounds")}
             base = {k: statistics.median(r[k] for r in base_runs) for k in ("steps", "games")} if base_runs else None
             if base:
@@ -397,9 +452,10 @@ def main() -> int:
             ratio = f"{ours['steps'] / base['steps']:>5.2f}x" if base else ""
             floor_text = ""
             if floor_runs:
-                floor = statistics.median(floor_runs)
-                floor_ratio = f"{floor / base['steps']:>10.2f}x" if base else ""
-                floor_text = f" {floor:>14,.0f} {floor_ratio:>11}"
+                floor, bare = statistics.median(floor_runs), statistics.median(bare_runs)
+                floor_ratio = f"{floor / base['steps']:>5.2f}x" if base else ""
+                bare_ratio = f"{bare / base['steps']:>5.2f}x" if base else ""
+                floor_text = f" {floor:>14,.0f} {floor_ratio:>6} {bare:>13,.0f} {bare_ratio:>6}"
             print(
                 f"{ruleset:<16} {players:>7} {ours['steps']:>10,.0f} {ours['rounds']:>9,.0f} {base_text} {ratio:>6}"
                 + floor_text

@@ -343,6 +343,7 @@ def _quick_table(rs: Ruleset, actions: dict[str, str]) -> QuickTable:
                 table[c] = (color, face, action, color is not None and not action)
     return table
 
+
 def _copy_json(value: Any) -> Any:
     if isinstance(value, list):
         return [_copy_json(v) for v in value]
