@@ -162,8 +162,10 @@ class PressHandler:
         if not accepted:
             self._emit({"type": "ignored_press"})
             return
-        self._feedback(chime=True)
+        # The event first: it starts the journal → MQTT path on the table's worker, which the LED and chime
+        # (0.1 ms of pin writes and timers, measured by bench/daemon.py --legs) need not delay.
         self._emit({"type": "press", "player": player, "index": state["press"], "plan": plan.to_json()})
+        self._feedback(chime=True)
         if not plan.fire:
             self._done(player, plan, _NO_FIRE)
         self.plan_ahead()
