@@ -5,8 +5,10 @@
 1. **Press → event**: an in-process daemon (the real ``Daemon`` class: virtual launcher, SQLite journal with fsync,
    outbox publisher, paho) connected to mosquitto on loopback; a paho subscriber in a separate process (like a
    phone) on ``events``. Time from ``press_button()`` (the button edge) to the subscriber receiving the ``press``
-   event, both read on the shared monotonic clock. Side by side in the same run: a bare paho QoS 1 publish →
-   receive round trip through the same broker to the same kind of subscriber process.
+   event, both read on the shared monotonic clock. Side by side in the same run, alternated one for one with the
+   presses (so both see the same machine load): a bare paho QoS 1 publish → receive round trip through the same
+   broker to the same kind of subscriber process.
+   With ``--legs`` the same run also times each leg of that path, by wrapping the seams between them (below).
 2. **Start-up**: ``unolauncher run`` as a subprocess with a fake ``NOTIFY_SOCKET``: time from spawn to ``READY=1``,
    then its RSS after the presses of part 1 would have warmed it (a few hundred commands), next to the RSS of a
    bare ``python -c "import gpiozero, paho.mqtt.client"``.
@@ -17,6 +19,7 @@ Targets (issue 4): latency median ≤ 2x the bare round trip; daemon RSS ≤ 1.5
 from __future__ import annotations
 
 import argparse
+import itertools
 import socket
 import statistics
 import subprocess
@@ -25,6 +28,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -55,6 +59,65 @@ class Stamps:
             if not self.cond.wait_for(lambda: key in self.times, timeout):
                 raise TimeoutError(key)
             return self.times[key]
+
+
+class Legs:
+    """``--legs``: when each seam of the press → event path is first passed, per press (monotonic clock).
+
+    The seams, in path order: the press is decided and the motor is on if the plan fires (``FirePlan.to_json``
+    for the event), the ``press`` event
+    leaves the press handler (``PressHandler._emit``), the table's worker starts journalling
+    (``Table._journal_pending`` with records waiting), the journal transaction is committed
+    (``Journal.append_batch`` returns), paho writes the event's packet to its socket (``Client._sock_send``);
+    the last leg ends at the subscriber. Wrapping costs a few microseconds per seam.
+    """
+
+    NAMES = ("edge → decided, motor on", "→ press emitted", "→ worker journals", "→ committed", "→ packet sent",
+             "→ subscriber")
+
+    def __init__(self) -> None:
+        self.marks: list[float] = []
+        self.samples: list[list[float]] = []
+
+    def install(self) -> None:
+        from unolauncher.daemon.table import Table
+        from unolauncher.launcher.interface import FirePlan
+        from unolauncher.launcher.press import PressHandler
+        from unolauncher.store.journal import Journal
+
+        marks = self.marks
+
+        def at(cls: Any, name: str, seam: int, before: bool = False, when: Any = None) -> None:
+            original = getattr(cls, name)
+
+            def wrapped(obj: Any, *args: Any, **kwargs: Any) -> Any:
+                if before and len(marks) == seam and (when is None or when(obj, *args)):
+                    marks.append(time.monotonic())
+                result = original(obj, *args, **kwargs)
+                if not before and len(marks) == seam and (when is None or when(obj, *args)):
+                    marks.append(time.monotonic())
+                return result
+
+            setattr(cls, name, wrapped)
+
+        at(FirePlan, "to_json", 1, before=True)
+        at(PressHandler, "_emit", 2, before=True, when=lambda obj, event: event.get("type") == "press")
+        at(Table, "_journal_pending", 3, before=True, when=lambda obj: bool(obj._unjournalled))
+        at(Journal, "append_batch", 4)
+        at(mqtt.Client, "_sock_send", 5, before=True, when=lambda obj, buf: b"/events" in bytes(buf[:64]))
+
+    def start(self, t0: float) -> None:
+        self.marks[:] = [t0]
+
+    def finish(self, received: float) -> None:
+        if len(self.marks) == len(self.NAMES):
+            points = [*self.marks, received]
+            self.samples.append([b - a for a, b in itertools.pairwise(points)])
+
+    def report(self) -> None:
+        print(f"  legs (medians of {len(self.samples)} presses):")
+        for name, values in zip(self.NAMES, zip(*self.samples, strict=True), strict=True):
+            print(f"    {name:<26} {statistics.median(values) * 1000:.3f} ms")
 
 
 SUBSCRIBER = r"""
@@ -109,21 +172,27 @@ class Subscriber:
         self.process.wait(5)
 
 
-def bare_round_trip(port: int, count: int) -> list[float]:
-    sub = Subscriber(port, "bench/bare")
-    pub = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-pub")
-    pub.connect("127.0.0.1", port)
-    pub.loop_start()
-    samples = []
-    for i in range(count):
+class BarePair:
+    """The baseline: a bare paho publisher (threaded loop, as the daemon's) and a subscriber process."""
+
+    def __init__(self, port: int) -> None:
+        self.sub = Subscriber(port, "bench/bare")
+        self.pub = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-pub")
+        self.pub.connect("127.0.0.1", port)
+        self.pub.loop_start()
+        self.sent = 0
+
+    def round_trip(self) -> float:
+        """One QoS 1 publish → receive, in seconds."""
+        self.sent += 1
         t0 = time.monotonic()
-        pub.publish("bench/bare", str(i), qos=1)
-        samples.append(sub.stamps.wait(str(i)) - t0)
-        time.sleep(0.005)
-    pub.disconnect()
-    pub.loop_stop()
-    sub.close()
-    return samples
+        self.pub.publish("bench/bare", str(self.sent), qos=1)
+        return self.sub.stamps.wait(str(self.sent)) - t0
+
+    def close(self) -> None:
+        self.pub.disconnect()
+        self.pub.loop_stop()
+        self.sub.close()
 
 
 
@@ -155,7 +224,11 @@ def command_to_reply(port: int, table: str, count: int) -> list[float]:
     return samples
 
 
-def press_to_event(port: int, count: int, state_dir: Path, journal_sync: str) -> tuple[list[float], list[float]]:
+def press_to_event(
+    port: int, count: int, state_dir: Path, journal_sync: str, legs: Legs | None = None
+) -> tuple[list[float], list[float], list[float]]:
+    """Press → event samples, alternated one for one with bare round trips (same moments, same load); then
+    command → reply samples. Returns (press samples, bare samples, reply samples)."""
     from unolauncher.daemon.app import Daemon
     from unolauncher.daemon.config import parse_config
 
@@ -175,30 +248,66 @@ def press_to_event(port: int, count: int, state_dir: Path, journal_sync: str) ->
 
     sub = Subscriber(port, "unolauncher/bench/events")
     daemon.table.submit_command({"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 3})
-    samples = []
+    bare = BarePair(port)
+    samples: list[float] = []
+    bare_samples: list[float] = []
     index, unanswered = 1, 0
     try:
         for _ in range(count):
             while not daemon.table.idle() or daemon.launcher.status().running:
                 time.sleep(0.002)
-            time.sleep(0.05)  # longer than the button debounce
+            time.sleep(0.025)
+            bare_samples.append(bare.round_trip())
+            time.sleep(0.025)  # 50 ms since the last press: longer than the button debounce
             t0 = time.monotonic()
+            if legs is not None:
+                legs.start(t0)
             daemon.virtual.press_button()
             try:
-                samples.append(sub.stamps.wait(f"press:{index}", 1.0) - t0)
+                received = sub.stamps.wait(f"press:{index}", 1.0)
+                samples.append(received - t0)
+                if legs is not None:
+                    legs.finish(received)
             except TimeoutError:
                 unanswered += 1  # taken for contact bounce by the launcher's debounce: no event at all
                 continue
             index += 1
         replies = command_to_reply(port, "bench", min(count, 200))
     finally:
+        bare.close()
         sub.close()
         bounces = daemon.launcher.status().extra.get("bounces")
         daemon.request_stop()
         daemon.shutdown()
     if unanswered:
         print(f"({unanswered} presses produced no event; launcher debounce counted {bounces} bounces)")
-    return samples, replies
+    return samples, bare_samples, replies
+
+
+def bare_commit(directory: Path, synchronous: str, count: int) -> list[float]:
+    """The floor of the journal leg: a bare SQLite WAL transaction of two small inserts (like one event and its
+    outbox row), each after the same 50 ms idle as a press, on the journal's file system."""
+    import sqlite3
+
+    path = directory / f"floor-{synchronous}.db"
+    db = sqlite3.connect(str(path), isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA synchronous={synchronous}")
+        db.execute("CREATE TABLE journal (seq INTEGER PRIMARY KEY, body TEXT)")
+        db.execute("CREATE TABLE outbox (seq INTEGER PRIMARY KEY)")
+        samples = []
+        for seq in range(1, count + 1):
+            time.sleep(0.05)
+            t0 = time.monotonic()
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("INSERT INTO journal VALUES (?, ?)", (seq, "x" * 200))
+            db.execute("INSERT INTO outbox VALUES (?)", (seq,))
+            db.execute("COMMIT")
+            samples.append(time.monotonic() - t0)
+        return samples
+    finally:
+        db.close()
 
 
 def rss_kib(pid: int) -> int:
@@ -249,15 +358,19 @@ def main() -> None:
         "~40 ms to command -> reply on the phone's side",
     )
     parser.add_argument("--journal-sync", choices=["full", "normal"], default="full", help="table.journal_sync")
+    parser.add_argument("--legs", action="store_true", help="also time each leg of the press -> event path")
     args = parser.parse_args()
+    legs = Legs() if args.legs else None
+    if legs is not None:
+        legs.install()
     journal_dir = "/dev/shm" if args.state_dir_on_tmpfs else None
     with (
         Mosquitto(extra_config="set_tcp_nodelay true" if args.broker_nodelay else "") as broker,
         tempfile.TemporaryDirectory() as tmp,
         tempfile.TemporaryDirectory(dir=journal_dir) as jd,
     ):
-        bare = bare_round_trip(broker.port, args.presses)
-        press, replies = press_to_event(broker.port, args.presses, Path(jd) / "state", args.journal_sync)
+        press, bare, replies = press_to_event(broker.port, args.presses, Path(jd) / "state", args.journal_sync, legs)
+        floor = {sync: bare_commit(Path(jd), sync, min(args.presses, 100)) for sync in ("FULL", "NORMAL")}
         ready, rss = startup_and_memory(broker.port, Path(tmp) / "rss", 300)
         bare_rss = bare_import_rss()
     ms = 1000
@@ -269,6 +382,12 @@ def main() -> None:
     print(f"  daemon:     median {statistics.median(press) * ms:.3f} ms, p99 {percentile(press, 0.99) * ms:.3f} ms")
     print(f"  bare paho:  median {statistics.median(bare) * ms:.3f} ms, p99 {percentile(bare, 0.99) * ms:.3f} ms")
     print(f"  ratio (median): {statistics.median(press) / statistics.median(bare):.2f}x (target <= 2x)")
+    if legs is not None:
+        legs.report()
+    print(
+        "  floor of the journal leg, a bare SQLite WAL commit of two rows after the same idle: "
+        + ", ".join(f"{sync} median {statistics.median(v) * ms:.3f} ms" for sync, v in floor.items())
+    )
     print(
         f"command -> reply (status, {len(replies)} commands): median {statistics.median(replies) * ms:.3f} ms, "
         f"p99 {percentile(replies, 0.99) * ms:.3f} ms"
