@@ -44,8 +44,6 @@ import sys
 import time
 import venv
 from collections import Counter
-from itertools import repeat, starmap
-from operator import mul
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +53,7 @@ sys.path.insert(0, str(ROOT / "controller"))
 from unolauncher.rules.bots import Bot  # noqa: E402
 from unolauncher.rules.cards import CARD_INFO  # noqa: E402
 from unolauncher.rules.referee import Referee  # noqa: E402
+from unolauncher.rules.stock import _shuffled  # noqa: E402
 
 RLCARD_VENV = ROOT / "bench" / ".venv-rlcard"
 RLCARD_PY = RLCARD_VENV / "bin" / "python"
@@ -147,6 +146,15 @@ _NUMBER_MATCHING = {
 }
 
 
+def _deal_number_round(rng: random.Random, players: int) -> tuple[list[list[str]], list[str], list[str]]:
+    """A round of the floor and bare games: the number deck shuffled as the referee shuffles (its own
+    ``_shuffled``: the same Fisher-Yates draws), 7 cards each, one turned up; returns (hands, discard, stock)."""
+    deck = _shuffled(rng, _NUMBER_DECK)
+    hands = [deck[len(deck) - 7 * (p + 1) : len(deck) - 7 * p] for p in range(players)]
+    del deck[len(deck) - 7 * players :]
+    return hands, [deck.pop()], deck
+
+
 def floor_steps(players: int, games: int, seed: int = 0) -> int:
     """A lower bound on the cost of a step under our contract: the same kind of game with the least work. Returns
     the steps played (``games`` games of 8 rounds).
@@ -169,14 +177,7 @@ def floor_steps(players: int, games: int, seed: int = 0) -> int:
         rng, bot_rng = random.Random(seed + game), random.Random(seed + game)
         history: list[dict[str, Any]] = []
         for _ in range(8):
-            deck = list(_NUMBER_DECK)
-            n = len(deck)
-            draws = starmap(rng.random, repeat((), n - 1))
-            for i, j in zip(range(n - 1, 0, -1), map(int, map(mul, draws, range(n, 1, -1)))):
-                deck[i], deck[j] = deck[j], deck[i]
-            hands = [deck[len(deck) - 7 * (p + 1) : len(deck) - 7 * p] for p in range(players)]
-            del deck[len(deck) - 7 * players :]
-            discard, stock = [deck.pop()], deck
+            hands, discard, stock = _deal_number_round(rng, players)
             color: str = info[discard[-1]][0]
             current, drew, drawn = 0, False, None
             while True:
@@ -258,14 +259,7 @@ def bare_steps(players: int, games: int, seed: int = 0) -> int:
     for game in range(games):
         rng, bot_rng = random.Random(seed + game), random.Random(seed + game)
         for _ in range(8):
-            deck = list(_NUMBER_DECK)
-            n = len(deck)
-            draws = starmap(rng.random, repeat((), n - 1))
-            for i, j in zip(range(n - 1, 0, -1), map(int, map(mul, draws, range(n, 1, -1)))):
-                deck[i], deck[j] = deck[j], deck[i]
-            hands = [deck[len(deck) - 7 * (p + 1) : len(deck) - 7 * p] for p in range(players)]
-            del deck[len(deck) - 7 * players :]
-            discard, stock = [deck.pop()], deck
+            hands, discard, stock = _deal_number_round(rng, players)
             color: str = info[discard[-1]][0]
             current, drew, drawn = 0, False, None
             while True:
