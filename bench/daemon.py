@@ -65,11 +65,10 @@ class Legs:
     """``--legs``: when each seam of the press → event path is first passed, per press (monotonic clock).
 
     The seams, in path order: the press is decided and the motor is on if the plan fires (``FirePlan.to_json``
-    for the event), the ``press`` event
-    leaves the press handler (``PressHandler._emit``), the table's worker starts journalling
-    (``Table._journal_pending`` with records waiting), the journal transaction is committed
-    (``Journal.append_batch`` returns), paho writes the event's packet to its socket (``Client._sock_send``);
-    the last leg ends at the subscriber. Wrapping costs a few microseconds per seam.
+    for the event), the ``press`` event leaves the press handler (``PressHandler._emit``), the table's worker
+    starts journalling (``Table._journal_pending`` with records waiting), the journal transaction is committed
+    (``Journal.append_batch`` returns), paho writes the event's packet to its socket (``Client._sock_send``); the
+    last leg ends at the subscriber. Wrapping costs a few microseconds per seam.
     """
 
     NAMES = ("edge → decided, motor on", "→ press emitted", "→ worker journals", "→ committed", "→ packet sent",
