@@ -2,7 +2,7 @@
 """Press-edge → motor-pin-high latency through the whole press path, against a bare gpiozero baseline.
 
 Whole path (what the daemon wires): mock button pin falls → GpioLauncher edge callback (own debounce) →
-PressHandler → ``who_may_hit`` (a real ``Referee.hitter`` under a lock, if the referee exists) → EjectionModel.plan
+PressHandler → ``who_may_hit`` (a real ``Referee.hitter`` under a lock) → EjectionModel.plan
 → GpioLauncher.fire → driver pins. Baseline, same run, same pin class: ``Button.when_pressed = motor.forward`` on a
 gpiozero ``Motor``. Both time from just before ``drive_low()`` to the moment the motor pin's state becomes > 0
 (recorded inside the pin), alternating press by press so machine noise hits both alike. Also: presses/s the ejection
@@ -21,6 +21,7 @@ import statistics
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +36,11 @@ from unolauncher.launcher.ejection import EjectionModel
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.pins import DEFAULT_PINS
 from unolauncher.launcher.press import PressHandler
+from unolauncher.rules.referee import Referee
 
 
-def who_may_hit_factory() -> tuple[Any, str]:
-    try:
-        from unolauncher.rules.referee import Referee
-    except ImportError:
-        return (lambda: "ann"), "trivial who_may_hit (no referee module yet)"
+def who_may_hit_factory() -> Callable[[], str | None]:
+    """A real ``Referee.hitter`` on a fresh Attack game, asked under a lock as the daemon asks it."""
     referee = Referee()
     referee.handle({"type": "new_game", "ruleset": "attack", "players": ["ann", "bo"], "seed": 1, "mode": "table"})
     lock = threading.Lock()
@@ -51,43 +50,19 @@ def who_may_hit_factory() -> tuple[Any, str]:
             return referee.hitter()
 
     assert hitter() is not None
-    return hitter, "real Referee.hitter under a lock"
+    return hitter
 
 
-def measure_full(block: int, state: dict[str, Any]) -> list[float]:
-    factory: MockFactory = state["factory"]
-    clock: VirtualClock = state["clock"]
-    button, sensor = state["button"], state["sensor"]
-    samples = []
-    for _ in range(block):
-        TimedPin.on_at = 0
-        start = time.perf_counter_ns()
-        button.drive_low()
-        if not TimedPin.on_at:
-            raise RuntimeError("the full path did not switch the motor on")
-        samples.append((TimedPin.on_at - start) / 1000)
-        button.drive_high()
-        for _ in range(3):  # the plan's cards pass the beam: the run ends
-            sensor.drive_low()
-            sensor.drive_high()
-        clock.advance(0.5)
-    del factory
-    return samples
-
-
-def measure_bare(block: int, state: dict[str, Any]) -> list[float]:
-    button, motor = state["bare_button"], state["bare_motor"]
-    samples = []
-    for _ in range(block):
-        TimedPin.on_at = 0
-        start = time.perf_counter_ns()
-        button.drive_low()
-        if not TimedPin.on_at:
-            raise RuntimeError("the baseline did not switch the motor on")
-        samples.append((TimedPin.on_at - start) / 1000)
-        button.drive_high()
-        motor.stop()
-    return samples
+def timed_press(button: Any, what: str) -> float:
+    """Microseconds from ``button`` falling to the motor pin going high (recorded inside the pin); releases it."""
+    TimedPin.on_at = 0
+    start = time.perf_counter_ns()
+    button.drive_low()
+    if not TimedPin.on_at:
+        raise RuntimeError(f"{what} did not switch the motor on")
+    sample = (TimedPin.on_at - start) / 1000
+    button.drive_high()
+    return sample
 
 
 def plans_per_second(count: int) -> dict[str, float]:
@@ -116,32 +91,40 @@ def main() -> None:
     launcher = GpioLauncher(factory, clock, pins, DeviceSettings(settle_ms=0, retract_ms=0))
     factory.pin(pins.lid).drive_low()
     clock.advance(1)
-    hitter, hitter_label = who_may_hit_factory()
-    always = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"3": 1}}  # every press fires, no suspense
     hits: list[Any] = []
-    handler = PressHandler(launcher, EjectionModel("custom", always), hitter, lambda *a: hits.append(a), lambda e: None)
+    always = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"3": 1}}  # every press fires, no suspense
+    model = EjectionModel("custom", always)
+    handler = PressHandler(launcher, model, who_may_hit_factory(), lambda *a: hits.append(a), lambda e: None)
     handler.start(1)
     # The baseline on other pins of the same factory.
     factory.pin(5, pin_class=TimedPin)
     bare_motor = Motor(forward=5, backward=13, pwm=True, pin_factory=factory)
     bare_button = Button(26, pin_factory=factory)
     bare_button.when_pressed = bare_motor.forward
-    state = {
-        "factory": factory,
-        "clock": clock,
-        "button": factory.pin(pins.button),
-        "sensor": factory.pin(pins.sensor),
-        "bare_button": factory.pin(26),
-        "bare_motor": bare_motor,
-    }
+    button, sensor, bare_pin = factory.pin(pins.button), factory.pin(pins.sensor), factory.pin(26)
+
+    def full_press() -> float:
+        sample = timed_press(button, "the full path")
+        for _ in range(3):  # the plan's cards pass the beam: the run ends
+            sensor.drive_low()
+            sensor.drive_high()
+        clock.advance(0.5)
+        return sample
+
+    def bare_press() -> float:
+        sample = timed_press(bare_pin, "the baseline")
+        bare_motor.stop()
+        return sample
+
+    for _ in range(200):  # warm-up
+        full_press()
+        bare_press()
+    gc.collect()
     full: list[float] = []
     bare: list[float] = []
-    measure_full(200, state)  # warm-up
-    measure_bare(200, state)
-    gc.collect()
     for _ in range(args.presses):  # alternate press by press, so load spikes hit both paths alike
-        full += measure_full(1, state)
-        bare += measure_bare(1, state)
+        full.append(full_press())
+        bare.append(bare_press())
     if len(hits) < len(full):
         raise RuntimeError("not every press produced a hit")
     launcher.close()
@@ -151,7 +134,7 @@ def main() -> None:
     med_full, med_bare = statistics.median(full), statistics.median(bare)
     p99_full, p99_bare = percentile(full, 0.99), percentile(bare, 0.99)
     print(f"press-edge -> motor-pin-high on gpiozero mock pins, {len(full)} presses each, alternating")
-    print(f"who_may_hit: {hitter_label}; model: EjectionModel (every press fires, no suspense)")
+    print("who_may_hit: real Referee.hitter under a lock; model: EjectionModel (every press fires, no suspense)")
     print(f"{'path':<44}{'median us':>10}{'p99 us':>10}")
     print(f"{'bare gpiozero when_pressed -> Motor.forward':<44}{med_bare:>10.1f}{p99_bare:>10.1f}")
     print(f"{'button -> PressHandler -> model -> device':<44}{med_full:>10.1f}{p99_full:>10.1f}")
