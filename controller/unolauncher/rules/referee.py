@@ -45,7 +45,7 @@ from unolauncher.rules.dealing import Dealing
 from unolauncher.rules.ejection_models import _model_for
 from unolauncher.rules.play import CardPlay
 from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, refuse
-from unolauncher.rules.state import IDLE, PLAYING, GameState
+from unolauncher.rules.state import IDLE, PLAYING, GameState, _copy
 from unolauncher.rules.stock import _shuffled
 from unolauncher.rules.uno_calls import UnoCalls
 from unolauncher.rules.validation import (
@@ -111,7 +111,7 @@ class Referee(CardPlay, Dealing, UnoCalls):
             return self._undo(command)
         try:
             events = handler(self, command)
-            kept = _copy_json(command) if nested or "discarded" in command else dict(command)
+            kept = _copy(command) if nested or "discarded" in command else dict(command)
         except Refusal as refusal:
             return [_rejected(command, refusal.code, refusal.message)]
         except RecursionError:  # absurdly nested JSON in some field: bad input, not a bug
@@ -191,8 +191,8 @@ class Referee(CardPlay, Dealing, UnoCalls):
         return {
             "version": 1,
             "state": self._s.to_json(),
-            "history": _copy_json(self._history),
-            "prior": _copy_json(self._prior),
+            "history": _copy(self._history),
+            "prior": _copy(self._prior),
         }
 
     @classmethod
@@ -203,8 +203,8 @@ class Referee(CardPlay, Dealing, UnoCalls):
             raise ValueError("not a referee state (version 1 expected)")
         try:
             ref._set_state(GameState.from_json(data["state"]))
-            ref._history = _copy_json(data["history"])
-            ref._prior = _copy_json(data["prior"])
+            ref._history = _copy(data["history"])
+            ref._prior = _copy(data["prior"])
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ValueError(f"not a referee state ({type(exc).__name__}: {exc})") from exc
         return ref
@@ -237,7 +237,7 @@ class Referee(CardPlay, Dealing, UnoCalls):
         except Exception as exc:
             self._rebuild(self._history)
             return [_rejected(command, "internal_error", f"Undo failed ({type(exc).__name__}).")]
-        return [{"type": "undone", "command": _copy_json(taken_back)}]
+        return [{"type": "undone", "command": _copy(taken_back)}]
 
     # ==================================================================================================
     # new game
@@ -282,7 +282,7 @@ class Referee(CardPlay, Dealing, UnoCalls):
                 "ruleset": ruleset,
                 "mode": mode,
                 "players": list(players),
-                "options": _copy_json(options),
+                "options": _copy(options),
                 "ejection_commitment": commitment(ejection_seed),
             }
         ]
@@ -342,14 +342,6 @@ def _quick_table(rs: Ruleset, actions: dict[str, str]) -> QuickTable:
             if action not in ("attack", "trade-hands", "discard-all") and face != "wild item-box":
                 table[c] = (color, face, action, color is not None and not action)
     return table
-
-
-def _copy_json(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_copy_json(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _copy_json(v) for k, v in value.items()}
-    return value
 
 
 def _owed_public(names: list[str], entry: list[int]) -> dict[str, Any]:

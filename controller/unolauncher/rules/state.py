@@ -167,6 +167,7 @@ class GameState:
 
 
 def _copy(value: Any) -> Any:
+    """A deep copy of JSON-like data (the state's fields; the referee's undo history and commands)."""
     if isinstance(value, list):
         return [_copy(v) for v in value]
     if isinstance(value, dict):
