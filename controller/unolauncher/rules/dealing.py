@@ -26,8 +26,7 @@ class Dealing(AttackRules):
         if s.mode == "table":
             return len(s.players) - 1  # documented: the first listed player plays first
         # MK-02 (used by every rule set): each player draws; highest deals; ties draw again.
-        deck = list(self._rs.deck)
-        deck = _shuffled(s.rng, deck)
+        deck = _shuffled(s.rng, self._rs.deck)
         contenders = list(range(len(s.players)))
         draws: dict[str, list[str]] = {name: [] for name in s.players}
         while True:
@@ -84,8 +83,7 @@ class Dealing(AttackRules):
                 starter = deal["starter"]
                 s.stock = list(reversed(deal["stock"]))
             else:
-                deck = list(rs.deck)
-                deck = _shuffled(s.rng, deck)
+                deck = _shuffled(s.rng, rs.deck)
                 # One card at a time from the top (the end of the list), starting left of the dealer: the t-th card
                 # dealt is top[t] and goes to seat dealer + 1 + t % n. Slices do the same without a loop.
                 dealt = n * hand_size
@@ -101,8 +99,7 @@ class Dealing(AttackRules):
             if rigged and "starter" in deal:
                 starter = deal["starter"]
             else:
-                deck = list(rs.deck)
-                deck = _shuffled(s.rng, deck)
+                deck = _shuffled(s.rng, rs.deck)
                 starter = self._turn_starter(deck)
             s.table_stock = max(0, len(rs.deck) - sum(s.table_counts) - 1)
             s.hands = []

@@ -13,6 +13,7 @@ Example::
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from itertools import repeat, starmap
 from operator import mul
 
@@ -95,7 +96,7 @@ class Stock(TurnOrder):
         return got
 
 
-def _shuffled(rng: random.Random, cards: list[str]) -> list[str]:
+def _shuffled(rng: random.Random, cards: Sequence[str]) -> list[str]:
     """A shuffled copy: Fisher–Yates driven by ``rng.random()`` (about twice as fast as ``rng.shuffle``; the
     bias of ``int(random() * n)`` for n ≤ 112 is below 2**-45)."""
     deck = list(cards)
