@@ -61,22 +61,17 @@ COMPRESSIBLE = (".html", ".js", ".css", ".json", ".svg", ".md", ".txt", ".webman
 
 
 class _Asset:
-    """One static file held in memory with its ETag and (lazily) its gzip form."""
+    """One static file held in memory with its ETag and, for text, its gzip form (``gzipped``, else None).
+
+    Made on the file's first request (under the server's asset lock), so each file is read and compressed once.
+    """
 
     def __init__(self, path: Path) -> None:
         self.body = path.read_bytes()
         self.content_type = CONTENT_TYPES.get(path.suffix, "application/octet-stream")
         self.etag = '"' + hashlib.sha1(self.body, usedforsecurity=False).hexdigest()[:16] + '"'
-        self.compressible = path.suffix in COMPRESSIBLE
         self.long_cache = "vendor" in path.parts
-        self._gzipped: bytes | None = None
-        self._lock = threading.Lock()
-
-    def gzipped(self) -> bytes:
-        with self._lock:
-            if self._gzipped is None:
-                self._gzipped = gzip.compress(self.body, compresslevel=6, mtime=0)
-            return self._gzipped
+        self.gzipped = gzip.compress(self.body, compresslevel=6, mtime=0) if path.suffix in COMPRESSIBLE else None
 
 
 class DashboardServer:
@@ -211,8 +206,8 @@ def _make_handler(server: DashboardServer) -> type[BaseHTTPRequestHandler]:
                 self._send(HTTPStatus.NOT_MODIFIED, b"", None, headers, head=True)
                 return
             body = asset.body
-            if asset.compressible and "gzip" in (self.headers.get("Accept-Encoding") or ""):
-                body = asset.gzipped()
+            if asset.gzipped is not None and "gzip" in (self.headers.get("Accept-Encoding") or ""):
+                body = asset.gzipped
                 headers["Content-Encoding"] = "gzip"
                 headers["Vary"] = "Accept-Encoding"
             self._send(HTTPStatus.OK, body, asset.content_type, headers, head)
@@ -223,7 +218,7 @@ def _make_handler(server: DashboardServer) -> type[BaseHTTPRequestHandler]:
             self.send_response(status)
             if content_type:
                 self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)) if status != HTTPStatus.NOT_MODIFIED else "0")
+            self.send_header("Content-Length", str(len(body)))
             for key, value in headers.items():
                 self.send_header(key, value)
             self.end_headers()
