@@ -154,7 +154,6 @@ class Table:
         self._settled = threading.Condition(self.lock)
         self._presses_unsettled = 0  # accepted presses whose hit has not reached the referee (guarded by lock)
         self._worker: threading.Thread | None = None
-        self.commands_applied = 0
 
     # -- start-up -----------------------------------------------------------------------------------------------
 
@@ -170,7 +169,6 @@ class Table:
             count += 1
         with self.lock:
             self.referee = referee
-        self.commands_applied = count
         return count
 
     def start(self) -> None:
@@ -370,7 +368,6 @@ class Table:
             seq += len(stamped)
             record.seq = seq
             if record.command is not None:
-                self.commands_applied += 1
                 latest = record
             if record.origin != "worker":
                 launcher_changed = True
