@@ -79,7 +79,7 @@ class SeqTracker:
             return "ok"
         if seq > self.last:
             # Remember at most MAX_REMEMBERED_MISSING numbers; beyond that a huge jump (a hostile seq) would
-            # otherwise allocate without bound. Those not remembered still count through ``skipped_unremembered``.
+            # otherwise allocate without bound. Numbers not remembered are not counted as gaps.
             room = MAX_REMEMBERED_MISSING - len(self.missing)
             self.missing.update(range(self.last + 1, min(seq, self.last + 1 + max(0, room))))
             self.last = seq
@@ -145,7 +145,7 @@ def parse_state(payload: bytes) -> dict[str, Any]:
         raise InvalidMessage("state field 'hands' must map names to card counts")
     return {
         "players": list(players),
-        "scores": {k: scores[k] for k in scores},
+        "scores": dict(scores),
         "round": rnd,
         "winner": data.get("winner"),
         "current": data.get("current"),
