@@ -154,6 +154,11 @@ def parse_state(payload: bytes) -> dict[str, Any]:
     }
 
 
+def _no_state() -> dict[str, Any]:
+    """What :func:`parse_state` returns for a table without a state (its retained state was cleared)."""
+    return {"players": [], "scores": {}, "round": None, "winner": None, "current": None, "ruleset": None, "hands": {}}
+
+
 def parse_event(payload: bytes) -> dict[str, Any]:
     """Validate an event: a JSON object with a string ``type`` and a non-negative integer ``seq``."""
     data = parse_json_object(payload, "event")
@@ -281,11 +286,6 @@ class Standings:
         """Apply one message. Returns ``None`` if it was used, else the one-sentence reason it was ignored."""
         try:
             table_id, kind = self.split_topic(topic)
-        except InvalidMessage as exc:
-            self.invalid += 1
-            self.last_error = str(exc)
-            return str(exc)
-        try:
             view = self._table(table_id)
         except InvalidMessage as exc:
             self.invalid += 1
@@ -295,12 +295,8 @@ class Standings:
             if kind == "status":
                 view.status = parse_status(payload)
             elif kind == "state":
-                if not payload:
-                    # An empty retained payload clears the retained state: the table was removed.
-                    view.players, view.scores, view.hands = [], {}, {}
-                    view.round = view.winner = view.current = view.ruleset = None
-                    return None
-                st = parse_state(payload)
+                # An empty retained payload clears the retained state: the table was removed.
+                st = parse_state(payload) if payload else _no_state()
                 view.players, view.scores, view.hands = st["players"], st["scores"], st["hands"]
                 view.round, view.winner, view.current, view.ruleset = (
                     st["round"],
