@@ -18,7 +18,7 @@ dataclass); every key is optional:
 ==================  ==========================================================================================
 
 The ``serial`` backend lives in ``launcher/serial_launcher.py`` (imported only when chosen): it is built with
-``SerialLauncher.from_settings(settings, clock)`` if that exists, else from ``serial_port`` and ``magazine``.
+``SerialLauncher.from_settings(settings, clock)``, which reads its own keys.
 
 Example::
 
@@ -173,18 +173,9 @@ def create_launcher(settings: Any, clock: Clock) -> tuple[Launcher, VirtualLaunc
 
 
 def _create_serial(settings: Any, clock: Clock) -> Launcher:
-    module_name = "unolauncher.launcher.serial_launcher"
-    if importlib.util.find_spec(module_name) is None:
-        raise LauncherSetupError("the serial launcher backend is not installed in this build")
-    module = importlib.import_module(module_name)
-    if hasattr(module.SerialLauncher, "from_settings"):  # the serial backend's own reading of the settings
-        launcher: Launcher = module.SerialLauncher.from_settings(settings, clock)
-        return launcher
-    port = setting(settings, "serial_port") or setting(settings, "port")
-    if not port:
-        raise LauncherSetupError("the serial backend needs serial_port (e.g. /dev/ttyACM0)")
-    launcher = module.SerialLauncher(module.SerialSettings(port=port, magazine=setting(settings, "magazine")), clock)
-    return launcher
+    from unolauncher.launcher.serial_launcher import SerialLauncher  # pyserial only when this backend is chosen
+
+    return SerialLauncher.from_settings(settings, clock)
 
 
 def create_model(settings: Any, launcher: Launcher | None = None) -> EjectionModel:

@@ -31,12 +31,14 @@ import struct
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import serial
 
 from unolauncher.clock import Clock, TimerHandle
 from unolauncher.launcher import serial_protocol as sp
+from unolauncher.launcher.factory import setting
 from unolauncher.launcher.interface import (
     DoneCallback,
     EventCallback,
@@ -180,10 +182,7 @@ class SerialLauncher:
             SerialLauncher.from_settings({"serial_port": "/dev/ttyACM0", "magazine": 40}, RealClock())
         """
 
-        def get(key: str, default: Any = None) -> Any:
-            value = settings.get(key) if isinstance(settings, dict) else getattr(settings, key, None)
-            return default if value is None else value
-
+        get = partial(setting, settings)
         port = get("serial_port") or get("port")
         if not port or not isinstance(port, str):
             raise ValueError("the serial backend needs serial_port (a device such as /dev/ttyACM0 or a pyserial URL)")
