@@ -693,7 +693,7 @@ def _code_name(code: int) -> str:
         return f"code {code}"
 
 
-def release(port: str, clock: Clock | None = None, timeout_s: float = 2.0) -> bool:
+def release(port: str, timeout_s: float = 2.0) -> bool:
     """Ask the firmware on ``port`` to reboot into its REPL once (so ``mpremote`` can reach it).
 
     Example::
