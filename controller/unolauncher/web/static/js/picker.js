@@ -2,6 +2,7 @@
 import {
   COLOURS, DECKS, cardElement, cardLabel, capitalise, faceLabel, isPlayable, needsColour, needsTarget, parseCard,
 } from "./cards.js";
+import { button, el } from "./views.js";
 
 // Wild Customizable actions that name a player (ATK-16 with the Attack-Attack or Trade Hands action).
 const CUSTOM_TARGET_ACTIONS = new Set(["attack", "trade-hands"]);
@@ -78,16 +79,12 @@ export class Picker {
     const tabs = this.q("#picker-colours");
     tabs.replaceChildren();
     for (const colour of [...COLOURS, "wild"]) {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = `colour-tab c-${colour}`;
-      b.textContent = capitalise(colour);
-      b.setAttribute("role", "tab");
-      b.setAttribute("aria-selected", String(colour === this.tab));
-      b.addEventListener("click", () => {
+      const b = button(capitalise(colour), `colour-tab c-${colour}`, () => {
         this.tab = colour;
         this.render();
       });
+      b.setAttribute("role", "tab");
+      b.setAttribute("aria-selected", String(colour === this.tab));
       tabs.append(b);
     }
     const faces = this.q("#picker-faces");
@@ -95,21 +92,7 @@ export class Picker {
     const deck = this.deck();
     const cards = this.tab === "wild" ? deck.wilds : deck.faces.map((f) => `${this.tab} ${f}`);
     for (const card of cards) {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = "face";
-      b.dataset.card = card;
-      b.append(cardElement(card, "md"));
-      const label = document.createElement("span");
-      label.className = "face-label";
-      const { face } = parseCard(card);
-      label.textContent = this.tab === "wild" ? cardLabel(card).replace(/^Wild ?/, "") || "Wild" : faceLabel(face);
-      b.append(label);
-      const playable = isPlayable(card, this.state);
-      b.disabled = !playable;
-      if (!playable) b.title = "Does not match the top card";
-      if (card === this.card) b.setAttribute("aria-pressed", "true");
-      b.addEventListener("click", () => {
+      const b = button(null, "face", () => {
         this.card = card;
         this.color = null;
         this.target = null;
@@ -117,6 +100,14 @@ export class Picker {
         this.turned = "";
         this.render();
       });
+      b.dataset.card = card;
+      const { face } = parseCard(card);
+      const label = this.tab === "wild" ? cardLabel(card).replace(/^Wild ?/, "") || "Wild" : faceLabel(face);
+      b.append(cardElement(card, "md"), el("span", "face-label", label));
+      const playable = isPlayable(card, this.state);
+      b.disabled = !playable;
+      if (!playable) b.title = "Does not match the top card";
+      if (card === this.card) b.setAttribute("aria-pressed", "true");
       faces.append(b);
     }
     this.renderExtras();
@@ -130,16 +121,12 @@ export class Picker {
     swatches.replaceChildren();
     if (wantsColour) {
       for (const colour of COLOURS) {
-        const b = document.createElement("button");
-        b.type = "button";
-        b.className = `swatch c-${colour}`;
-        b.textContent = capitalise(colour);
-        b.dataset.color = colour;
-        if (colour === this.color) b.setAttribute("aria-pressed", "true");
-        b.addEventListener("click", () => {
+        const b = button(capitalise(colour), `swatch c-${colour}`, () => {
           this.color = colour;
           this.renderExtras();
         });
+        b.dataset.color = colour;
+        if (colour === this.color) b.setAttribute("aria-pressed", "true");
         swatches.append(b);
       }
     }
@@ -157,15 +144,12 @@ export class Picker {
     const { colour } = parseCard(this.card);
     for (const face of this.deck().faces) {
       const card = `${colour} ${face}`;
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = "chip small-chip";
-      b.dataset.card = card;
-      b.append(cardElement(card, "sm"), document.createTextNode(` ${faceLabel(face)}`));
-      b.addEventListener("click", () => {
+      const b = button(null, "chip small-chip", () => {
         this.discarded.push(card);
         this.renderDiscarded();
       });
+      b.dataset.card = card;
+      b.append(cardElement(card, "sm"), document.createTextNode(` ${faceLabel(face)}`));
       chips.append(b);
     }
     this.q("#picker-discard-list").textContent = this.discarded.length
@@ -192,16 +176,12 @@ export class Picker {
     if (wantsTarget) {
       const player = this.q("#picker-player").value;
       for (const other of this.state.players.filter((p) => p !== player)) {
-        const b = document.createElement("button");
-        b.type = "button";
-        b.className = "chip";
-        b.textContent = other;
-        b.dataset.target = other;
-        if (other === this.target) b.setAttribute("aria-pressed", "true");
-        b.addEventListener("click", () => {
+        const b = button(other, "chip", () => {
           this.target = other;
           this.renderTargets();
         });
+        b.dataset.target = other;
+        if (other === this.target) b.setAttribute("aria-pressed", "true");
         chips.append(b);
       }
     }

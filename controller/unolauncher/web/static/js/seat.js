@@ -1,19 +1,11 @@
 // A player's sheet: call UNO for them, or report that someone caught them without it (ATK-18, MK-15).
+import { button, el } from "./views.js";
 
 export class SeatSheet {
   constructor(dialog, { send, state }) {
     this.dialog = dialog;
     this.send = send;
     this.state = state;
-  }
-
-  button(text, className, onClick) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = className;
-    b.textContent = text;
-    b.addEventListener("click", () => onClick(b));
-    return b;
   }
 
   clear() {
@@ -30,15 +22,11 @@ export class SeatSheet {
     const actions = this.dialog.querySelector("#seat-actions");
     actions.replaceChildren();
     const close = () => this.dialog.close("sent");
-    actions.append(this.button(`${player} calls UNO`, "btn uno wide", (b) => this.send({ type: "uno", player }, b, close)));
-    const label = document.createElement("p");
-    label.className = "muted small";
-    label.textContent = `${player} forgot UNO — caught by:`;
-    actions.append(label);
-    const chips = document.createElement("div");
-    chips.className = "chips";
+    actions.append(button(`${player} calls UNO`, "btn uno wide", (b) => this.send({ type: "uno", player }, b, close)));
+    actions.append(el("p", "muted small", `${player} forgot UNO — caught by:`));
+    const chips = el("div", "chips");
     for (const other of state.players.filter((p) => p !== player)) {
-      chips.append(this.button(other, "chip", (b) => this.send({ type: "catch", player: other, target: player }, b, close)));
+      chips.append(button(other, "chip", (b) => this.send({ type: "catch", player: other, target: player }, b, close)));
     }
     actions.append(chips);
     this.dialog.showModal();
@@ -56,10 +44,9 @@ export class SeatSheet {
     this.clear();
     this.dialog.querySelector("#seat-title").textContent = "Who calls UNO?";
     const actions = this.dialog.querySelector("#seat-actions");
-    const chips = document.createElement("div");
-    chips.className = "chips";
+    const chips = el("div", "chips");
     for (const p of state.players) {
-      chips.append(this.button(p, "chip", (b) => this.send({ type: "uno", player: p }, b, () => this.dialog.close("sent"))));
+      chips.append(button(p, "chip", (b) => this.send({ type: "uno", player: p }, b, () => this.dialog.close("sent"))));
     }
     actions.replaceChildren(chips);
     this.dialog.showModal();

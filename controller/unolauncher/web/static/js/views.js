@@ -2,7 +2,7 @@
 // on a phone over a Pi's Wi-Fi and stay readable in a year.
 import { COLOURS, RULESETS, cardElement, cardLabel, capitalise } from "./cards.js";
 
-function el(tag, className, text) {
+export function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined && text !== null) node.textContent = String(text);
@@ -153,7 +153,8 @@ export function renderOwed(node, state) {
 
 // ---- what the referee waits for: a choice, a challenge, round scores, the next round, a reload ---------------
 
-function button(text, className, onClick) {
+/** A `type="button"` button; `onClick` gets the button (the control a refusal is shown next to). */
+export function button(text, className, onClick) {
   const b = el("button", className, text);
   b.type = "button";
   b.addEventListener("click", () => onClick(b));
