@@ -118,6 +118,11 @@ class _Run:
         self.max_timer: TimerHandle | None = None
         self.stage_timer: TimerHandle | None = None
 
+    def cancel_timers(self) -> None:
+        for timer in (self.jam_timer, self.max_timer, self.stage_timer):
+            if timer is not None:
+                timer.cancel()
+
 
 def _guarded(method: Callable[P, R]) -> Callable[P, R | None]:
     """Entry points from gpiozero and the clock: any exception switches the motor off and is reported."""
@@ -456,9 +461,7 @@ class GpioLauncher:
 
     def _finish_eject_locked(self, run: _Run, outcome: Outcome, detail: str = "") -> None:
         self._motor_off()
-        for timer in (run.jam_timer, run.max_timer, run.stage_timer):
-            if timer is not None:
-                timer.cancel()
+        run.cancel_timers()
         run.ran_ms = round((self._clock.now() - run.started) * 1000) if run.phase == "eject" else 0
         run.outcome = outcome
         run.phase = "settle"
@@ -513,9 +516,7 @@ class GpioLauncher:
             self._run = None
             if run is None:
                 return
-            for timer in (run.jam_timer, run.max_timer, run.stage_timer):
-                if timer is not None:
-                    timer.cancel()
+            run.cancel_timers()
             if run.phase == "eject":
                 run.ran_ms = round((self._clock.now() - run.started) * 1000)
             if run.phase in ("suspense", "eject"):
