@@ -117,7 +117,6 @@ class Connection:
     subscribed: bool = False
     refused: str | None = None  # the broker said no (credentials, ACL): a reason code text
     error: str | None = None  # the last network problem
-    attempts: int = 0
     last_message: float = field(default_factory=time.monotonic)
 
 
@@ -150,7 +149,6 @@ class LeagueClient:
         self.standings = Standings(base=base)
         self.link = Connection()
         self.lock = threading.Lock()
-        self.changes = 0  # bumped on every message: the live view redraws only when it moved
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=client_id,
@@ -182,7 +180,6 @@ class LeagueClient:
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         try:
             with self.lock:
-                self.link.attempts += 1
                 if reason.is_failure:
                     self.link.connected = False
                     self.link.refused = str(reason)
@@ -196,7 +193,6 @@ class LeagueClient:
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
         try:
             with self.lock:
-                self.link.attempts += 1
                 self.link.connected = False
                 self.link.error = f"cannot reach the broker at {self.host}:{self.port}"
         except Exception as exc:
@@ -230,7 +226,6 @@ class LeagueClient:
         try:
             with self.lock:
                 self.standings.feed(topic, bytes(msg.payload))
-                self.changes += 1
                 self.link.last_message = time.monotonic()
         except Exception as exc:
             self._note_error(exc)
