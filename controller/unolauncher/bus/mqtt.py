@@ -128,21 +128,14 @@ class TableBus:
         s = self.settings
         client_id = s.client_id or f"unolauncher-{self.topics.table_id}"
         transport: Literal["tcp", "websockets"] = "websockets" if s.transport == "websockets" else "tcp"
-        if s.mqtt5:
-            client = mqtt.Client(
-                CallbackAPIVersion.VERSION2,
-                client_id=client_id,
-                protocol=MQTTProtocolVersion.MQTTv5,
-                transport=transport,
-            )
-        else:
-            client = mqtt.Client(
-                CallbackAPIVersion.VERSION2,
-                client_id=client_id,
-                protocol=MQTTProtocolVersion.MQTTv311,
-                clean_session=True,
-                transport=transport,
-            )
+        # A clean session under 3.1.1 is paho's default (and MQTT 5 refuses the argument): the journal's outbox,
+        # not the broker's session, is what carries events across a restart.
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id,
+            protocol=MQTTProtocolVersion.MQTTv5 if s.mqtt5 else MQTTProtocolVersion.MQTTv311,
+            transport=transport,
+        )
         if transport == "websockets":
             client.ws_set_options(path=s.ws_path)
         if s.username is not None:
