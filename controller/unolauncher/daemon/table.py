@@ -380,7 +380,7 @@ class Table:
             self._publish_sensors(latest.public)
             if self.after_apply is not None:
                 self.after_apply()
-        if launcher_changed:
+        elif launcher_changed:  # with a command, _publish_sensors above has published the launcher status already
             self._publish_launcher()
         for record in batch:
             if record.command is not None:
