@@ -88,7 +88,7 @@ class PressHandler:
         self.seed: int | None = seed
         launcher.on_press = self.press
         launcher.on_lid = self._lid
-        launcher.on_event = self._launcher_event
+        launcher.on_event = self._emit  # the launcher's own events (jam, lid_open, ...) go out as they are
         launcher.on_uno = self._uno
         status = launcher.status()
         self._lid_open = status.lid_open
@@ -218,16 +218,13 @@ class PressHandler:
             if is_open:
                 self.state = self.model.lid_opened(self.state)
         self.plan_ahead()
-        # lid_open / lid_closed events come from the launcher itself (forwarded by _launcher_event)
+        # lid_open / lid_closed events come from the launcher itself (its on_event is our _emit)
 
     def _uno(self) -> None:
         if self._on_uno is not None:
             self._on_uno()
         else:
             self._emit({"type": "uno_button"})
-
-    def _launcher_event(self, event: dict[str, Any]) -> None:
-        self._emit(event)
 
     def _emit(self, event: dict[str, Any]) -> None:
         try:
