@@ -22,8 +22,10 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from functools import wraps
+from typing import Any, Concatenate, ParamSpec, TextIO
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -31,6 +33,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from unolauncher.league import Standings, render_text
 
 ENV_PASSWORD = "UNOLAUNCHER_MQTT_PASSWORD"
+
+P = ParamSpec("P")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -120,6 +124,20 @@ class Connection:
     last_message: float = field(default_factory=time.monotonic)
 
 
+def _guarded(callback: Callable[Concatenate[LeagueClient, P], None]) -> Callable[Concatenate[LeagueClient, P], None]:
+    """A paho callback that never lets an exception reach paho's loop (NOTES.md: it kills the network thread);
+    the exception is counted as an invalid message instead."""
+
+    @wraps(callback)
+    def wrapper(self: LeagueClient, /, *args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            callback(self, *args, **kwargs)
+        except Exception as exc:
+            self._note_error(exc)
+
+    return wrapper
+
+
 class LeagueClient:
     """An MQTT subscriber feeding a :class:`Standings`; every callback is guarded so nothing kills paho's loop.
 
@@ -177,58 +195,48 @@ class LeagueClient:
 
     # -- paho callbacks (network thread) -------------------------------------------------------------------------
 
+    @_guarded
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        try:
-            with self.lock:
-                if reason.is_failure:
-                    self.link.connected = False
-                    self.link.refused = str(reason)
-                    return
-                self.link.connected, self.link.refused, self.link.error = True, None, None
-            base = self.standings.base
-            client.subscribe([(f"{base}/+/{kind}", 1) for kind in ("state", "events", "status")])
-        except Exception as exc:  # never let an exception reach paho's loop (NOTES.md: it kills the thread)
-            self._note_error(exc)
-
-    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        try:
-            with self.lock:
+        with self.lock:
+            if reason.is_failure:
                 self.link.connected = False
-                self.link.error = f"cannot reach the broker at {self.host}:{self.port}"
-        except Exception as exc:
-            self._note_error(exc)
+                self.link.refused = str(reason)
+                return
+            self.link.connected, self.link.refused, self.link.error = True, None, None
+        base = self.standings.base
+        client.subscribe([(f"{base}/+/{kind}", 1) for kind in ("state", "events", "status")])
 
+    @_guarded
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        with self.lock:
+            self.link.connected = False
+            self.link.error = f"cannot reach the broker at {self.host}:{self.port}"
+
+    @_guarded
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        try:
-            with self.lock:
-                self.link.connected = self.link.subscribed = False
-                if reason.is_failure and self.link.refused is None:
-                    self.link.error = f"disconnected: {reason}"
-        except Exception as exc:
-            self._note_error(exc)
+        with self.lock:
+            self.link.connected = self.link.subscribed = False
+            if reason.is_failure and self.link.refused is None:
+                self.link.error = f"disconnected: {reason}"
 
+    @_guarded
     def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, props: Any) -> None:
-        try:
-            with self.lock:
-                refused = [str(r) for r in reasons if r.is_failure]
-                if refused:
-                    self.link.error = f"the broker refused the subscription: {', '.join(refused)}"
-                self.link.subscribed = True
-                self.link.last_message = time.monotonic()
-        except Exception as exc:
-            self._note_error(exc)
+        with self.lock:
+            refused = [str(r) for r in reasons if r.is_failure]
+            if refused:
+                self.link.error = f"the broker refused the subscription: {', '.join(refused)}"
+            self.link.subscribed = True
+            self.link.last_message = time.monotonic()
 
+    @_guarded
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         try:
             topic = msg.topic
         except UnicodeDecodeError:
             topic = "<not UTF-8>"
-        try:
-            with self.lock:
-                self.standings.feed(topic, bytes(msg.payload))
-                self.link.last_message = time.monotonic()
-        except Exception as exc:
-            self._note_error(exc)
+        with self.lock:
+            self.standings.feed(topic, bytes(msg.payload))
+            self.link.last_message = time.monotonic()
 
     def _note_error(self, exc: BaseException) -> None:
         # Bookkeeping only; must not raise itself.
