@@ -12,12 +12,15 @@ import os
 import shutil
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from support.daemon import DaemonProcess, TableClient
+from support.mosquitto import Mosquitto
 from support.net import wait_until
 
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
@@ -114,6 +117,33 @@ def daemon_with_dashboard(workdir: Path, broker_port: int | None = None, ws_port
     if ws_port is not None:
         overrides["broker"] = {"ws_url": f"ws://{{host}}:{ws_port}/mqtt"}
     return DaemonProcess(workdir, table=TABLE, broker_port=broker_port, overrides=overrides)
+
+
+@dataclass
+class Stack:
+    """A daemon with the dashboard and a test client on its table; ``broker`` is the mosquitto under it, if any."""
+
+    daemon: DaemonProcess
+    table: TableHandle
+    broker: Mosquitto | None = None
+
+    @property
+    def url(self) -> str:
+        return str(self.daemon.endpoints["dashboard_url"])
+
+
+@contextmanager
+def stack_on_mosquitto(workdir: Path) -> Iterator[Stack]:
+    """``unolauncher run`` with the dashboard on a mosquitto of its own (which a test may stop and start)."""
+    with (
+        Mosquitto(websockets=True) as broker,
+        daemon_with_dashboard(workdir, broker.port, broker.ws_port) as daemon,
+    ):
+        table = TableHandle(daemon)
+        try:
+            yield Stack(daemon, table, broker)
+        finally:
+            table.close()
 
 
 @pytest.fixture(scope="session")

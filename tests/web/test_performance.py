@@ -12,7 +12,6 @@ import json
 import statistics
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +21,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import expect
 
 from support.benchstats import percentile
-from support.daemon import DaemonProcess
-from support.mosquitto import Mosquitto
 
-from .conftest import PHONE, GameFactory, PhoneFactory, TableHandle, daemon_with_dashboard
+from .conftest import PHONE, GameFactory, PhoneFactory, Stack, stack_on_mosquitto
 from .test_dashboard import start_rigged
 
 LOADS = 5
@@ -93,39 +90,20 @@ LOAD_TIMINGS_JS = """
 """
 
 
-@dataclass
-class Stack:
-    """A daemon with the dashboard, on one kind of broker, and a test client on its table."""
-
-    name: str
-    daemon: DaemonProcess
-    table: TableHandle
-
-    @property
-    def url(self) -> str:
-        return str(self.daemon.endpoints["dashboard_url"])
-
-
 @pytest.fixture(scope="module", params=["embedded", "mosquitto"])
 def stack(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     if request.param == "embedded":
-        yield Stack("embedded amqtt", request.getfixturevalue("daemon"), request.getfixturevalue("table"))
+        yield Stack(request.getfixturevalue("daemon"), request.getfixturevalue("table"))
         return
-    with (
-        Mosquitto(websockets=True) as broker,
-        daemon_with_dashboard(tmp_path_factory.mktemp("perf-mosquitto"), broker.port, broker.ws_port) as daemon,
-    ):
-        table = TableHandle(daemon)
-        try:
-            yield Stack("mosquitto 2.0", daemon, table)
-        finally:
-            table.close()
+    with stack_on_mosquitto(tmp_path_factory.mktemp("perf-mosquitto")) as running:
+        yield running
 
 
 def test_cold_load_and_event_to_dom_latency(
     phones: PhoneFactory, browser: Any, stack: Stack, rigged: GameFactory, artifacts_dir: Path
 ) -> None:
     table, url = stack.table, stack.url
+    broker = "mosquitto 2.0" if stack.broker else "embedded amqtt"
     start_rigged(table, rigged)
     loads: list[dict[str, float]] = []
     for _ in range(LOADS):
@@ -169,7 +147,7 @@ def test_cold_load_and_event_to_dom_latency(
     shown = page.evaluate("() => window.__shown")
     daemon_to_dom = [shown[str(seq)] - t for seq, t in sent.items()]
     figures = {
-        "broker": stack.name,
+        "broker": broker,
         "cold_load_ms": {
             "runs": LOADS,
             "dom_content_loaded_median": statistics.median(load["domContentLoaded"] for load in loads),
@@ -189,7 +167,7 @@ def test_cold_load_and_event_to_dom_latency(
             "paho_publish_to_dom_p99": percentile(daemon_to_dom, 0.99),
         },
     }
-    slug = stack.name.split()[0]
+    slug = broker.split()[0]
     (artifacts_dir / f"dashboard-perf-{slug}.json").write_text(json.dumps(figures, indent=2) + "\n")
     print(json.dumps(figures, indent=2))
     # Figures, not thresholds (see above): every event was timed, and the page's share is part of the whole trip.

@@ -9,7 +9,6 @@ import json
 import re
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,38 +17,19 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import expect
 
-from support.daemon import DaemonProcess
 from support.mosquitto import Mosquitto
 from support.net import free_port, wait_until
 from unolauncher.web.server import DashboardServer
 
-from .conftest import PHONE, GameFactory, PhoneFactory, TableHandle, daemon_with_dashboard
+from .conftest import PHONE, GameFactory, PhoneFactory, Stack, stack_on_mosquitto
 from .test_dashboard import live, seat, start_rigged
 
 
-@dataclass
-class MosquittoStack:
-    broker: Mosquitto
-    daemon: DaemonProcess
-    table: TableHandle
-
-    @property
-    def url(self) -> str:
-        return str(self.daemon.endpoints["dashboard_url"])
-
-
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MosquittoStack]:
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """``unolauncher run`` on mosquitto (which the test may stop and start), the dashboard, a test client."""
-    with (
-        Mosquitto(websockets=True) as broker,
-        daemon_with_dashboard(tmp_path_factory.mktemp("reconnect"), broker.port, broker.ws_port) as daemon,
-    ):
-        table = TableHandle(daemon)
-        try:
-            yield MosquittoStack(broker, daemon, table)
-        finally:
-            table.close()
+    with stack_on_mosquitto(tmp_path_factory.mktemp("reconnect")) as running:
+        yield running
 
 
 def feed_seqs(page: Any) -> list[int]:
@@ -58,22 +38,23 @@ def feed_seqs(page: Any) -> list[int]:
 
 
 def test_broker_restart_shows_reconnecting_and_recovers(
-    phones: PhoneFactory, stack: MosquittoStack, rigged: GameFactory
+    phones: PhoneFactory, stack: Stack, rigged: GameFactory
 ) -> None:
-    table = stack.table
+    table, broker = stack.table, stack.broker
+    assert broker is not None
     start_rigged(table, rigged)
     page = phones.open(stack.url)
     live(page)
     expect(seat(page, "ann").locator(".hand-count")).to_have_text("7")
 
     phones.allow("WebSocket connection to")  # the browser logs each refused reconnection attempt
-    stack.broker.stop()
+    broker.stop()
     expect(page.locator("#conn")).to_have_text("reconnecting…", timeout=15_000)
     expect(page.locator("#btn-play")).to_be_enabled()  # the last known table stays on screen
     phones.shot(page, "reconnecting")
 
     # Same ports, no persistence: the retained topics are gone until the daemon reconnects and republishes them.
-    stack.broker.start()
+    broker.start()
     live(page)
     assert table.client.connected.wait(15), "the test client did not reconnect"
     assert wait_until(lambda: stack.daemon.alive() and (table.client.status or "") == "online", 15)
@@ -91,7 +72,7 @@ def test_broker_restart_shows_reconnecting_and_recovers(
 
 
 def test_phone_away_catches_up_on_missed_events_in_order(
-    phones: PhoneFactory, stack: MosquittoStack, rigged: GameFactory
+    phones: PhoneFactory, stack: Stack, rigged: GameFactory
 ) -> None:
     """The phone's Wi-Fi drops while the table plays on: back online, it resyncs from the retained state and asks
     for the events it missed (``resend``); the feed ends up complete, in ``seq`` order, without duplicates."""
@@ -143,7 +124,7 @@ def test_phone_away_catches_up_on_missed_events_in_order(
 
 
 def test_daemon_restart_shows_offline_then_the_same_game(
-    phones: PhoneFactory, stack: MosquittoStack, rigged: GameFactory
+    phones: PhoneFactory, stack: Stack, rigged: GameFactory
 ) -> None:
     table = stack.table
     start_rigged(table, rigged)
