@@ -36,6 +36,7 @@ from typing import Any, ParamSpec, TypeVar
 from gpiozero import DigitalInputDevice, DigitalOutputDevice, PWMOutputDevice
 
 from unolauncher.clock import Clock, TimerHandle
+from unolauncher.launcher.events import done_callback_fault, empty_event, jam_event, lid_open_fault, max_run_event
 from unolauncher.launcher.feedback import Feedback
 from unolauncher.launcher.interface import (
     DoneCallback,
@@ -360,7 +361,7 @@ class GpioLauncher:
                 else:
                     self._start_locked(run)
         if lid_refused:
-            self._emit({"type": "fault", "reason": "lid_open", "message": "The lid is open: close it to fire."})
+            self._emit(lid_open_fault())
             return False
         if result is not None:
             self._call_done(done, result)
@@ -428,20 +429,11 @@ class GpioLauncher:
             expected = self._count > 0 if self._magazine is None else self._magazine > 0
             if expected:
                 self._jammed = True
-                event: dict[str, Any] = {
-                    "type": "jam",
-                    "cards_out": self._count,
-                    "expected": run.plan.cards,
-                    "message": "The launcher jammed: open the lid and clear the cards.",
-                }
+                event = jam_event(self._count, run.plan.cards)
                 self._finish_eject_locked(run, "jam")
             else:
                 self._magazine = 0
-                event = {
-                    "type": "magazine_empty",
-                    "cards_out": self._count,
-                    "message": "The launcher is empty: reload it (ATK-21).",
-                }
+                event = empty_event(self._count)
                 self._finish_eject_locked(run, "empty")
         self._emit(event)
 
@@ -451,7 +443,7 @@ class GpioLauncher:
             if self._run is not run or run.phase != "eject":
                 return
             self._finish_eject_locked(run, "max_run", f"motor stopped after the {self.settings.max_run_s:g} s limit")
-        self._emit({"type": "max_run", "limit_s": self.settings.max_run_s, "cards_out": self._count})
+        self._emit(max_run_event(self.settings.max_run_s, self._count))
 
     @_guarded
     def _open_loop_end(self, run: _Run) -> None:
@@ -503,7 +495,7 @@ class GpioLauncher:
             done(result)
         except Exception as exc:  # the motor is already off; report, never propagate into gpiozero/timers
             log.exception("launcher done callback failed")
-            self._emit({"type": "fault", "reason": "callback", "message": f"done callback failed: {exc}"})
+            self._emit(done_callback_fault(exc))
 
     def stop(self) -> None:
         """Abort the run in progress (motor off now; ``done`` gets outcome ``stopped``)."""

@@ -38,6 +38,7 @@ import serial
 
 from unolauncher.clock import Clock, TimerHandle
 from unolauncher.launcher import serial_protocol as sp
+from unolauncher.launcher.events import done_callback_fault, empty_event, jam_event, lid_open_fault, max_run_event
 from unolauncher.launcher.factory import setting
 from unolauncher.launcher.interface import (
     DoneCallback,
@@ -615,15 +616,13 @@ class SerialLauncher:
                 self._magazine = 0
         event: dict[str, Any] | None = None
         if result.outcome == "jam":
-            event = {"type": "jam", "cards_out": cards, "expected": run.plan.cards,
-                     "message": "The launcher jammed: open the lid and clear the cards."}
+            event = jam_event(cards, run.plan.cards)
         elif result.outcome == "empty":
-            event = {"type": "magazine_empty", "cards_out": cards,
-                     "message": "The launcher is empty: reload it (ATK-21)."}
+            event = empty_event(cards)
         elif result.outcome == "max_run":
-            event = {"type": "max_run", "limit_s": self.settings.device.max_run_ms / 1000, "cards_out": cards}
+            event = max_run_event(self.settings.device.max_run_ms / 1000, cards)
         elif result.outcome == "fault" and result.detail == "lid_opened":
-            event = {"type": "fault", "reason": "lid_open", "message": "The lid is open: close it to fire."}
+            event = lid_open_fault()
             result = FireResult(0, 0, "fault", result.counted, "lid is open: motor not started")
         elif result.detail == "lid_opened":
             result = FireResult(result.cards_out, result.ran_ms, result.outcome, result.counted, "lid opened")
@@ -666,7 +665,7 @@ class SerialLauncher:
             done(result)
         except Exception as exc:
             log.exception("launcher done callback failed")
-            self._emit({"type": "fault", "reason": "callback", "message": f"done callback failed: {exc}"})
+            self._emit(done_callback_fault(exc))
 
     def _call(self, callback: PressCallback | None) -> None:
         if callback is None:
