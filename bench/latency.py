@@ -30,7 +30,7 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # support.benchstats
 
-from support.benchstats import TimedPin, percentile
+from support.benchstats import TimedPin, percentile, timed_press
 from unolauncher.clock import VirtualClock
 from unolauncher.launcher.ejection import EjectionModel
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
@@ -51,18 +51,6 @@ def who_may_hit_factory() -> Callable[[], str | None]:
 
     assert hitter() is not None
     return hitter
-
-
-def timed_press(button: Any, what: str) -> float:
-    """Microseconds from ``button`` falling to the motor pin going high (recorded inside the pin); releases it."""
-    TimedPin.on_at = 0
-    start = time.perf_counter_ns()
-    button.drive_low()
-    if not TimedPin.on_at:
-        raise RuntimeError(f"{what} did not switch the motor on")
-    sample = (TimedPin.on_at - start) / 1000
-    button.drive_high()
-    return sample
 
 
 def plans_per_second(count: int) -> dict[str, float]:

@@ -36,7 +36,7 @@ from firmware.fwsim import SimDevice  # noqa: E402
 from firmware.mpfakes import mp_time  # noqa: E402
 from gpiozero.pins.mock import MockFactory, MockPWMPin  # noqa: E402
 
-from support.benchstats import TimedPin, percentile  # noqa: E402
+from support.benchstats import TimedPin, percentile, timed_press  # noqa: E402
 from unolauncher.clock import RealClock, VirtualClock  # noqa: E402
 from unolauncher.launcher import serial_protocol as sp  # noqa: E402
 from unolauncher.launcher.ejection import EjectionModel  # noqa: E402
@@ -152,14 +152,8 @@ class GpioPath:
         self.button = self.factory.pin(DEFAULT_PINS.button)
 
     def press(self) -> float:
-        TimedPin.on_at = 0
-        start = time.perf_counter_ns()
-        self.button.drive_low()
-        if not TimedPin.on_at:
-            raise RuntimeError("the GPIO press did not switch the motor on")
-        sample = (TimedPin.on_at - start) / 1000
+        sample = timed_press(self.button, "the GPIO press")
         self.launcher.stop()
-        self.button.drive_high()
         self.clock.advance(1.0)
         return sample
 

@@ -1,8 +1,9 @@
-"""What every benchmark in ``bench/`` shares: percentiles, and a mock pin that time-stamps the motor switching on.
+"""What every benchmark in ``bench/`` shares: percentiles, a mock pin that time-stamps the motor switching on, and
+a timed press on it.
 
 Example::
 
-    from support.benchstats import TimedPin, percentile
+    from support.benchstats import TimedPin, percentile, timed_press
     p99 = percentile(samples, 0.99)
 """
 
@@ -32,3 +33,16 @@ class TimedPin(MockPWMPin):
         if changed and value:
             TimedPin.on_at = time.perf_counter_ns()
         return changed
+
+
+def timed_press(button: Any, what: str) -> float:
+    """Microseconds from the mock ``button`` pin falling to a :class:`TimedPin` going high; releases the button.
+    Raises RuntimeError naming ``what`` if nothing switched on."""
+    TimedPin.on_at = 0
+    start = time.perf_counter_ns()
+    button.drive_low()
+    if not TimedPin.on_at:
+        raise RuntimeError(f"{what} did not switch the motor on")
+    sample = (TimedPin.on_at - start) / 1000
+    button.drive_high()
+    return sample
