@@ -182,7 +182,6 @@ def main(argv: list[str] | None = None) -> int:
     set_idle(args.idle_ms)
     with tempfile.TemporaryDirectory() as tmp:
         device = SimDevice(Path(tmp) / "ttyBench", magazine=100_000, cards_per_s=200.0, spinup_ms=2)
-        set_idle(args.idle_ms)  # SimDevice switched the fake clock to real time; keep our idle
         try:
             print(f"firmware loop idle: {args.idle_ms:g} ms per iteration; pty pair; {threading.active_count()} "
                   "threads")
