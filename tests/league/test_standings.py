@@ -7,27 +7,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from support.fake_tables import state_payload as state
 from unolauncher.league import MAX_REMEMBERED_MISSING, SeqTracker, Standings, render_text
-
-
-def state(players: list[str], scores: dict[str, int], rnd: int = 1, winner: str | None = None) -> bytes:
-    return json.dumps(
-        {
-            "ruleset": "attack",
-            "mode": "full",
-            "round": rnd,
-            "direction": 1,
-            "players": players,
-            "current": None if winner else players[0],
-            "top": "red 7",
-            "color": "red",
-            "hands": dict.fromkeys(players, 7),
-            "owed": [],
-            "pending": None,
-            "scores": scores,
-            "winner": winner,
-        }
-    ).encode()
 
 
 def test_seq_tracker_in_order_stream_has_no_gaps() -> None:

@@ -20,6 +20,29 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 
+def state_payload(
+    players: list[str], scores: dict[str, int], rnd: int = 1, winner: str | None = None, **extra: Any
+) -> bytes:
+    """The retained public state PROTOCOL.md says a table publishes (the fields the league reads, plus the rest)."""
+    body = {
+        "ruleset": "attack",
+        "mode": "full",
+        "round": rnd,
+        "direction": 1,
+        "players": players,
+        "current": None if winner else players[0],
+        "top": "red 7",
+        "color": "red",
+        "hands": dict.fromkeys(players, 7),
+        "owed": [],
+        "pending": None,
+        "scores": scores,
+        "winner": winner,
+        **extra,
+    }
+    return json.dumps(body).encode()
+
+
 class TablePublisher:
     """Publishes what a table daemon would (retained status/state, QoS 1 events) for a scripted table."""
 
@@ -44,23 +67,7 @@ class TablePublisher:
         winner: str | None = None,
         **extra: Any,
     ) -> None:
-        body = {
-            "ruleset": "attack",
-            "mode": "full",
-            "round": rnd,
-            "direction": 1,
-            "players": players,
-            "current": None if winner else players[0],
-            "top": "red 7",
-            "color": "red",
-            "hands": dict.fromkeys(players, 7),
-            "owed": [],
-            "pending": None,
-            "scores": scores,
-            "winner": winner,
-            **extra,
-        }
-        self.raw(f"{self.base}/{table}/state", json.dumps(body), retain=True)
+        self.raw(f"{self.base}/{table}/state", state_payload(players, scores, rnd, winner, **extra), retain=True)
 
     def event(self, table: str, seq: int, type_: str = "play", **fields: Any) -> None:
         self.raw(f"{self.base}/{table}/events", json.dumps({"type": type_, "seq": seq, **fields}))
