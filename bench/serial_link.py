@@ -37,6 +37,7 @@ from firmware.mpfakes import mp_time  # noqa: E402
 from gpiozero.pins.mock import MockFactory, MockPWMPin  # noqa: E402
 
 from support.benchstats import TimedPin, percentile, timed_press  # noqa: E402
+from support.net import wait_until  # noqa: E402
 from unolauncher.clock import RealClock, VirtualClock  # noqa: E402
 from unolauncher.launcher import serial_protocol as sp  # noqa: E402
 from unolauncher.launcher.ejection import EjectionModel  # noqa: E402
@@ -115,22 +116,16 @@ class SerialPath:
         self.results: list[Any] = []
         self.events: list[dict[str, Any]] = []
         self.handler = press_handler(self.launcher, self.results, self.events)
-        deadline = time.monotonic() + 5
-        while not self.launcher.status().extra["connected"]:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the serial launcher did not connect")
-            time.sleep(0.01)
+        if not wait_until(lambda: self.launcher.status().extra["connected"], 5):
+            raise RuntimeError("the serial launcher did not connect")
 
     def press(self) -> float:
         self.edge_at = self.motor_at = 0
         count = len(self.results)
         self.device.press(hold_ms=20)
-        deadline = time.monotonic() + 3
-        while len(self.results) == count:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the serial press did not finish a run: {self.events[-4:]} "
-                                   f"{self.launcher.status()} {self.edge_at} {self.motor_at}")
-            time.sleep(0.001)
+        if not wait_until(lambda: len(self.results) > count, 3, interval=0.001):
+            raise RuntimeError(f"the serial press did not finish a run: {self.events[-4:]} "
+                               f"{self.launcher.status()} {self.edge_at} {self.motor_at}")
         if not (self.edge_at and self.motor_at):
             raise RuntimeError("the serial press did not switch the motor on")
         time.sleep(0.05)  # let go of the button
