@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -48,36 +50,42 @@ def wait_for_bridge(venue: TablePublisher, observer: LeagueClient, probe_table: 
     raise AssertionError("the bridge never delivered a message")
 
 
+@contextmanager
+def bridged(league_broker: Mosquitto, venue_broker: Mosquitto) -> Iterator[tuple[LeagueClient, TablePublisher]]:
+    """An observer on the league broker and a table publisher on the venue broker, once the bridge is up."""
+    observer = LeagueClient("127.0.0.1", league_broker.port)
+    observer.start()
+    venue = TablePublisher(venue_broker.port)
+    try:
+        assert wait_until(lambda: observer.link.subscribed, 10)
+        wait_for_bridge(venue, observer, "probe")
+        yield observer, venue
+    finally:
+        venue.close()
+        observer.stop()
+
+
 def test_an_observer_on_the_league_broker_sees_every_event_of_every_table_gap_free() -> None:
     with Mosquitto() as league_broker:
         venue_broker = Mosquitto(extra_config=bridge_config("venue", league_broker.port))
-        with venue_broker:
-            observer = LeagueClient("127.0.0.1", league_broker.port)
-            observer.start()
-            venue = TablePublisher(venue_broker.port)
-            try:
-                assert wait_until(lambda: observer.link.subscribed, 10)
-                wait_for_bridge(venue, observer, "probe")
+        with venue_broker, bridged(league_broker, venue_broker) as (observer, venue):
+            for t in range(TABLES):
+                venue.state(f"t{t:02d}", ["ann", "bob"], {"ann": t, "bob": 0}, rnd=1)
+            for seq in range(1, EVENTS_PER_TABLE + 1):  # interleaved, as many live tables would be
                 for t in range(TABLES):
-                    venue.state(f"t{t:02d}", ["ann", "bob"], {"ann": t, "bob": 0}, rnd=1)
-                for seq in range(1, EVENTS_PER_TABLE + 1):  # interleaved, as many live tables would be
-                    for t in range(TABLES):
-                        venue.client.publish(f"unolauncher/t{t:02d}/events", f'{{"type":"play","seq":{seq}}}', qos=1)
-                total = TABLES * EVENTS_PER_TABLE
-                assert wait_until(lambda: observer.snapshot()["totals"]["events"] >= total, 30), observer.snapshot()[
-                    "totals"
-                ]
-                snap = observer.snapshot()
-                rows = [row for row in snap["tables"] if row["table"] != "probe"]
-                assert len(rows) == TABLES
-                for row in rows:
-                    assert (row["first_seq"], row["last_seq"], row["events"]) == (1, EVENTS_PER_TABLE, EVENTS_PER_TABLE)
-                    assert (row["gaps"], row["duplicates"], row["reordered"]) == (0, 0, 0), row
-                    assert row["players"] == ["ann", "bob"]
-                assert snap["totals"]["invalid"] == 0
-            finally:
-                venue.close()
-                observer.stop()
+                    venue.client.publish(f"unolauncher/t{t:02d}/events", f'{{"type":"play","seq":{seq}}}', qos=1)
+            total = TABLES * EVENTS_PER_TABLE
+            assert wait_until(lambda: observer.snapshot()["totals"]["events"] >= total, 30), observer.snapshot()[
+                "totals"
+            ]
+            snap = observer.snapshot()
+            rows = [row for row in snap["tables"] if row["table"] != "probe"]
+            assert len(rows) == TABLES
+            for row in rows:
+                assert (row["first_seq"], row["last_seq"], row["events"]) == (1, EVENTS_PER_TABLE, EVENTS_PER_TABLE)
+                assert (row["gaps"], row["duplicates"], row["reordered"]) == (0, 0, 0), row
+                assert row["players"] == ["ann", "bob"]
+            assert snap["totals"]["invalid"] == 0
 
 
 def _passwd(path: Path, users: dict[str, str]) -> None:
@@ -167,37 +175,28 @@ def test_uplink_outage_the_venue_broker_queues_for_the_league() -> None:
         # The bridge retries every 5 s, the observer after 1 s then 2 s: the observer is subscribed again before
         # the queued messages arrive (the league broker runs without persistence, so its sessions restart empty).
         conf = bridge_config("venue", league_broker.port) + "\nrestart_timeout 5"
-        with Mosquitto(extra_config=conf) as venue_broker:
-            observer = LeagueClient("127.0.0.1", league_broker.port)
-            observer.start()
-            venue = TablePublisher(venue_broker.port)
-            try:
-                assert wait_until(lambda: observer.link.subscribed, 10)
-                wait_for_bridge(venue, observer, "probe")
-                seq = dict.fromkeys(range(5), 0)
+        with Mosquitto(extra_config=conf) as venue_broker, bridged(league_broker, venue_broker) as (observer, venue):
+            seq = dict.fromkeys(range(5), 0)
 
-                def publish(rounds: int) -> None:
-                    for _ in range(rounds):
-                        for t in seq:
-                            seq[t] += 1
-                            venue.client.publish(f"unolauncher/t{t}/events", f'{{"type":"play","seq":{seq[t]}}}', qos=1)
+            def publish(rounds: int) -> None:
+                for _ in range(rounds):
+                    for t in seq:
+                        seq[t] += 1
+                        venue.client.publish(f"unolauncher/t{t}/events", f'{{"type":"play","seq":{seq[t]}}}', qos=1)
 
-                publish(40)
-                assert wait_until(lambda: observer.snapshot()["totals"]["events"] >= 200, 10)
-                league_broker.stop()
-                assert wait_until(lambda: not observer.link.connected, 5)
-                publish(100)  # 500 events while the uplink is down
-                time.sleep(1.0)
-                league_broker.start()
-                assert wait_until(lambda: observer.link.subscribed, 15)
-                publish(20)
-                total = sum(seq.values())
-                assert wait_until(lambda: observer.snapshot()["totals"]["events"] >= total, 30), observer.snapshot()[
-                    "totals"
-                ]
-                for t in seq:
-                    row = observer.standings.tables[f"t{t}"].seq
-                    assert (row.first, row.last, row.gaps, row.reordered) == (1, seq[t], 0, 0)
-            finally:
-                venue.close()
-                observer.stop()
+            publish(40)
+            assert wait_until(lambda: observer.snapshot()["totals"]["events"] >= 200, 10)
+            league_broker.stop()
+            assert wait_until(lambda: not observer.link.connected, 5)
+            publish(100)  # 500 events while the uplink is down
+            time.sleep(1.0)
+            league_broker.start()
+            assert wait_until(lambda: observer.link.subscribed, 15)
+            publish(20)
+            total = sum(seq.values())
+            assert wait_until(lambda: observer.snapshot()["totals"]["events"] >= total, 30), observer.snapshot()[
+                "totals"
+            ]
+            for t in seq:
+                row = observer.standings.tables[f"t{t}"].seq
+                assert (row.first, row.last, row.gaps, row.reordered) == (1, seq[t], 0, 0)
