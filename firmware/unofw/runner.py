@@ -10,7 +10,7 @@ Example::
     run = FireRun(Plan(True, cards=3), Config(), board, now=0)
     result = None
     while result is None:
-        result = run.tick(now, board.cards())   # in the firmware's main loop
+        result = run.tick(board.ticks_ms())     # in the firmware's main loop
 """
 
 from unofw import msgs
@@ -56,6 +56,8 @@ FINISHED = 3
 
 
 class FireRun:
+    """A run of a plan that fires (a ``no_fire`` plan is answered by the app without one)."""
+
     def __init__(self, plan, config, board, now):
         self.plan = plan
         self.cfg = config
@@ -71,10 +73,6 @@ class FireRun:
         self.outcome = None
         self.reason = msgs.R_NONE
         self.result = None
-        if not plan.fire:
-            self.outcome = msgs.O_NO_FIRE
-            self.phase = FINISHED
-            self.result = Result(0, 0, msgs.O_NO_FIRE, config.has_sensor)
 
     def _diff(self, a, b):
         return self.board.ticks_diff(a, b)
