@@ -7,30 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from support.daemon import FAST_LAUNCHER
-from support.net import free_port, wait_until
-from unolauncher.daemon.app import Daemon
-from unolauncher.daemon.config import parse_config
-
-
-def _daemon(tmp_path: Path, lockout: bool) -> Daemon:
-    config = parse_config(
-        {
-            "table": {"id": "lock", "state_dir": str(tmp_path / "state"), "lockout": lockout},
-            "broker": {"host": "127.0.0.1", "port": free_port(), "reconnect_max": 1},  # no broker needed
-            "launcher": FAST_LAUNCHER,
-            "dashboard": {"enabled": False},
-        }
-    )
-    daemon = Daemon(config, say=lambda text: None)
-    daemon.start()
-    return daemon
+from support.daemon import running_daemon
+from support.net import wait_until
 
 
 @pytest.mark.parametrize("lockout", [True, False])
 def test_press_with_nobody_to_hit(tmp_path: Path, lockout: bool) -> None:
-    daemon = _daemon(tmp_path, lockout)
-    try:
+    with running_daemon(tmp_path, "lock", overrides={"table": {"lockout": lockout}}) as daemon:  # no broker needed
         assert daemon.table is not None and daemon.journal is not None and daemon.virtual is not None
         assert daemon.table.hitter() is None  # no game yet: nobody may hit
         motor_starts = daemon.virtual.motor_starts
@@ -47,6 +30,3 @@ def test_press_with_nobody_to_hit(tmp_path: Path, lockout: bool) -> None:
         else:
             assert types[0] == "press" and daemon.journal.events()[0]["player"] is None
         assert list(daemon.journal.commands()) == [], "no hit reaches the referee"
-    finally:
-        daemon.request_stop()
-        daemon.shutdown()

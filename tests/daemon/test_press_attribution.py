@@ -15,11 +15,9 @@ from typing import Any
 
 import pytest
 
-from support.daemon import FAST_LAUNCHER
-from support.net import free_port, wait_until
+from support.daemon import running_daemon
+from support.net import wait_until
 from unolauncher.daemon import app
-from unolauncher.daemon.app import Daemon
-from unolauncher.daemon.config import parse_config
 from unolauncher.store.journal import Journal
 
 SLOW_WRITE_S = 0.08
@@ -43,18 +41,8 @@ def test_rapid_presses_on_a_slow_journal_go_to_the_players_in_turn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(app, "Journal", SlowJournal)
-    config = parse_config(
-        {
-            "table": {"id": "attr", "state_dir": str(tmp_path / "state")},
-            "broker": {"host": "127.0.0.1", "port": free_port(), "reconnect_max": 1},  # no broker needed
-            "launcher": {**FAST_LAUNCHER, "preset": "gentle"},
-            "dashboard": {"enabled": False},
-            "homeassistant": {"enabled": False},
-        }
-    )
-    daemon = Daemon(config, say=lambda text: None)
-    daemon.start()
-    try:
+    overrides: dict[str, dict[str, Any]] = {"launcher": {"preset": "gentle"}, "homeassistant": {"enabled": False}}
+    with running_daemon(tmp_path, "attr", overrides=overrides) as daemon:  # no broker needed
         table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
         assert table is not None and virtual is not None and journal is not None
         table.submit_command({"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 4})
@@ -76,6 +64,3 @@ def test_rapid_presses_on_a_slow_journal_go_to_the_players_in_turn(
         hit_players = [e["player"] for e in events if e["type"] == "hit"]
         assert press_players == hit_players
         assert len(set(press_players[:3])) == 3, press_players  # each hit ended a turn: a, b, c, a, ...
-    finally:
-        daemon.request_stop()
-        daemon.shutdown()

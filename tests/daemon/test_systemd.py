@@ -14,16 +14,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from support.daemon import FAST_LAUNCHER, DaemonProcess, TableClient
+from support.daemon import FAST_LAUNCHER, DaemonProcess, TableClient, running_daemon
 from support.mosquitto import require_mosquitto
 from support.net import free_port, wait_for_port, wait_until
-from unolauncher.daemon.app import Daemon
-from unolauncher.daemon.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[2]
 UNIT = ROOT / "systemd" / "unolauncher.service"
@@ -117,18 +116,9 @@ def test_notify_ready_watchdog_and_stopping_from_a_real_daemon(tmp_path: Path) -
 
 
 def test_motor_is_switched_off_by_a_stop_request_mid_run(tmp_path: Path) -> None:
-    launcher = {**FAST_LAUNCHER, "virtual": {**FAST_LAUNCHER["virtual"], "cards_per_s": 2.0, "pulse_ms": 5.0}}
-    config = parse_config(
-        {
-            "table": {"id": "motor", "state_dir": str(tmp_path / "state"), "lockout": False},
-            "broker": {"host": "127.0.0.1", "port": free_port(), "reconnect_max": 1},  # nobody there: fine
-            "launcher": launcher,
-            "dashboard": {"enabled": False},
-        }
-    )
-    daemon = Daemon(config, say=lambda text: None)
-    daemon.start()
-    try:
+    slow = {"virtual": {**FAST_LAUNCHER["virtual"], "cards_per_s": 2.0, "pulse_ms": 5.0}}
+    overrides: dict[str, dict[str, Any]] = {"table": {"lockout": False}, "launcher": slow}
+    with running_daemon(tmp_path, "motor", overrides=overrides) as daemon:  # no broker: fine
         assert daemon.table is not None and daemon.virtual is not None
         daemon.table.submit_command(
             {"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "seed": 1, "launcher": {"seed": 5}}
@@ -142,8 +132,6 @@ def test_motor_is_switched_off_by_a_stop_request_mid_run(tmp_path: Path) -> None
         assert daemon.virtual.motor_pin_high, "some press should have started the motor"
         daemon.request_stop()  # what SIGTERM does
         assert not daemon.virtual.motor_pin_high, "motor off at once, before anything else stops"
-    finally:
-        daemon.shutdown()
     assert not daemon.virtual.motor_pin_high
 
 

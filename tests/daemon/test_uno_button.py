@@ -8,25 +8,12 @@ from pathlib import Path
 from rules.rigs import rig
 
 from daemon.game import PRESS_GAP_S
-from support.daemon import FAST_LAUNCHER
-from support.net import free_port, wait_until
-from unolauncher.daemon.app import Daemon
-from unolauncher.daemon.config import parse_config
+from support.daemon import running_daemon
+from support.net import wait_until
 
 
 def test_uno_button_calls_uno_for_the_exposed_player_else_is_only_recorded(tmp_path: Path) -> None:
-    config = parse_config(
-        {
-            "table": {"id": "unob", "state_dir": str(tmp_path / "state")},
-            "broker": {"host": "127.0.0.1", "port": free_port(), "reconnect_max": 1},  # no broker needed
-            "launcher": FAST_LAUNCHER,
-            "dashboard": {"enabled": False},
-            "homeassistant": {"enabled": False},
-        }
-    )
-    daemon = Daemon(config, say=lambda text: None)
-    daemon.start()
-    try:
+    with running_daemon(tmp_path, "unob", overrides={"homeassistant": {"enabled": False}}) as daemon:  # no broker
         table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
         assert table is not None and virtual is not None and journal is not None
         hands = {"ann": ["red 1", "red 2"], "bob": ["blue 1", "blue 2", "blue 3"], "cy": ["green 1", "green 2"]}
@@ -46,6 +33,3 @@ def test_uno_button_calls_uno_for_the_exposed_player_else_is_only_recorded(tmp_p
         assert wait_until(lambda: any(e["type"] == "uno_button" for e in journal.events()), 5)
         assert wait_until(table.idle, 5)
         assert len(list(journal.commands())) == commands
-    finally:
-        daemon.request_stop()
-        daemon.shutdown()

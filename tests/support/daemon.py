@@ -8,6 +8,9 @@ Example::
         daemon.kill()          # SIGKILL: no clean-up at all
         daemon.start()         # same state dir: the journal is replayed
 
+``running_daemon`` is the same daemon in the test's own process, for tests that reach into it (a virtual clock, the
+virtual launcher's pins, the table's worker).
+
 ``DaemonProcess`` writes a TOML config (fast virtual launcher, free ports) and waits for the daemon's
 ``<state_dir>/endpoints.json`` with its own pid and ``ready: true``, which the daemon writes after READY.
 ``TableClient`` subscribes to ``unolauncher/<table>/#``, keeps every event (deduplicated by ``seq``, with the
@@ -24,14 +27,20 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
-from support.net import wait_until
+from support.net import free_port, wait_until
+
+if TYPE_CHECKING:
+    from unolauncher.clock import Clock
+    from unolauncher.daemon.app import Daemon
 
 # A virtual launcher fast enough for tests: a 4-card run takes ~50 ms instead of ~1 s.
 FAST_LAUNCHER: dict[str, Any] = {
@@ -69,6 +78,54 @@ def to_toml(config: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def daemon_config(
+    state_dir: Path, table: str, broker: dict[str, Any], overrides: dict[str, dict[str, Any]] | None = None
+) -> dict[str, dict[str, Any]]:
+    """A test daemon's config sections: fast virtual launcher, no dashboard, ``overrides`` merged section by section."""
+    config: dict[str, dict[str, Any]] = {
+        "table": {"id": table, "state_dir": str(state_dir)},
+        "broker": broker,
+        "launcher": dict(FAST_LAUNCHER),
+        "dashboard": {"enabled": False},
+    }
+    for section, values in (overrides or {}).items():
+        config.setdefault(section, {}).update(values)
+    return config
+
+
+@contextmanager
+def running_daemon(
+    workdir: Path,
+    table: str = "t1",
+    broker_port: int | None = None,
+    overrides: dict[str, dict[str, Any]] | None = None,
+    clock: Clock | None = None,
+) -> Iterator[Daemon]:
+    """A started :class:`Daemon` in this process (state in ``workdir/state``), stopped motor-first on exit.
+
+    ``broker_port`` set: the broker on 127.0.0.1 there; otherwise a free port where no broker listens, for tests
+    that need none (the daemon retries in the background). ``clock`` replaces its :class:`RealClock` before start.
+
+    Example::
+
+        with running_daemon(tmp_path, "t1", overrides={"table": {"lockout": False}}) as daemon:
+            daemon.virtual.press_button()
+    """
+    from unolauncher.daemon.app import Daemon  # only the tests that run a daemon here pay for its imports
+    from unolauncher.daemon.config import parse_config
+
+    broker = {"host": "127.0.0.1", "port": broker_port or free_port(), "reconnect_max": 1}
+    daemon = Daemon(parse_config(daemon_config(workdir / "state", table, broker, overrides)), say=lambda text: None)
+    if clock is not None:
+        daemon.clock = clock
+    daemon.start()
+    try:
+        yield daemon
+    finally:
+        daemon.request_stop()
+        daemon.shutdown()
+
+
 class DaemonProcess:
     """One ``unolauncher run`` subprocess with its own state directory and config file.
 
@@ -95,14 +152,7 @@ class DaemonProcess:
             if broker_port
             else {"embedded": True, "port": 0, "ws_port": 0}
         )
-        self.config: dict[str, dict[str, Any]] = {
-            "table": {"id": table, "state_dir": str(self.state_dir)},
-            "broker": broker,
-            "launcher": dict(FAST_LAUNCHER),
-            "dashboard": {"enabled": False},
-        }
-        for section, values in (overrides or {}).items():
-            self.config.setdefault(section, {}).update(values)
+        self.config = daemon_config(self.state_dir, table, broker, overrides)
         self.process: subprocess.Popen[bytes] | None = None
         self.endpoints: dict[str, Any] = {}
 
