@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
-import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from support.net import wait_until
@@ -16,14 +14,6 @@ from unolauncher.bus.broker import EmbeddedBroker
 from unolauncher.bus.mqtt import BusSettings, TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.store.journal import Journal
-
-
-@pytest.fixture(scope="module")
-def broker() -> Iterator[EmbeddedBroker]:
-    embedded = EmbeddedBroker(port=0, ws_port=0)
-    embedded.start()
-    yield embedded
-    embedded.stop()
 
 
 class Watcher:

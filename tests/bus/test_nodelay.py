@@ -10,7 +10,6 @@ import socket
 import statistics
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -22,15 +21,6 @@ from unolauncher.bus.broker import EmbeddedBroker
 from unolauncher.bus.mqtt import BusSettings, TableBus, set_tcp_nodelay
 from unolauncher.bus.topics import Topics
 from unolauncher.store.journal import Journal
-
-
-@pytest.fixture(scope="module")
-def broker() -> Iterator[EmbeddedBroker]:
-    embedded = EmbeddedBroker(port=0, ws_port=0)
-    embedded.start()
-    yield embedded
-    embedded.stop()
-
 
 
 def nodelay_on_open(client: mqtt.Client, userdata: object, sock: object) -> None:
@@ -76,23 +66,13 @@ def test_nodelay_is_set_on_connect_and_again_after_a_reconnect(
 
 def test_command_to_reply_is_not_held_back_by_nagle(tmp_path: Path) -> None:
     """A real daemon on mosquitto: command → reply well under the ~40 ms Nagle + delayed ACK add (median of 20)."""
-    from support.daemon import FAST_LAUNCHER
-    from unolauncher.daemon.app import Daemon
-    from unolauncher.daemon.config import parse_config
+    from support.daemon import running_daemon
 
     # The broker's own side with Nagle off too, so that only the table's socket is under test.
-    with Mosquitto(extra_config="set_tcp_nodelay true") as broker:
-        config = parse_config(
-            {
-                "table": {"id": "ndrtt", "state_dir": str(tmp_path / "state")},
-                "broker": {"host": "127.0.0.1", "port": broker.port},
-                "launcher": FAST_LAUNCHER,
-                "dashboard": {"enabled": False},
-                "homeassistant": {"enabled": False},
-            }
-        )
-        daemon = Daemon(config, say=lambda text: None)
-        daemon.start()
+    with (
+        Mosquitto(extra_config="set_tcp_nodelay true") as broker,
+        running_daemon(tmp_path, "ndrtt", broker.port, overrides={"homeassistant": {"enabled": False}}) as daemon,
+    ):
         got = threading.Event()
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="nd-rtt-client")
         client.on_message = lambda c, u, m: got.set()
@@ -117,5 +97,3 @@ def test_command_to_reply_is_not_held_back_by_nagle(tmp_path: Path) -> None:
         finally:
             client.disconnect()
             client.loop_stop()
-            daemon.request_stop()
-            daemon.shutdown()
