@@ -226,7 +226,6 @@ class GpioLauncher:
             self.close()
             raise
         self.feedback = Feedback(led, buzzer, clock)
-        self._led = led
         self._lid_open_reported = self._lid_raw_open = self._lid_level_open()
         self._button.when_activated = self._button_pressed
         self._button.when_deactivated = self._button_released
