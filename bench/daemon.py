@@ -39,6 +39,7 @@ from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 from support.benchstats import percentile  # noqa: E402
 from support.daemon import FAST_LAUNCHER, DaemonProcess, TableClient  # noqa: E402
 from support.mosquitto import Mosquitto  # noqa: E402
+from support.net import wait_until  # noqa: E402
 from unolauncher.bus.mqtt import set_tcp_nodelay  # noqa: E402
 
 
@@ -243,18 +244,19 @@ def press_to_event(
     daemon = Daemon(config, say=lambda text: None)
     daemon.start()
     assert daemon.bus is not None and daemon.bus.subscribed.wait(10)
-    assert daemon.table is not None and daemon.virtual is not None
+    table = daemon.table
+    assert table is not None and daemon.virtual is not None
 
     sub = Subscriber(port, "unolauncher/bench/events")
-    daemon.table.submit_command({"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 3})
+    table.submit_command({"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 3})
     bare = BarePair(port)
     samples: list[float] = []
     bare_samples: list[float] = []
     index, unanswered = 1, 0
     try:
         for _ in range(count):
-            while not daemon.table.idle() or daemon.launcher.status().running:
-                time.sleep(0.002)
+            if not wait_until(lambda: table.idle() and not daemon.launcher.status().running, 10, 0.002):
+                raise RuntimeError("the table did not settle after the last press")
             time.sleep(0.025)
             bare_samples.append(bare.round_trip())
             time.sleep(0.025)  # 50 ms since the last press: longer than the button debounce
