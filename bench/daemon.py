@@ -195,7 +195,6 @@ class BarePair:
         self.sub.close()
 
 
-
 def nodelay_on_open(client: mqtt.Client, userdata: object, sock: object) -> None:
     """paho ``on_socket_open``: Nagle off on the client's own socket too, as a phone's WebSocket client has."""
     set_tcp_nodelay(sock)
@@ -311,8 +310,9 @@ def bare_commit(directory: Path, synchronous: str, count: int) -> list[float]:
         db.close()
 
 
-def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+def vm_rss_kib(proc_status: str) -> int:
+    """The resident set size (KiB) from the text of a ``/proc/<pid>/status``."""
+    for line in proc_status.splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     raise RuntimeError("no VmRSS")
@@ -320,8 +320,7 @@ def rss_kib(pid: int) -> int:
 
 def bare_import_rss() -> int:
     code = "import gpiozero, paho.mqtt.client; print(open('/proc/self/status').read())"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    return next(int(line.split()[1]) for line in out.splitlines() if line.startswith("VmRSS:"))
+    return vm_rss_kib(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
 
 
 def startup_and_memory(port: int, workdir: Path, commands: int) -> tuple[float, int]:
@@ -342,7 +341,7 @@ def startup_and_memory(port: int, workdir: Path, commands: int) -> tuple[float, 
                 for _ in range(commands):
                     client.command({"type": "status"})
             assert daemon.process is not None
-            rss = rss_kib(daemon.process.pid)
+            rss = vm_rss_kib(Path(f"/proc/{daemon.process.pid}/status").read_text())
         finally:
             daemon.stop()
     return ready, rss
