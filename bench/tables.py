@@ -38,7 +38,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -57,6 +56,8 @@ sys.path.insert(0, str(ROOT / "controller"))
 sys.path.insert(0, str(ROOT / "tests"))  # support.benchstats
 
 from support.benchstats import percentile  # noqa: E402
+from support.net import free_port, wait_for_port  # noqa: E402
+from unolauncher.bus.mqtt import set_tcp_nodelay  # noqa: E402
 from unolauncher.league import SeqTracker  # noqa: E402
 from unolauncher.rules.referee import Referee  # noqa: E402
 
@@ -165,23 +166,6 @@ class GameBot:
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_port(port: int, timeout: float = 10) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), 0.2):
-                return
-        except OSError:
-            time.sleep(0.02)
-    raise TimeoutError(f"nothing listening on port {port}")
-
-
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a live process (Linux /proc)."""
     try:
@@ -201,19 +185,11 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-
 def mqtt_client(name: str, clean: bool = True) -> mqtt.Client:
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=name, protocol=mqtt.MQTTv311, clean_session=clean)
     client.max_inflight_messages_set(1000)
     client.max_queued_messages_set(0)
     return client
-
-
-def no_delay(client: mqtt.Client) -> None:
-    """The bench's own clients send many small packets: keep Nagle out of the measurement (see NODELAY_SHIM)."""
-    sock = client.socket()  # paho types it as its SocketLike protocol; the bench's clients are plain TCP
-    if isinstance(sock, socket.socket):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -257,7 +233,7 @@ def observer_main(port: int, conn: Any, stop: Any, persistent: bool = False) -> 
             [("unolauncher/+/events", 1), ("unolauncher/+/status", 1)]
         )
         client.connect("127.0.0.1", port)
-        no_delay(client)
+        set_tcp_nodelay(client.socket())  # the bench's clients send many small packets: no Nagle
         client.loop_start()
         return client
 
@@ -340,7 +316,7 @@ def driver_main(port: int, tables: list[str], rate: float, seconds: float, conn:
     client = mqtt_client("bench-driver")
     client.on_message = on_message
     client.connect("127.0.0.1", port)
-    no_delay(client)
+    set_tcp_nodelay(client.socket())  # the bench's clients send many small packets: no Nagle
     client.subscribe("unolauncher/+/reply", qos=1)
     client.loop_start()
     time.sleep(0.3)
@@ -445,7 +421,7 @@ def run_level(n: int, args: argparse.Namespace) -> dict[str, Any]:
     obs_conn, obs_child = ctx.Pipe()
     observer = ctx.Process(target=observer_main, args=(port, obs_child, stop, args.outage > 0), daemon=True)
     try:
-        wait_port(port)
+        wait_for_port(port)
         observer.start()
         assert obs_conn.recv() == "ready"
         tables = [f"t{i:03d}" for i in range(n)]
