@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from support.daemon import FAST_LAUNCHER, DaemonProcess, TableClient, running_daemon
 from support.mosquitto import require_mosquitto
 from support.net import free_port, wait_for_port, wait_until
+from support.process import end_process
 
 ROOT = Path(__file__).resolve().parents[2]
 UNIT = ROOT / "systemd" / "unolauncher.service"
@@ -223,5 +223,4 @@ def test_shipped_mosquitto_config_keeps_each_table_to_its_own_topics(tmp_path: P
         for client in clients:
             client.disconnect()
             client.loop_stop()
-        process.send_signal(signal.SIGTERM)
-        process.wait(5)
+        end_process(process, 5)

@@ -37,6 +37,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
 from support.net import free_port, wait_until
+from support.process import end_process
 
 if TYPE_CHECKING:
     from unolauncher.clock import Clock
@@ -210,22 +211,14 @@ class DaemonProcess:
         """SIGTERM and wait; returns the exit code (None if it was not running)."""
         if self.process is None:
             return None
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        code = self.process.returncode
+        code = end_process(self.process, timeout)
         self.process = None
         return code
 
     def kill(self) -> None:
         """SIGKILL: the power-cut case (no signal handler, no clean-up, no ``offline``)."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(10)
+        if self.process is not None:
+            end_process(self.process, 10, signal.SIGKILL)
         self.process = None
 
     def __enter__(self) -> DaemonProcess:

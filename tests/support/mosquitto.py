@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -20,6 +21,7 @@ from types import TracebackType
 import pytest
 
 from support.net import free_port, wait_for_port
+from support.process import end_process
 
 MOSQUITTO_CANDIDATES = ("mosquitto", "/usr/sbin/mosquitto")
 
@@ -85,19 +87,13 @@ class Mosquitto:
             wait_for_port(self.ws_port)
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        if self.process:
+            end_process(self.process, 5)
         self.process = None
 
     def kill(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(5)
+        if self.process:
+            end_process(self.process, 5, signal.SIGKILL)
         self.process = None
 
     def __enter__(self) -> Mosquitto:
