@@ -108,31 +108,30 @@ def rlcard_rate(players: int, seconds: float, repeats: int) -> dict[str, float]:
     return result
 
 
-def referee_rate(ruleset: str, players: int, seconds: float, repeats: int) -> dict[str, float]:
-    """Median steps/s (and rounds/s) of random-legal full-mode games, whole games to 500 points."""
+def play_game(ruleset: str, names: list[str], seed: int) -> tuple[int, int]:
+    """One whole full-mode game to 500 points between random-legal bots; returns (steps, rounds)."""
+    ref = Referee()
+    ref.handle({"type": "new_game", "ruleset": ruleset, "players": names, "seed": seed})
+    bot = Bot("random", seed=seed, uno_rate=0.0)
+    handle, next_command = ref.handle, bot.next_command
+    steps = 0
+    while (command := next_command(ref)) is not None:
+        handle(command)
+        steps += 1
+    return steps, ref.state.round
+
+
+def referee_rate(ruleset: str, players: int, seconds: float) -> dict[str, float]:
+    """Steps/s and rounds/s of :func:`play_game` over ``seconds`` of CPU time (seeds 1, 2, ...)."""
     names = [f"p{i}" for i in range(players)]
-    rates, round_rates = [], []
-    seed = 0
-    for _ in range(repeats):
-        steps = rounds = 0
-        start = time.process_time()
-        while time.process_time() - start < seconds:
-            seed += 1
-            ref = Referee()
-            ref.handle({"type": "new_game", "ruleset": ruleset, "players": names, "seed": seed})
-            bot = Bot("random", seed=seed, uno_rate=0.0)
-            handle, next_command = ref.handle, bot.next_command
-            while True:
-                command = next_command(ref)
-                if command is None:
-                    break
-                handle(command)
-                steps += 1
-            rounds += ref.state.round
-        elapsed = time.process_time() - start
-        rates.append(steps / elapsed)
-        round_rates.append(rounds / elapsed)
-    return {"steps": statistics.median(rates), "rounds": statistics.median(round_rates)}
+    steps = rounds = 0
+    seed = 1
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        game_steps, game_rounds = play_game(ruleset, names, seed)
+        steps, rounds, seed = steps + game_steps, rounds + game_rounds, seed + 1
+    elapsed = time.process_time() - start
+    return {"steps": steps / elapsed, "rounds": rounds / elapsed}
 
 
 # -- the floor ---------------------------------------------------------------------------------------------------
@@ -320,15 +319,7 @@ def count_steps(side: str, players: int, games: int) -> int:
                 steps += 1
         return steps
     names = [f"p{i}" for i in range(players)]
-    steps = 0
-    for seed in range(1, games + 1):
-        ref = Referee()
-        ref.handle({"type": "new_game", "ruleset": "classic", "players": names, "seed": seed})
-        bot = Bot("random", seed=seed, uno_rate=0.0)
-        while (command := bot.next_command(ref)) is not None:
-            ref.handle(command)
-            steps += 1
-    return steps
+    return sum(play_game("classic", names, seed)[0] for seed in range(1, games + 1))
 
 
 def breakdown(ruleset: str, players: int, games: int) -> None:
@@ -432,7 +423,7 @@ def main() -> int:
         for players in (2, 4):
             ours_runs, base_runs, floor_runs, bare_runs = [], [], [], []
             for _ in range(repeats):
-                ours_runs.append(referee_rate(ruleset, players, seconds, 1))
+                ours_runs.append(referee_rate(ruleset, players, seconds))
                 if rlcard_ok and ruleset == "classic":
                     base_runs.append(rlcard_rate(players, seconds, 1))
                 if args.floor and ruleset == "classic":
