@@ -46,7 +46,7 @@ export class History {
     this.changedByLastEvent = false;
     const seq = Number.isInteger(event.seq) ? event.seq : null;
     if (event.type === "game_started") {
-      if (seq === null || this.data.startSeq === null || seq > this.data.startSeq) {
+      if (this.belongs(seq)) { // a newer game (a re-sent older game_started changes nothing)
         const keep = (list) => list.filter((x) => x.seq !== null && seq !== null && x.seq > seq);
         this.data = {
           startSeq: seq, hits: keep(this.data.hits), rounds: keep(this.data.rounds),
