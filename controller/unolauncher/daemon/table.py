@@ -159,6 +159,13 @@ class Table:
 
     def restore(self) -> int:
         """Rebuild the referee from the journal's accepted commands; return how many were re-applied."""
+        referee, count = self._replayed()
+        with self.lock:
+            self.referee = referee
+        return count
+
+    def _replayed(self) -> tuple[RefereeLike, int]:
+        """A fresh referee fed the journal's accepted commands, and how many there were."""
         referee = self.referee_factory()
         count = 0
         for command in self.journal.commands():
@@ -167,9 +174,7 @@ class Table:
                 # Same commands in the same order must give the same result; if not, the rules changed under us.
                 log.error("journalled command %s was refused on replay: %s", command, events[0].get("message"))
             count += 1
-        with self.lock:
-            self.referee = referee
-        return count
+        return referee, count
 
     def start(self) -> None:
         self._worker = threading.Thread(target=self._work, name="table-worker", daemon=True)
@@ -394,10 +399,7 @@ class Table:
         with self.lock:
             batch = batch + self._unjournalled  # applied to the referee after these: they go too
             self._unjournalled = []
-            referee = self.referee_factory()
-            for command in self.journal.commands():
-                referee.handle(command)
-            self.referee = referee
+            self.referee = self._replayed()[0]
         for record in batch:
             record.error = exc
             if record.origin == "hit" and record.command is not None:
