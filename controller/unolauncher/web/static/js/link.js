@@ -9,7 +9,8 @@ const AUTH_CODES = new Set([4, 5, 134, 135]); // MQTT 3.1.1 / 5 "bad credentials
  *   const link = new TableLink({url, base, username, password}, handlers);
  *   link.send({type: "undo"});        // -> id; the reply arrives at handlers.reply(reply)
  *
- * handlers: status(kind, detail), state(obj), event(obj), reply(obj), launcher(obj), online(bool)
+ * handlers: status(kind, detail), state(obj), event(obj), reply(obj), launcher(obj), online(bool); every obj is a
+ * plain JSON object (anything else on the topics is dropped here, with a console warning).
  * status kinds: "connecting", "online", "reconnecting", "offline", "auth", "error".
  */
 export class TableLink {
@@ -67,7 +68,6 @@ export class TableLink {
   }
 
   emitStatus(kind, detail) {
-    this.status = kind;
     this.handlers.status(kind, detail || "");
   }
 

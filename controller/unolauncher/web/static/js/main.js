@@ -109,9 +109,9 @@ function onStatus(kind, detail) {
 
 // ---- incoming --------------------------------------------------------------------------------------------
 
-/** Whether a retained state looks like PROTOCOL.md's public state (a bad one is ignored, not rendered). */
+/** Whether a retained state (a JSON object: TableLink drops anything else) looks like PROTOCOL.md's public state
+ * (a bad one is ignored, not rendered). */
 function plausibleState(state) {
-  if (!state || typeof state !== "object" || Array.isArray(state)) return false;
   if ("players" in state && !(Array.isArray(state.players) && state.players.every((p) => typeof p === "string"))) return false;
   if ("hands" in state && (typeof state.hands !== "object" || Array.isArray(state.hands))) return false;
   if ("owed" in state && !Array.isArray(state.owed)) return false;
@@ -161,7 +161,7 @@ function catchUp(upTo) {
 }
 
 function onEvent(event) {
-  if (!event || typeof event !== "object" || Array.isArray(event) || typeof event.type !== "string") {
+  if (typeof event.type !== "string") {
     console.warn("ignoring an event without a type", event);
     return;
   }
@@ -193,7 +193,6 @@ function onEvent(event) {
 }
 
 function onReply(reply) {
-  if (!reply || typeof reply !== "object") return;
   const entry = app.pending.get(reply.id);
   if (!entry) return; // another phone's command
   app.pending.delete(reply.id);
