@@ -99,10 +99,6 @@ export function capitalise(word) {
   return word ? word[0].toUpperCase() + word.slice(1) : "";
 }
 
-export function isWild(card) {
-  return parseCard(card).colour === "wild";
-}
-
 export function needsTarget(card) {
   return NEEDS_TARGET.has(parseCard(card).face);
 }

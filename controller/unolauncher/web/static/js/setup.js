@@ -60,10 +60,6 @@ export class Setup {
     return [...this.list.querySelectorAll("input")].map((i) => i.value.trim()).filter(Boolean);
   }
 
-  observeState() {
-    // Nothing to mirror: the form keeps what this phone typed; the state shows what the table plays.
-  }
-
   refuse(control, message) {
     const slot = this.form.querySelector(":scope > .refusal");
     slot.textContent = message;
