@@ -135,7 +135,7 @@ def test_a_real_daemon_flooded_with_20000_commands_stays_small_and_answers(tmp_p
         daemon.start()
         try:
             assert daemon.process is not None
-            rss_before = rss_mb(daemon.process.pid)
+            rss_before = daemon.rss_mb()
             flood = [
                 json.dumps({"type": "status"}),
                 "{not json",
@@ -147,17 +147,10 @@ def test_a_real_daemon_flooded_with_20000_commands_stays_small_and_answers(tmp_p
                 for i in range(sent):  # bounded
                     flooder.client.publish("unolauncher/flood/cmd", flood[i % len(flood)], qos=0)
                 assert wait_until(lambda: flooder.reply_count >= sent * 0.98, 60), flooder.reply_count
-                rss_after = rss_mb(daemon.process.pid)
+                rss_after = daemon.rss_mb()
             with TableClient("127.0.0.1", broker.port, "flood", name="after") as client:
                 assert client.command({"type": "status"})["ok"]
             assert rss_after - rss_before < 12, f"RSS {rss_before:.0f} -> {rss_after:.0f} MB"
             print(f"\nflood: {sent} commands, RSS {rss_before:.0f} -> {rss_after:.0f} MB")
         finally:
             daemon.stop()
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError("no VmRSS")

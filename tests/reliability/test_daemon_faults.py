@@ -271,7 +271,7 @@ def test_command_flood_from_a_misbehaving_client(tmp_path: Path) -> None:
         _, neighbour_client = tbl["neighbour"]
         neighbour = GameDriver(neighbour_client, seed=21)
         neighbour.start()
-        rss_before = rss_mb(target)
+        rss_before = target.rss_mb()
         flood = [
             json.dumps({"type": "status"}),
             "{not json",
@@ -288,7 +288,7 @@ def test_command_flood_from_a_misbehaving_client(tmp_path: Path) -> None:
             publish_s = time.monotonic() - started
             answered = wait_until(lambda: flooder.reply_count >= sent * 0.99, 90)
             answer_s = time.monotonic() - started
-            rss_peak = rss_mb(target)
+            rss_peak = target.rss_mb()
             flooder.close()
             assert target.alive()
             assert target_client.command({"type": "status"}, timeout=30)["ok"]
@@ -304,11 +304,3 @@ def test_command_flood_from_a_misbehaving_client(tmp_path: Path) -> None:
             f"{neighbour.applied} commands, RTT median {1000 * statistics.median(rtt):.0f} ms, "
             f"p99 {1000 * rtt[int(0.99 * (len(rtt) - 1))]:.0f} ms"
         )
-
-
-def rss_mb(daemon: DaemonProcess) -> float:
-    assert daemon.process is not None
-    for line in Path(f"/proc/{daemon.process.pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0

@@ -207,6 +207,14 @@ class DaemonProcess:
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
+    def rss_mb(self) -> float:
+        """The running daemon's resident memory in MB (Linux ``/proc``)."""
+        assert self.process is not None, "the daemon is not running"
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        raise AssertionError(f"no VmRSS for pid {self.process.pid}")
+
     def stop(self, timeout: float = 15.0) -> int | None:
         """SIGTERM and wait; returns the exit code (None if it was not running)."""
         if self.process is None:
