@@ -289,7 +289,7 @@ function renderScoresView() {
 }
 
 function renderLauncherView() {
-  renderLauncher($("launcher"), app.launcher, app.history, app.state);
+  renderLauncher($("launcher"), app.launcher, app.history);
   // The daemon's lid/load commands drive the simulated toy (demo and tests); a real launcher has a real lid.
   $("virtual-controls").hidden = !isVirtual();
   $("btn-lid").textContent = app.launcher && app.launcher.lid_open ? "Close the lid" : "Open the lid";

@@ -83,8 +83,7 @@ export function renderTable(ring, center, state, onSeat) {
     const angle = Math.PI / 2 + (2 * Math.PI * i) / n;
     const x = 50 + 39 * Math.cos(angle);
     const y = 50 + 38 * Math.sin(angle);
-    const seat = el("button", "seat");
-    seat.type = "button";
+    const seat = button(null, "seat", () => onSeat(player));
     seat.style.left = `${x}%`;
     seat.style.top = `${y}%`;
     seat.dataset.player = player;
@@ -107,7 +106,6 @@ export function renderTable(ring, center, state, onSeat) {
       seat.append(el("span", "uno-flag", "UNO"));
     }
     seat.setAttribute("aria-label", `${player}: ${hand ?? "unknown"} cards${hits ? `, owes ${hits} hits` : ""}${player === state.current ? ", to play" : ""}`);
-    seat.addEventListener("click", () => onSeat(player));
     ring.append(seat);
   });
 }
@@ -418,7 +416,7 @@ export function scoreInputs(node, state) {
 
 // ---- launcher ------------------------------------------------------------------------------------------
 
-export function renderLauncher(node, status, history, state) {
+export function renderLauncher(node, status, history) {
   node.replaceChildren();
   const tiles = el("div", "tiles");
   const mood = !status ? ["unknown", "No launcher status yet"] :
