@@ -67,11 +67,7 @@ def journal_of(daemon: DaemonProcess) -> Journal:
 def assert_complete(client: TableClient, last_seq: int, label: str) -> None:
     """The observer holds events 1..last_seq; if it missed some while reconnecting, ``resend`` fills them in."""
     client.wait_for_seq(last_seq, 10)
-    missing = sorted(set(range(1, last_seq + 1)) - set(client.events))
-    if missing:
-        reply = client.command({"type": "resend", "from": missing[0]})
-        assert reply["ok"], reply
-        assert wait_until(lambda: set(range(1, last_seq + 1)) <= set(client.events), 10)
+    assert client.resend_missing(last_seq)
     assert sorted(client.events) == list(range(1, last_seq + 1)), f"{label}: events not gap-free"
     assert [client.events[s]["seq"] for s in range(1, last_seq + 1)] == list(range(1, last_seq + 1))
 

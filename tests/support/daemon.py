@@ -343,6 +343,17 @@ class TableClient:
     def wait_for_seq(self, seq: int, timeout: float = 10.0) -> bool:
         return wait_until(lambda: self.last_seq() >= seq, timeout)
 
+    def resend_missing(self, last_seq: int, timeout: float = 10.0) -> bool:
+        """Ask the table to ``resend`` from the first of events 1..``last_seq`` not seen (e.g. published while this
+        client was reconnecting), as the dashboard does; True once all of them are here."""
+        with self.lock:
+            missing = sorted(set(range(1, last_seq + 1)) - set(self.events))
+        if not missing:
+            return True
+        reply = self.command({"type": "resend", "from": missing[0]})
+        assert reply["ok"], reply
+        return wait_until(lambda: set(range(1, last_seq + 1)) <= set(self.events), timeout)
+
     def ordered_events(self) -> list[dict[str, Any]]:
         with self.lock:
             return [self.events[s] for s in sorted(self.events)]
