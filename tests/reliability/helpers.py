@@ -5,15 +5,11 @@ The daemons are real ``unolauncher run`` processes (``support.daemon.DaemonProce
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
 from pathlib import Path
 from typing import Any
-
-import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 
 from support.daemon import TableClient
 from support.net import wait_until
@@ -137,29 +133,7 @@ class GameDriver:
 
 def status_with_credentials(port: int, table: str, username: str, password: str, timeout: float = 15) -> dict[str, Any]:
     """Log in, wait for the table's retained ``online``, send ``status`` and return the reply (or raise)."""
-    got: dict[str, Any] = {}
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"auth-{table}-{os.getpid()}")
-    client.username_pw_set(username, password)
-
-    def on_message(c: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        if msg.topic.endswith("/status"):
-            got["status"] = msg.payload.decode()
-        elif msg.topic.endswith("/reply"):
-            got["reply"] = json.loads(msg.payload)
-
-    client.on_message = on_message
-    client.on_connect = lambda c, u, f, r, p: c.subscribe(
-        [(f"unolauncher/{table}/status", 1), (f"unolauncher/{table}/reply", 1)]
-    )
-    client.connect("127.0.0.1", port)
-    client.loop_start()
-    try:
-        if not wait_until(lambda: got.get("status") == "online", timeout):
-            raise TimeoutError(f"table {table} never said online (status: {got.get('status')})")
-        client.publish(f"unolauncher/{table}/cmd", json.dumps({"type": "status", "id": "auth"}), qos=1)
-        if not wait_until(lambda: "reply" in got, timeout):
-            raise TimeoutError(f"table {table} did not answer status")
-        return dict(got["reply"])
-    finally:
-        client.disconnect()
-        client.loop_stop()
+    with TableClient("127.0.0.1", port, table, name=f"auth-{username}", auth=(username, password)) as client:
+        if not wait_until(lambda: client.status == "online", timeout):
+            raise TimeoutError(f"table {table} never said online (status: {client.status})")
+        return client.command({"type": "status"}, timeout)
