@@ -2,37 +2,17 @@
 
 from __future__ import annotations
 
-import json
-import threading
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from support.daemon import TableClient
 from support.net import wait_until
 from unolauncher.bus.broker import EmbeddedBroker
 from unolauncher.bus.mqtt import BusSettings, TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.store.journal import Journal
-
-
-class Watcher:
-    def __init__(self, port: int, topic: str) -> None:
-        self.seqs: list[int] = []
-        self.lock = threading.Lock()
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2)
-        self.client.on_message = self._on_message
-        self.client.connect("127.0.0.1", port)
-        self.client.subscribe(topic, qos=1)
-        self.client.loop_start()
-
-    def _on_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
-        with self.lock:
-            self.seqs.append(json.loads(message.payload)["seq"])
-
-    def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
 
 
 def _bus(broker: EmbeddedBroker, journal: Journal, table: str, on_command: object = None) -> TableBus:
@@ -49,7 +29,7 @@ def _bus(broker: EmbeddedBroker, journal: Journal, table: str, on_command: objec
 
 def test_outbox_drains_in_seq_order_and_empties_on_puback(broker: EmbeddedBroker, tmp_path: Path) -> None:
     journal = Journal(tmp_path / "j.sqlite3")
-    watcher = Watcher(broker.port, "unolauncher/order/events")
+    watcher = TableClient("127.0.0.1", broker.port, "order", name="watcher")
     try:
         # 250 events already waiting (more than the publisher's window) plus 50 appended while running
         for i in range(50):
@@ -58,8 +38,8 @@ def test_outbox_drains_in_seq_order_and_empties_on_puback(broker: EmbeddedBroker
         for i in range(50):
             journal.append_events([{"type": "late", "i": i}])
             bus.kick()
-        assert wait_until(lambda: len(watcher.seqs) >= 300, 20)
-        assert watcher.seqs == list(range(1, 301))
+        assert wait_until(lambda: len(watcher.arrivals) >= 300, 20)
+        assert watcher.arrivals == list(range(1, 301))
         assert wait_until(bus.outbox_idle, 5)
         bus.stop()
     finally:
@@ -72,14 +52,14 @@ def test_undelivered_events_are_published_after_a_restart(broker: EmbeddedBroker
     journal.append_command({"type": "c"}, [{"type": "e"}] * 3)
     journal.mark_delivered([1, 2])  # the previous process saw PUBACK for 1 and 2 only
     journal.close()
-    watcher = Watcher(broker.port, "unolauncher/restart/events")
+    watcher = TableClient("127.0.0.1", broker.port, "restart", name="watcher")
     try:
         journal = Journal(path)
         bus = _bus(broker, journal, "restart")
         journal.append_events([{"type": "after"}])
         bus.kick()
-        assert wait_until(lambda: len(watcher.seqs) >= 2, 10)
-        assert watcher.seqs == [3, 4]
+        assert wait_until(lambda: len(watcher.arrivals) >= 2, 10)
+        assert watcher.arrivals == [3, 4]
         assert wait_until(lambda: journal.outbox_size() == 0, 5)
         bus.stop()
     finally:
