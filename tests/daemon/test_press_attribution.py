@@ -9,7 +9,6 @@ previous player and end as ``hit_refused``.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +25,9 @@ SLOW_WRITE_S = 0.08
 class SlowJournal(Journal):
     """An SD card having a bad day: every write takes 80 ms."""
 
-    def _append(self, command: dict[str, Any] | None, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _write(self, entries: list[tuple[dict[str, Any] | None, list[dict[str, Any]]]]) -> list[list[dict[str, Any]]]:
         time.sleep(SLOW_WRITE_S)
-        return super()._append(command, events)
-
-    def append_batch(
-        self, entries: Iterable[tuple[dict[str, Any] | None, Iterable[dict[str, Any]]]]
-    ) -> list[list[dict[str, Any]]]:
-        time.sleep(SLOW_WRITE_S)
-        return super().append_batch(entries)
+        return super()._write(entries)
 
 
 def test_rapid_presses_on_a_slow_journal_go_to_the_players_in_turn(

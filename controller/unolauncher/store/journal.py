@@ -98,11 +98,11 @@ class Journal:
 
         Returns the events with ``seq`` and ``ts`` added (the form published on MQTT); they are in the outbox.
         """
-        return self._append(command, list(events))
+        return self._write([(command, list(events))])[0]
 
     def append_events(self, events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         """Append events that no command caused (launcher events: jam, ignored press, ...)."""
-        return self._append(None, list(events))
+        return self._write([(None, list(events))])[0]
 
     def append_note(self, note: dict[str, Any]) -> None:
         """Append an internal record that is neither replayed nor published (e.g. ejection-model state)."""
@@ -120,9 +120,6 @@ class Journal:
         """Append several ``(command or None, events)`` entries in order, in one transaction (group commit: one
         fsync for all of them). Returns each entry's events as published; all or nothing."""
         return self._write([(command, list(events)) for command, events in entries])
-
-    def _append(self, command: dict[str, Any] | None, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return self._write([(command, events)])[0]
 
     def _write(self, entries: list[tuple[dict[str, Any] | None, list[dict[str, Any]]]]) -> list[list[dict[str, Any]]]:
         now = time.time()
