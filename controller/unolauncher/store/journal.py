@@ -183,12 +183,14 @@ class Journal:
 
     # -- reading ------------------------------------------------------------------------------------------------
 
-    def commands(self, upto_pos: int | None = None) -> Iterator[dict[str, Any]]:
-        """The accepted commands in journal order (optionally only those at positions ≤ ``upto_pos``)."""
+    def commands(self, upto_pos: int | None = None, after_pos: int = 0) -> Iterator[dict[str, Any]]:
+        """The accepted commands in journal order (optionally only those at positions in (``after_pos``,
+        ``upto_pos``])."""
         limit = upto_pos if upto_pos is not None else 2**62
         with self._lock:
             rows = self._db.execute(
-                "SELECT body FROM journal WHERE kind = 'command' AND pos <= ? ORDER BY pos", (limit,)
+                "SELECT body FROM journal WHERE kind = 'command' AND pos > ? AND pos <= ? ORDER BY pos",
+                (after_pos, limit),
             ).fetchall()
         for (body,) in rows:
             yield json.loads(body)
@@ -201,13 +203,19 @@ class Journal:
 
     def last_note(self, note_type: str) -> dict[str, Any] | None:
         """The newest note whose ``type`` is ``note_type``."""
+        found = self.last_note_at(note_type)
+        return found[1] if found is not None else None
+
+    def last_note_at(self, note_type: str) -> tuple[int, dict[str, Any]] | None:
+        """The newest note whose ``type`` is ``note_type``, with its position (``commands(after_pos=...)`` then
+        gives what came after it). Walks the journal backwards from its end, so a recent note is found at once."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT body FROM journal WHERE kind = 'note' AND json_extract(body, '$.type') = ? "
+                "SELECT pos, body FROM journal WHERE kind = 'note' AND json_extract(body, '$.type') = ? "
                 "ORDER BY pos DESC LIMIT 1",
                 (note_type,),
             ).fetchall()
-        return json.loads(rows[0][0]) if rows else None
+        return (int(rows[0][0]), json.loads(rows[0][1])) if rows else None
 
     def events(self, from_seq: int = 1, limit: int = 1000) -> list[dict[str, Any]]:
         """Events with ``seq >= from_seq`` in order (the ``resend`` command uses this)."""
