@@ -37,7 +37,7 @@ import paho.mqtt.client as mqtt  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
 from support.benchstats import percentile  # noqa: E402
-from support.daemon import FAST_LAUNCHER, DaemonProcess, TableClient  # noqa: E402
+from support.daemon import DaemonProcess, TableClient, running_daemon  # noqa: E402
 from support.mosquitto import Mosquitto  # noqa: E402
 from support.net import wait_until  # noqa: E402
 from unolauncher.bus.mqtt import set_tcp_nodelay  # noqa: E402
@@ -224,61 +224,51 @@ def command_to_reply(port: int, table: str, count: int) -> list[float]:
 
 
 def press_to_event(
-    port: int, count: int, state_dir: Path, journal_sync: str, legs: Legs | None = None
+    port: int, count: int, workdir: Path, journal_sync: str, legs: Legs | None = None
 ) -> tuple[list[float], list[float], list[float]]:
     """Press → event samples, alternated one for one with bare round trips (same moments, same load); then
     command → reply samples. Returns (press samples, bare samples, reply samples)."""
-    from unolauncher.daemon.app import Daemon
-    from unolauncher.daemon.config import parse_config
-
-    config = parse_config(
-        {
-            "table": {"id": "bench", "state_dir": str(state_dir), "lockout": False, "journal_sync": journal_sync},
-            "broker": {"host": "127.0.0.1", "port": port},
-            "launcher": {**FAST_LAUNCHER, "preset": "gentle"},
-            "dashboard": {"enabled": False},
-            "homeassistant": {"enabled": False},
-        }
-    )
-    daemon = Daemon(config, say=lambda text: None)
-    daemon.start()
-    assert daemon.bus is not None and daemon.bus.subscribed.wait(10)
-    table = daemon.table
-    assert table is not None and daemon.virtual is not None
-
-    sub = Subscriber(port, "unolauncher/bench/events")
-    table.submit_command({"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 3})
-    bare = BarePair(port)
-    samples: list[float] = []
-    bare_samples: list[float] = []
-    index, unanswered = 1, 0
-    try:
-        for _ in range(count):
-            if not wait_until(lambda: table.idle() and not daemon.launcher.status().running, 10, 0.002):
-                raise RuntimeError("the table did not settle after the last press")
-            time.sleep(0.025)
-            bare_samples.append(bare.round_trip())
-            time.sleep(0.025)  # 50 ms since the last press: longer than the button debounce
-            t0 = time.monotonic()
-            if legs is not None:
-                legs.start(t0)
-            daemon.virtual.press_button()
-            try:
-                received = sub.stamps.wait(f"press:{index}", 1.0)
+    overrides: dict[str, dict[str, Any]] = {
+        "table": {"lockout": False, "journal_sync": journal_sync},
+        "launcher": {"preset": "gentle"},
+        "homeassistant": {"enabled": False},
+    }
+    unanswered, bounces = 0, None
+    with running_daemon(workdir, "bench", broker_port=port, overrides=overrides) as daemon:
+        assert daemon.bus is not None and daemon.bus.subscribed.wait(10)
+        table, virtual = daemon.table, daemon.virtual
+        assert table is not None and virtual is not None
+        sub = Subscriber(port, "unolauncher/bench/events")
+        table.submit_command({"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 3})
+        bare = BarePair(port)
+        samples: list[float] = []
+        bare_samples: list[float] = []
+        index = 1
+        try:
+            for _ in range(count):
+                if not wait_until(lambda: table.idle() and not daemon.launcher.status().running, 10, 0.002):
+                    raise RuntimeError("the table did not settle after the last press")
+                time.sleep(0.025)
+                bare_samples.append(bare.round_trip())
+                time.sleep(0.025)  # 50 ms since the last press: longer than the button debounce
+                t0 = time.monotonic()
+                if legs is not None:
+                    legs.start(t0)
+                virtual.press_button()
+                try:
+                    received = sub.stamps.wait(f"press:{index}", 1.0)
+                except TimeoutError:
+                    unanswered += 1  # taken for contact bounce by the launcher's debounce: no event at all
+                    continue
                 samples.append(received - t0)
                 if legs is not None:
                     legs.finish(received)
-            except TimeoutError:
-                unanswered += 1  # taken for contact bounce by the launcher's debounce: no event at all
-                continue
-            index += 1
-        replies = command_to_reply(port, "bench", min(count, 200))
-    finally:
-        bare.close()
-        sub.close()
-        bounces = daemon.launcher.status().extra.get("bounces")
-        daemon.request_stop()
-        daemon.shutdown()
+                index += 1
+            replies = command_to_reply(port, "bench", min(count, 200))
+        finally:
+            bare.close()
+            sub.close()
+            bounces = daemon.launcher.status().extra.get("bounces")
     if unanswered:
         print(f"({unanswered} presses produced no event; launcher debounce counted {bounces} bounces)")
     return samples, bare_samples, replies
@@ -369,7 +359,7 @@ def main() -> None:
         tempfile.TemporaryDirectory() as tmp,
         tempfile.TemporaryDirectory(dir=journal_dir) as jd,
     ):
-        press, bare, replies = press_to_event(broker.port, args.presses, Path(jd) / "state", args.journal_sync, legs)
+        press, bare, replies = press_to_event(broker.port, args.presses, Path(jd), args.journal_sync, legs)
         floor = {sync: bare_commit(Path(jd), sync, min(args.presses, 100)) for sync in ("FULL", "NORMAL")}
         ready, rss = startup_and_memory(broker.port, Path(tmp) / "rss", 300)
         bare_rss = bare_import_rss()
