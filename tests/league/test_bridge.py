@@ -6,7 +6,6 @@ sequence tracker the league view runs.
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,7 +15,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from support.fake_tables import TablePublisher
-from support.mosquitto import Mosquitto
+from support.mosquitto import Mosquitto, add_password
 from support.net import wait_until
 from unolauncher.league_cli import LeagueClient
 
@@ -91,7 +90,7 @@ def test_an_observer_on_the_league_broker_sees_every_event_of_every_table_gap_fr
 def _passwd(path: Path, users: dict[str, str]) -> None:
     path.write_text("")
     for user, password in users.items():
-        subprocess.run(["mosquitto_passwd", "-b", str(path), user, password], check=True, capture_output=True)
+        add_password(path, user, password)
     path.chmod(0o644)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from support.fake_tables import TablePublisher
-from support.mosquitto import Mosquitto
+from support.mosquitto import Mosquitto, add_password
 from support.net import free_port, wait_until
 from unolauncher.league_cli import LeagueClient
 
@@ -100,7 +100,7 @@ def test_hostile_payloads_are_counted_and_ignored(broker: Mosquitto, tables: Tab
 
 def test_refused_credentials_give_a_clear_error(run_league: RunLeague, tmp_path: Path) -> None:
     pw = tmp_path / "passwd"
-    subprocess.run(["mosquitto_passwd", "-b", "-c", str(pw), "league", "right"], check=True, capture_output=True)
+    add_password(pw, "league", "right", create=True)
     pw.chmod(0o644)
     # `user root`: mosquitto started as root drops to the mosquitto user, which cannot read pytest's tmp_path.
     with Mosquitto(extra_config=f"user root\nallow_anonymous false\npassword_file {pw}") as broker:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from reliability.helpers import status_with_credentials
 from support.daemon import DaemonProcess
-from support.mosquitto import Mosquitto
+from support.mosquitto import Mosquitto, add_password
 from support.net import wait_until
 
 pytestmark = pytest.mark.timeout(120)
@@ -43,7 +42,7 @@ def shipped_auth_config(tmp_path: Path) -> str:
     pw = tmp_path / "unolauncher.passwd"
     pw.write_text("")
     for user, password in USERS.items():
-        subprocess.run(["mosquitto_passwd", "-b", str(pw), user, password], check=True, capture_output=True)
+        add_password(pw, user, password)
     for path in (acl, pw):
         path.chmod(0o644)
     # `user root`: mosquitto started as root drops to the mosquitto user, which cannot read pytest's tmp_path.

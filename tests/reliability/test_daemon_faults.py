@@ -12,7 +12,6 @@ import json
 import signal
 import sqlite3
 import statistics
-import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -24,7 +23,7 @@ from daemon.game import public
 
 from reliability.helpers import GameDriver, fill, status_with_credentials
 from support.daemon import DaemonProcess, TableClient
-from support.mosquitto import Mosquitto
+from support.mosquitto import Mosquitto, add_password
 from support.net import wait_until
 from unolauncher.rules.referee import Referee
 from unolauncher.store.journal import Journal
@@ -226,7 +225,7 @@ def test_rejected_credentials_clear_error_backoff_no_crash_loop(tmp_path: Path) 
     the broker or exiting, and connects by itself once the broker accepts the password."""
     pw = tmp_path / "passwd"
     pw.write_text("")
-    subprocess.run(["mosquitto_passwd", "-b", str(pw), "t1", "right"], check=True, capture_output=True)
+    add_password(pw, "t1", "right")
     pw.chmod(0o644)
     # `user root`: mosquitto started as root drops to the mosquitto user, which cannot read pytest's tmp_path.
     with Mosquitto(extra_config=f"user root\nallow_anonymous false\npassword_file {pw}") as broker:
@@ -244,7 +243,7 @@ def test_rejected_credentials_clear_error_backoff_no_crash_loop(tmp_path: Path) 
             connects = broker.log_path.read_text(errors="replace").count("New connection from")
             assert 2 <= connects <= 7, f"{connects} connection attempts in 8 s (back-off 1..4 s expected)"
             # The operator fixes the password file; mosquitto reloads it on SIGHUP; the table gets in by itself.
-            subprocess.run(["mosquitto_passwd", "-b", str(pw), "t1", "wrong"], check=True, capture_output=True)
+            add_password(pw, "t1", "wrong")
             assert broker.process is not None
             broker.process.send_signal(signal.SIGHUP)
             fixed = time.monotonic()

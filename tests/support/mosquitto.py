@@ -18,28 +18,29 @@ import tempfile
 from pathlib import Path
 from types import TracebackType
 
-import pytest
-
+from support.binaries import require_binary
 from support.net import free_port, wait_for_port
 from support.process import end_process
-
-MOSQUITTO_CANDIDATES = ("mosquitto", "/usr/sbin/mosquitto")
-
-
-def mosquitto_binary() -> str | None:
-    for name in MOSQUITTO_CANDIDATES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
 
 
 def require_mosquitto() -> str:
     """The mosquitto path, or skip the test with a clear reason (a failure under CI=true)."""
-    path = mosquitto_binary()
-    if path is None:
-        pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
-    return path
+    return require_binary("mosquitto")
+
+
+def add_password(passwords: Path, user: str, password: str, create: bool = False) -> None:
+    """Add (or change) ``user`` in a mosquitto password file with ``mosquitto_passwd`` (through the binary gate).
+
+    Example::
+
+        add_password(tmp_path / "passwd", "kitchen", "kitchen-secret", create=True)
+    """
+    flags = ["-c"] if create else []
+    subprocess.run(
+        [require_binary("mosquitto_passwd"), *flags, "-b", str(passwords), user, password],
+        check=True,
+        capture_output=True,
+    )
 
 
 class Mosquitto:

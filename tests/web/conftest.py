@@ -8,8 +8,6 @@ Without Chromium or Playwright the browser tests skip with the reason (a failure
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,11 +17,11 @@ from typing import Any
 
 import pytest
 
+from support.binaries import require_binary
 from support.daemon import DaemonProcess, TableClient
 from support.mosquitto import Mosquitto
 from support.net import wait_until
 
-CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -37,19 +35,9 @@ PHONE = {"width": 390, "height": 844}
 TABLE = "webtest"
 
 
-def chromium_path() -> str | None:
-    for candidate in CHROMIUM_CANDIDATES:
-        if os.path.exists(candidate):
-            return candidate
-    found = shutil.which("chromium")
-    return found
-
-
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    path = chromium_path()
-    if path is None:
-        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    path = require_binary("chromium")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import expect
 
-from support.mosquitto import Mosquitto
+from support.mosquitto import Mosquitto, add_password
 from support.net import free_port, wait_until
 from unolauncher.web.server import DashboardServer
 
@@ -147,7 +146,7 @@ def test_daemon_restart_shows_offline_then_the_same_game(
 @pytest.fixture
 def secured_broker(tmp_path: Path) -> Iterator[Mosquitto]:
     passwords = tmp_path / "passwd"
-    subprocess.run(["mosquitto_passwd", "-b", "-c", str(passwords), "phone", "s3cret"], check=True, capture_output=True)
+    add_password(passwords, "phone", "s3cret", create=True)
     # "user root": mosquitto started as root otherwise drops to "mosquitto", who cannot read pytest's tmp dirs.
     extra = f"user root\nallow_anonymous false\npassword_file {passwords}"
     with Mosquitto(websockets=True, extra_config=extra) as secured:
