@@ -17,6 +17,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from support.mosquitto import Mosquitto
+from support.net import wait_until
 from unolauncher.bus.broker import EmbeddedBroker
 from unolauncher.bus.mqtt import BusSettings, TableBus, set_tcp_nodelay
 from unolauncher.bus.topics import Topics
@@ -49,16 +50,17 @@ def test_nodelay_is_set_on_connect_and_again_after_a_reconnect(
     try:
         assert bus.subscribed.wait(10)
         assert nodelay(bus) == 1
-        first = bus.client.socket()
+        first, sessions = bus.client.socket(), bus.sessions
         # Drop the connection under paho's feet: it reconnects by itself with a new socket.
         assert first is not None
         with socket.socket(fileno=first.fileno()) as view:
             view.shutdown(socket.SHUT_RDWR)
             view.detach()
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and (bus.client.socket() is first or not bus.subscribed.is_set()):
-            time.sleep(0.05)
-        assert bus.client.socket() is not first and bus.subscribed.is_set()
+        # The state meant: a newer session than the first, confirmed by the broker (its socket is open then).
+        # Waiting for "socket changed and subscribed" instead raced paho's teardown: the socket is None before
+        # on_disconnect clears ``subscribed``.
+        assert wait_until(lambda: bus.sessions > sessions and bus.subscribed.is_set(), 10)
+        assert bus.client.socket() is not first
         assert nodelay(bus) == 1
     finally:
         bus.stop()

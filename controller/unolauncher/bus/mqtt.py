@@ -112,6 +112,9 @@ class TableBus:
         self.on_ha_online = on_ha_online
         self.connected = threading.Event()
         self.subscribed = threading.Event()  # connected and the broker acknowledged the cmd subscription
+        # Sessions the broker confirmed (the cmd subscription acknowledged), counted before ``subscribed`` is set:
+        # ``sessions > n and subscribed.is_set()`` means "a connection newer than the n-th one is up and heard".
+        self.sessions = 0
         self._subscribe_mid: int | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -210,6 +213,7 @@ class TableBus:
             client.publish(self.topics.status, "online", qos=1, retain=True)
             if self.on_connected:
                 self.on_connected()
+            self.sessions += 1
             self.subscribed.set()
         except Exception:
             log.exception("error in on_subscribe")
