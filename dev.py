@@ -4,6 +4,7 @@
     python3 dev.py run    # the daemon (on a non-Pi machine: virtual launcher, embedded broker, dashboard)
     python3 dev.py test   # the whole test suite
     python3 dev.py lint   # ruff + mypy (package, tests, bench, tools)
+    python3 dev.py flakes # every test module 10 times with a CPU hog on one core (tools/flake_hunt.py --help)
 
 Both create the local virtual environment ``.venv`` on first use and reinstall the project into it only when
 ``pyproject.toml`` changed since the last install (a stamp file remembers its hash).
@@ -52,14 +53,16 @@ def main(argv: list[str]) -> int:
     elif task == "test":
         ensure_venv("test")
         cmd = [str(PYTHON), "-m", "pytest", *rest]
+    elif task == "flakes":
+        ensure_venv("test")
+        cmd = [str(PYTHON), str(ROOT / "tools" / "flake_hunt.py"), *rest]
     elif task == "lint":
         ensure_venv("test")
         lint = subprocess.run([str(PYTHON), "-m", "ruff", "check", "."], cwd=ROOT).returncode
         package = subprocess.run([str(PYTHON), "-m", "mypy"], cwd=ROOT).returncode
         # Tests, benchmarks and tools are held to the same settings (the MicroPython firmware is not CPython).
-        rest = subprocess.run(
-            [str(PYTHON), "-m", "mypy", "tests", "bench", "hardware/make_wiring.py", "firmware/tools"], cwd=ROOT
-        ).returncode
+        others = ["tests", "bench", "tools", "hardware/make_wiring.py", "firmware/tools"]
+        rest = subprocess.run([str(PYTHON), "-m", "mypy", *others], cwd=ROOT).returncode
         return lint or package or rest
     else:
         print(__doc__)
