@@ -68,6 +68,13 @@ def _positive(key: str, value: Any) -> int:
     return value
 
 
+def _stall_timeout(key: str, value: Any) -> float:
+    value = _number(key, value)
+    if not 0.5 <= value <= 300:
+        raise ConfigError(f"{key} must be between 0.5 and 300 seconds, got {value!r}")
+    return float(value)
+
+
 def _choice(*options: str) -> Any:
     def check(key: str, value: Any) -> str:
         if value not in options:
@@ -91,6 +98,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "state_dir": _str,
         "lockout": _bool,
         "journal_sync": _choice("full", "normal"),
+        "stall_timeout_s": _stall_timeout,
     },
     "broker": {
         "embedded": _bool,
@@ -133,6 +141,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "retract_power": _number,
         "debounce_ms": _int,
         "lid_debounce_ms": _int,
+        "beam_min_gap_ms": _int,
         "pwm_frequency": _int,
         "virtual": _table,
     },
@@ -154,6 +163,7 @@ class TableConfig:
     state_dir: str = "/var/lib/unolauncher"
     lockout: bool = True
     journal_sync: str = "full"
+    stall_timeout_s: float = 10.0
 
 
 @dataclass
@@ -204,6 +214,7 @@ class LauncherConfig:
     retract_power: float | None = None
     debounce_ms: int | None = None
     lid_debounce_ms: int | None = None
+    beam_min_gap_ms: int | None = None
     pwm_frequency: int | None = None
     virtual: dict[str, Any] | None = None
 
