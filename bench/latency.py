@@ -2,11 +2,11 @@
 """Press-edge → motor-pin-high latency through the whole press path, against a bare gpiozero baseline.
 
 Whole path (what the daemon wires): mock button pin falls → GpioLauncher edge callback (own debounce) →
-PressHandler → ``who_may_hit`` (a real ``Referee.hitter`` under a lock) → EjectionModel.plan
-→ GpioLauncher.fire → driver pins. Baseline, same run, same pin class: ``Button.when_pressed = motor.forward`` on a
-gpiozero ``Motor``. Both time from just before ``drive_low()`` to the moment the motor pin's state becomes > 0
-(recorded inside the pin), alternating press by press so machine noise hits both alike. Also: presses/s the ejection
-model plans.
+PressHandler → the table's ``PressSnapshot`` (published from a real ``Referee.hitter``; read without a lock) →
+EjectionModel.plan → GpioLauncher.fire → MotorGuard → driver pins. Baseline, same run, same pin class:
+``Button.when_pressed = motor.forward`` on a gpiozero ``Motor``. Both time from just before ``drive_low()`` to the
+moment the motor pin's state becomes > 0 (recorded inside the pin), alternating press by press so machine noise hits
+both alike. Also: presses/s the ejection model plans.
 
     .venv/bin/python bench/latency.py [--presses 20000] [--plans 200000]
 
@@ -21,7 +21,6 @@ import statistics
 import sys
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,22 +34,21 @@ from unolauncher.clock import VirtualClock
 from unolauncher.launcher.ejection import EjectionModel
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.pins import DEFAULT_PINS
-from unolauncher.launcher.press import PressHandler
+from unolauncher.launcher.press import PressHandler, PressSnapshot
 from unolauncher.rules.referee import Referee
 
 
-def who_may_hit_factory() -> Callable[[], str | None]:
-    """A real ``Referee.hitter`` on a fresh Attack game, asked under a lock as the daemon asks it."""
-    referee = Referee()
-    referee.handle({"type": "new_game", "ruleset": "attack", "players": ["ann", "bo"], "seed": 1, "mode": "table"})
-    lock = threading.Lock()
+class PublishedSnapshot:
+    """What the daemon's table does: publishes a ``PressSnapshot`` from a real ``Referee.hitter`` (under its lock,
+    after each change of the referee); the press path reads the attribute."""
 
-    def hitter() -> str | None:
-        with lock:  # the daemon asks the referee under its lock
-            return referee.hitter()
-
-    assert hitter() is not None
-    return hitter
+    def __init__(self) -> None:
+        referee = Referee()
+        referee.handle({"type": "new_game", "ruleset": "attack", "players": ["ann", "bo"], "seed": 1, "mode": "table"})
+        lock = threading.Lock()
+        with lock:
+            self.press_snapshot = PressSnapshot(referee.hitter())
+        assert self.press_snapshot.hitter is not None
 
 
 def plans_per_second(count: int) -> dict[str, float]:
@@ -82,7 +80,8 @@ def main() -> None:
     hits: list[Any] = []
     always = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"3": 1}}  # every press fires, no suspense
     model = EjectionModel("custom", always)
-    handler = PressHandler(launcher, model, who_may_hit_factory(), lambda *a: hits.append(a), lambda e: None)
+    table = PublishedSnapshot()
+    handler = PressHandler(launcher, model, lambda: table.press_snapshot, lambda *a: hits.append(a), lambda e: None)
     handler.start(1)
     # The baseline on other pins of the same factory.
     factory.pin(5, pin_class=TimedPin)
@@ -93,7 +92,8 @@ def main() -> None:
 
     def full_press() -> float:
         sample = timed_press(button, "the full path")
-        for _ in range(3):  # the plan's cards pass the beam: the run ends
+        for _ in range(3):  # the plan's cards pass the beam, 10 ms apart (the glitch filter drops < 4 ms): run ends
+            clock.advance(0.01)
             sensor.drive_low()
             sensor.drive_high()
         clock.advance(0.5)
@@ -122,7 +122,8 @@ def main() -> None:
     med_full, med_bare = statistics.median(full), statistics.median(bare)
     p99_full, p99_bare = percentile(full, 0.99), percentile(bare, 0.99)
     print(f"press-edge -> motor-pin-high on gpiozero mock pins, {len(full)} presses each, alternating")
-    print("who_may_hit: real Referee.hitter under a lock; model: EjectionModel (every press fires, no suspense)")
+    print("who may hit: the table's PressSnapshot (from a real Referee.hitter); model: EjectionModel (every press "
+          "fires, no suspense); motor pins written by the MotorGuard")
     print(f"{'path':<44}{'median us':>10}{'p99 us':>10}")
     print(f"{'bare gpiozero when_pressed -> Motor.forward':<44}{med_bare:>10.1f}{p99_bare:>10.1f}")
     print(f"{'button -> PressHandler -> model -> device':<44}{med_full:>10.1f}{p99_full:>10.1f}")

@@ -15,7 +15,7 @@ from support.net import wait_until
 def test_press_with_nobody_to_hit(tmp_path: Path, lockout: bool) -> None:
     with running_daemon(tmp_path, "lock", overrides={"table": {"lockout": lockout}}) as daemon:  # no broker needed
         assert daemon.table is not None and daemon.journal is not None and daemon.virtual is not None
-        assert daemon.table.hitter() is None  # no game yet: nobody may hit
+        assert daemon.table.press_snapshot.hitter is None  # no game yet: nobody may hit
         motor_starts = daemon.virtual.motor_starts
         daemon.virtual.press_button()
         expected = "lockout" if lockout else "unattributed_hit"

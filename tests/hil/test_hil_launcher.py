@@ -23,12 +23,13 @@ from unolauncher.launcher.ejection import EjectionModel
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.interface import FirePlan, FireResult
 from unolauncher.launcher.pins import DEFAULT_JIG, DEFAULT_PINS
-from unolauncher.launcher.press import PressHandler
+from unolauncher.launcher.press import PressHandler, PressSnapshot
 from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
 
 from .jig import JigToy, wire_mock_jig
 
 HIL = os.environ.get("UNOLAUNCHER_HIL") == "1"
+ANN = PressSnapshot("ann")
 SETTINGS = DeviceSettings(jam_timeout_s=0.5, max_run_s=3.0, retract_ms=50, settle_ms=20, magazine=40)
 
 pytestmark = pytest.mark.hil
@@ -58,7 +59,7 @@ def make_press_handler(bench: Bench, cards: int = 3) -> PressHandler:
     handler = PressHandler(
         bench.launcher,
         EjectionModel("custom", always),
-        lambda: "ann",
+        lambda: ANN,
         lambda player, plan, result: bench.hits.append((player, plan, result)),
         bench.events.append,
     )

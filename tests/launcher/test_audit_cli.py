@@ -12,7 +12,7 @@ import pytest
 
 from unolauncher.cli import main
 from unolauncher.launcher.ejection import EjectionModel, commitment
-from unolauncher.launcher.press import PressHandler
+from unolauncher.launcher.press import PressHandler, PressSnapshot
 
 from .conftest import Rig
 
@@ -20,7 +20,8 @@ from .conftest import Rig
 def play_game(rig: Rig, preset: str, seed: int, presses: int) -> list[dict[str, Any]]:
     """A real game on the virtual launcher: the events a table would journal."""
     events: list[dict[str, Any]] = []
-    handler = PressHandler(rig.launcher, EjectionModel(preset), lambda: "ann", lambda *a: None, events.append)
+    ann = PressSnapshot("ann")
+    handler = PressHandler(rig.launcher, EjectionModel(preset), lambda: ann, lambda *a: None, events.append)
     handler.start(seed)
     for i in range(presses):
         if i == presses // 2:  # a refill halfway: the lid is part of the audit trail

@@ -12,7 +12,7 @@ from unolauncher.clock import VirtualClock
 from unolauncher.launcher.ejection import EjectionModel, commitment
 from unolauncher.launcher.feedback import pulse_interval
 from unolauncher.launcher.interface import FirePlan, FireResult
-from unolauncher.launcher.press import PressHandler
+from unolauncher.launcher.press import PressHandler, PressSnapshot
 
 from .conftest import Rig, make_rig
 
@@ -30,7 +30,7 @@ class Table:
         self.handler = PressHandler(
             rig.launcher,
             model,
-            who_may_hit=lambda: self.hitter,
+            snapshot=lambda: PressSnapshot(self.hitter),
             on_hit=lambda player, plan, result: self.hits.append((player, plan, result)),
             on_event=self.events.append,
             lockout=lockout,
@@ -155,7 +155,7 @@ def test_jam_and_empty_events_forwarded(rig: Rig, table: Table) -> None:
 
 
 def test_who_may_hit_raising_leaves_motor_off(rig: Rig) -> None:
-    def broken() -> str | None:
+    def broken() -> PressSnapshot:
         raise RuntimeError("referee bug")
 
     events: list[dict[str, Any]] = []
@@ -172,7 +172,8 @@ def test_on_hit_raising_is_reported_and_next_press_works(rig: Rig) -> None:
     def on_hit(*args: Any) -> None:
         raise RuntimeError("daemon bug")
 
-    handler = PressHandler(rig.launcher, EjectionModel("custom", ALWAYS), lambda: "bo", on_hit, events.append)
+    bo = PressSnapshot("bo")
+    handler = PressHandler(rig.launcher, EjectionModel("custom", ALWAYS), lambda: bo, on_hit, events.append)
     rig.sim.press_button()
     rig.clock.advance(2)
     assert not rig.sim.motor_pin_high

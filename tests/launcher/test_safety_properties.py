@@ -16,12 +16,13 @@ from unolauncher.launcher.ejection import EjectionModel
 from unolauncher.launcher.factory import create_launcher
 from unolauncher.launcher.gpio import DeviceSettings
 from unolauncher.launcher.interface import FireResult
-from unolauncher.launcher.press import PressHandler
+from unolauncher.launcher.press import PressHandler, PressSnapshot
 from unolauncher.launcher.virtual import VirtualParams
 
 from .conftest import make_rig
 
 MAX_RUN_S = 2.0
+ANN = PressSnapshot("ann")
 STEP = st.one_of(
     st.tuples(st.just("press"), st.floats(0.0, 0.3)),
     st.tuples(st.just("open_lid"), st.just(0.0)),
@@ -61,7 +62,7 @@ def test_motor_safety_invariants(steps: list[tuple[str, Any]], preset: str, seed
     for role in ("motor_enable", "motor_forward", "motor_reverse"):
         rig.sim.pin(role).listeners.append(motor_changed)
     hits: list[FireResult] = []
-    handler = PressHandler(rig.launcher, EjectionModel(preset), lambda: "ann", lambda p, plan, r: hits.append(r),
+    handler = PressHandler(rig.launcher, EjectionModel(preset), lambda: ANN, lambda p, plan, r: hits.append(r),
                            lambda e: None)  # fmt: skip
     handler.start(seed)
     accepted_fires = 0
@@ -112,7 +113,7 @@ def test_virtual_backend_on_the_real_clock() -> None:
 
     always = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"2": 1}}
     try:
-        PressHandler(launcher, EjectionModel("custom", always), lambda: "ann", on_hit, lambda e: None).start(3)
+        PressHandler(launcher, EjectionModel("custom", always), lambda: ANN, on_hit, lambda e: None).start(3)
         time.sleep(0.06)  # the lid line settles (debounce on the real clock)
         sim.press_button()
         assert sim.motor_pin_high

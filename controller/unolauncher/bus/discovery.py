@@ -57,6 +57,7 @@ def sensor_values(public_state: dict[str, Any], launcher: dict[str, Any], last_c
         "current": public_state.get("current"),
         "magazine": launcher.get("magazine_estimate"),
         "jam": "ON" if launcher.get("jammed") else "OFF",
+        "launcher_enabled": launcher.get("enabled", True),
     }
 
 

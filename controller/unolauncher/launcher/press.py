@@ -2,9 +2,13 @@
 
 Runs on the launcher's input thread (gpiozero's edge thread, or the serial reader). It is benchmarked
 (``bench/latency.py``): between the edge and the motor pin there is no disk, no network and no thread hand-off —
-just a callback, a lock, the plan computed ahead of time (:meth:`PressHandler.plan_ahead`), and three pin writes.
-Events and the hit go out *after* the motor is on; ``on_event`` and ``on_hit`` should hand heavy work (journal,
-MQTT) to another thread.
+just a callback, a read of the table's :class:`PressSnapshot`, a lock of its own, the plan computed ahead of time
+(:meth:`PressHandler.plan_ahead`), and three pin writes. It never waits for the table: who may hit comes from the
+snapshot the table last published, and a press that comes while the previous press's hit has not reached the table
+yet is ignored (``ignored_press``) instead of being attributed from stale state. Events go out *after* the motor is
+on; ``on_event`` must not block (the daemon's only appends to a queue). ``on_hit`` is called from the launcher's
+timer thread (a run's end), or through ``run_later`` for a press that fires nothing — never from the input thread
+when ``run_later`` is given, since the table applies the hit under its lock.
 
 Events (``on_event``; every one a dict with ``type``):
 
@@ -13,7 +17,7 @@ Events (``on_event``; every one a dict with ``type``):
 * ``fired`` — a run ended: ``player``, ``cards`` (counted), ``outcome``, ``ran_ms``, ``counted``;
 * ``ignored_press`` — a press while the motor runs (the toy ignores rapid presses too);
 * ``lockout`` — nobody may hit now (option ``lockout``): nothing fires;
-* ``press_refused`` — the lid is open;
+* ``press_refused`` — ``reason`` ``lid_open`` (close the lid) or ``disabled`` (the emergency stop is on);
 * ``lid_open`` / ``lid_closed`` (the lid restarts the ``sequence`` count), and the launcher's own ``jam``,
   ``magazine_empty``, ``max_run``, ``fault``, forwarded;
 * ``ejection_start`` (``preset``, ``commitment``) from :meth:`PressHandler.start`, ``ejection_reveal`` (``seed``)
@@ -21,7 +25,7 @@ Events (``on_event``; every one a dict with ``type``):
 
 Example::
 
-    handler = PressHandler(launcher, EjectionModel("classic"), who_may_hit=referee.hitter,
+    handler = PressHandler(launcher, EjectionModel("classic"), snapshot=lambda: table.press_snapshot,
                            on_hit=lambda player, plan, result: submit(player, result.cards_out),
                            on_event=journal_event)
     handler.start(seed=1234)   # emits ejection_start with sha256(seed)
@@ -32,6 +36,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from unolauncher.launcher.ejection import EjectionModel, commitment
@@ -44,16 +50,36 @@ HitCallback = Callable[[str | None, FirePlan, FireResult], None]
 _NO_FIRE = FireResult(0, 0, "no_fire")
 
 
-class PressHandler:
-    """Wires a :class:`Launcher`'s button to the ejection model and reports hits.
+@dataclass(frozen=True, slots=True)
+class PressSnapshot:
+    """What a press may do now, as the table last published it: one immutable object the table replaces whole (a
+    single reference swap), so the press path reads it without a lock and never waits for the table.
 
-    ``who_may_hit()`` returns the player a press counts for, or ``None`` when no hit is allowed now; with
-    ``lockout`` (default) such a press does nothing but emit ``lockout``, without it the launcher still fires and
-    ``on_hit`` gets ``player=None``.
+    ``hitter`` is who a press counts for (``None``: nobody may hit now); ``enabled`` is ``False`` while the emergency
+    stop is on.
 
     Example::
 
-        handler = PressHandler(launcher, EjectionModel("sequence"), lambda: "ann", on_hit, events.append)
+        PressSnapshot("ann")
+        PressSnapshot(None, enabled=False)
+    """
+
+    hitter: str | None
+    enabled: bool = True
+
+
+class PressHandler:
+    """Wires a :class:`Launcher`'s button to the ejection model and reports hits.
+
+    ``snapshot()`` returns the table's current :class:`PressSnapshot`: a press counts for its ``hitter``; with
+    ``hitter=None`` and ``lockout`` (default) a press does nothing but emit ``lockout``, without lockout the
+    launcher still fires and ``on_hit`` gets ``player=None``. ``run_later(fn)`` runs ``fn`` off the input thread
+    (the daemon: its clock's timer thread); without it a no-fire press's hit is reported at once.
+
+    Example::
+
+        handler = PressHandler(launcher, EjectionModel("sequence"), lambda: PressSnapshot("ann"), on_hit,
+                               events.append)
         handler.start(7)
         handler.press()          # press 1 of the sequence: no fire -> on_hit("ann", plan, no_fire result)
     """
@@ -62,22 +88,24 @@ class PressHandler:
         self,
         launcher: Launcher,
         model: EjectionModel,
-        who_may_hit: Callable[[], str | None],
+        snapshot: Callable[[], PressSnapshot],
         on_hit: HitCallback,
         on_event: EventCallback,
         lockout: bool = True,
         seed: int | None = None,
         on_uno: Callable[[], None] | None = None,
+        run_later: Callable[[Callable[[], None]], object] | None = None,
     ) -> None:
         self.launcher = launcher
         self.model = model
         self.lockout = lockout
-        self._who = who_may_hit
+        self._snapshot = snapshot
+        self._run_later = run_later
         self._on_hit = on_hit
         self._on_event = on_event
         self._on_uno = on_uno
         self._lock = threading.RLock()
-        self._busy = False
+        self._busy = False  # from an accepted press until its hit has been handed to on_hit
         self._lid_open = False
         self._tension = 0
         self._indicate: Callable[[bool, int], None] | None = getattr(launcher, "indicate", None)
@@ -122,52 +150,58 @@ class PressHandler:
     # ------------------------------------------------------------------ the press
 
     def press(self) -> None:
-        """One debounced button press. Fast path: motor on first, everything else after."""
+        """One debounced button press. Fast path: motor on first, everything else after; nothing here waits."""
+        snapshot = self._snapshot()
+        if not snapshot.enabled:
+            message = "The launcher is disabled (emergency stop): enable it to fire."
+            self._emit({"type": "press_refused", "reason": "disabled", "message": message})
+            return
         if self._busy:
             self._emit({"type": "ignored_press"})
             return
         if self._lid_open:
             self._emit({"type": "press_refused", "reason": "lid_open", "message": "Close the lid to fire."})
             return
-        # Asked outside our lock: the daemon answers under the referee's lock, and it may call start() while
-        # holding that lock, so holding ours here could deadlock.
-        player = self._who()
+        player = snapshot.hitter
         if player is None and self.lockout:
             self._emit({"type": "lockout", "message": "Nobody may hit now."})
             return
         with self._lock:
-            if self._busy:
-                accepted = False
-            else:
+            accepted = not self._busy
+            if accepted:
                 state = self.state
                 ahead = self._ahead
                 if ahead is not None and ahead[0] is self.model and ahead[1] is state:
                     plan, next_state = ahead[2], ahead[3]
                 else:
                     plan, next_state = self.model.plan(state)
-                accepted = True
+                self._busy = True
                 if plan.fire:
-                    self._busy = True
                     try:
                         accepted = self.launcher.fire(plan, lambda result: self._done(player, plan, result))
                     except BaseException:
                         self._busy = False
                         self.launcher.stop()
                         raise
-                    if not accepted:
-                        self._busy = False
                 if accepted:
                     self.state = next_state
-        # ---- the motor is on (if it should be); now the slower bookkeeping
+                    # ---- the motor is on (if it should be); now the bookkeeping. The event first: it starts the
+                    # journal → MQTT path on the table's worker, which the LED and chime (0.1 ms of pin writes and
+                    # timers, measured by bench/daemon.py --legs) need not delay. Under our lock, which _done takes
+                    # first: the press is always reported before its hit.
+                    self._emit({"type": "press", "player": player, "index": state["press"], "plan": plan.to_json()})
+                else:
+                    self._busy = False
         if not accepted:
             self._emit({"type": "ignored_press"})
             return
-        # The event first: it starts the journal → MQTT path on the table's worker, which the LED and chime
-        # (0.1 ms of pin writes and timers, measured by bench/daemon.py --legs) need not delay.
-        self._emit({"type": "press", "player": player, "index": state["press"], "plan": plan.to_json()})
         self._feedback(chime=True)
         if not plan.fire:
-            self._done(player, plan, _NO_FIRE)
+            deliver = partial(self._done, player, plan, _NO_FIRE)
+            if self._run_later is not None:
+                self._run_later(deliver)
+            else:
+                deliver()
         self.plan_ahead()
 
     def plan_ahead(self) -> None:
@@ -181,27 +215,29 @@ class PressHandler:
 
     def _done(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
         with self._lock:
-            if plan.fire:
-                self._busy = False
             self._tension = 0 if result.cards_out > 0 else self._tension + 1
-        self._feedback(chime=False)
-        if plan.fire:
-            self._emit(
-                {
-                    "type": "fired",
-                    "player": player,
-                    "cards": result.cards_out,
-                    "outcome": result.outcome,
-                    "ran_ms": result.ran_ms,
-                    "counted": result.counted,
-                    **({"detail": result.detail} if result.detail else {}),
-                }
-            )
         try:
-            self._on_hit(player, plan, result)
-        except Exception as exc:
-            log.exception("on_hit failed")
-            self._emit({"type": "fault", "reason": "callback", "message": f"on_hit failed: {exc}"})
+            self._feedback(chime=False)
+            if plan.fire:
+                self._emit(
+                    {
+                        "type": "fired",
+                        "player": player,
+                        "cards": result.cards_out,
+                        "outcome": result.outcome,
+                        "ran_ms": result.ran_ms,
+                        "counted": result.counted,
+                        **({"detail": result.detail} if result.detail else {}),
+                    }
+                )
+            try:
+                self._on_hit(player, plan, result)
+            except Exception as exc:
+                log.exception("on_hit failed")
+                self._emit({"type": "fault", "reason": "callback", "message": f"on_hit failed: {exc}"})
+        finally:
+            # Only now: a press from here on is attributed from a table that already counts this hit.
+            self._busy = False
 
     def _feedback(self, chime: bool) -> None:
         if self._indicate is not None:

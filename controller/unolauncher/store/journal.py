@@ -217,6 +217,21 @@ class Journal:
             ).fetchall()
         return (int(rows[0][0]), json.loads(rows[0][1])) if rows else None
 
+    def last_event_of(self, types: tuple[str, ...], after_pos: int = 0) -> dict[str, Any] | None:
+        """The newest event whose ``type`` is one of ``types`` at a position after ``after_pos``, or ``None``.
+
+        Walks back from the end of the journal, down to ``after_pos`` at most: give a recent position (the last
+        snapshot note) to keep it short on a long journal.
+        """
+        marks = ", ".join("?" for _ in types)
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT body FROM journal WHERE pos > ? AND kind = 'event' "
+                f"AND json_extract(body, '$.type') IN ({marks}) ORDER BY pos DESC LIMIT 1",
+                (after_pos, *types),
+            ).fetchone()
+        return json.loads(row[0]) if row else None
+
     def events(self, from_seq: int = 1, limit: int = 1000) -> list[dict[str, Any]]:
         """Events with ``seq >= from_seq`` in order (the ``resend`` command uses this)."""
         with self._lock:
