@@ -32,6 +32,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
 from unolauncher.bus.topics import Topics
+from unolauncher.progress import Progress
 from unolauncher.store.journal import Journal
 
 log = logging.getLogger(__name__)
@@ -123,6 +124,7 @@ class TableBus:
         self._flush_lock = threading.Lock()
         self._sent_upto = 0  # highest seq handed to paho in this process
         self._publisher: threading.Thread | None = None
+        self._handling = Progress()  # on_message callbacks still running, for health()
         self.client = self._make_client()
 
     # -- set-up -------------------------------------------------------------------------------------------------
@@ -181,6 +183,23 @@ class TableBus:
         self.client.disconnect()
         self.client.loop_stop()
 
+    def health(self, now: float, deadline_s: float) -> list[str]:
+        """What keeps MQTT from progressing (empty when nothing does): paho's network thread or the outbox
+        publisher died, or handling one message has taken longer than ``deadline_s``. A broker that is away is not
+        a problem here: paho keeps reconnecting, the journal keeps the events."""
+        if self._stop.is_set():
+            return []
+        problems = []
+        network = getattr(self.client, "_thread", None)  # paho 2.x keeps its loop_start() thread here
+        if network is not None and not network.is_alive():
+            problems.append("paho's network thread died")
+        if self._publisher is not None and not self._publisher.is_alive():
+            problems.append("the outbox publisher thread died")
+        stuck = self._handling.stuck_for(now)
+        if stuck > deadline_s:
+            problems.append(f"handling one MQTT message has taken {stuck:.1f} s")
+        return problems
+
     # -- paho callbacks (paho's network thread; never let an exception escape) ----------------------------------
 
     def _on_socket_open(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
@@ -229,17 +248,21 @@ class TableBus:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         try:
-            if message.topic == self.topics.cmd:
-                self.on_command(bytes(message.payload))
-            elif (
-                self.settings.ha_prefix
-                and message.topic == self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX
-                and message.payload.strip() == b"online"
-                and self.on_ha_online
-            ):
-                self.on_ha_online()
+            with self._handling.working():
+                self._handle_message(message)
         except Exception:
             log.exception("error handling a message on %s", message.topic)
+
+    def _handle_message(self, message: mqtt.MQTTMessage) -> None:
+        if message.topic == self.topics.cmd:
+            self.on_command(bytes(message.payload))
+        elif (
+            self.settings.ha_prefix
+            and message.topic == self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX
+            and message.payload.strip() == b"online"
+            and self.on_ha_online
+        ):
+            self.on_ha_online()
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
         try:
