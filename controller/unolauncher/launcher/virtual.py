@@ -83,6 +83,7 @@ class VirtualParams:
     seed: int = 0
     lid_open: bool = False
     press_ms: int = 80  # how long press_button() holds the button down
+    driver_pull_downs: bool = True  # 10 kΩ from each driver input to GND (hardware/README.md): released lines read low
 
     def __post_init__(self) -> None:
         if not 0 <= self.magazine <= 1000:
@@ -134,6 +135,8 @@ class VirtualLauncher:
             self._pin[role] = pin
         for role in ("motor_enable", "motor_forward", "motor_reverse"):
             self._pin[role].listeners.append(self._motor_changed)
+            # A pull-down resistor holds a released line low: it wins over the Pi's weak internal pull-up.
+            self._pin[role].forced = False if self.params.driver_pull_downs else None
         self._set_input("button", True)  # released (pull-up, switch to GND)
         if "sensor" in self._pin:
             self._set_input("sensor", True)  # beam unbroken
