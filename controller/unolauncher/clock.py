@@ -149,8 +149,9 @@ class RealClock:
         with self._cond:
             heapq.heappush(self._heap, (timer.when, next(self._order), timer))
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
-                self._thread.start()
+                thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+                thread.start()
+                self._thread = thread  # only once started: health() reads it without the lock
             elif self._heap[0][2] is timer:
                 self._cond.notify()  # the scheduler sleeps until the earliest timer: this one is earlier
         return timer

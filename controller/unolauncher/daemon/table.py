@@ -243,8 +243,9 @@ class Table:
         self._snapshot_due = False
 
     def start(self) -> None:
-        self._worker = threading.Thread(target=self._work, name="table-worker", daemon=True)
-        self._worker.start()
+        worker = threading.Thread(target=self._work, name="table-worker", daemon=True)
+        worker.start()
+        self._worker = worker  # only once started: health() reads it from another thread
 
     def stop(self, timeout: float = 5.0) -> None:
         self._queue.put(_STOP)

@@ -397,7 +397,7 @@ class GpioLauncher:
                 return False
             if not plan.fire:
                 result: FireResult | None = FireResult(0, 0, "no_fire")
-            elif self._lid_unsafe():
+            elif self._lid_unsafe() or self._guard.engaged("lid"):  # the guard's: until closed for the debounce
                 result = None
                 lid_refused = True
             else:
@@ -644,6 +644,8 @@ class GpioLauncher:
     @_guarded
     def _lid_settled(self) -> None:
         with self._lock:
+            if self._closed:
+                return
             self._lid_timer = None
             is_open = self._lid_level_open()
             changed = is_open != self._lid_open_reported

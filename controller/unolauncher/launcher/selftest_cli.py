@@ -36,14 +36,12 @@ from unolauncher.clock import Clock, RealClock, VirtualClock
 from unolauncher.launcher.factory import LauncherSetupError, make_pin_factory
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.interface import FirePlan, FireResult
-from unolauncher.launcher.pins import DEFAULT_PINS, OUTPUT_ROLES, PinMap, PinMapError, load_pin_file
+from unolauncher.launcher.pins import DEFAULT_PINS, DRIVER_ROLES, OUTPUT_ROLES, PinMap, PinMapError, load_pin_file
 from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
 
 Wait = Callable[[Callable[[], bool], float], bool]
 Confirm = Callable[[str], bool]  # asks the operator a yes/no question
 Result = tuple[str, bool | None, str]  # (part, passed — None: could not be checked here, detail)
-
-DRIVER_ROLES = ("motor_enable", "motor_forward", "motor_reverse")
 # Raspberry Pi kernels: Y = an output keeps its level after the owning process released it (the default), N = it
 # reverts to an input (dtparam=strict_gpiod). bcm2835 on Pi 1-4 and Zero, rp1 on Pi 5.
 PERSIST_PARAMETERS = (
