@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
 import pytest
@@ -154,7 +155,7 @@ def test_jam_and_empty_events_forwarded(rig: Rig, table: Table) -> None:
     assert "jam" in table.types() and table.hits[0][2].outcome == "jam"
 
 
-def test_who_may_hit_raising_leaves_motor_off(rig: Rig) -> None:
+def test_snapshot_raising_leaves_motor_off(rig: Rig) -> None:
     def broken() -> PressSnapshot:
         raise RuntimeError("referee bug")
 
@@ -211,3 +212,56 @@ def test_plan_ahead_never_uses_a_stale_plan(rig: Rig) -> None:
     assert rig.sim.motor_pin_high
     rig.clock.advance(2)
     assert table.hits[-1][2].cards_out == 2
+
+
+def test_a_press_while_the_last_hit_is_on_its_way_is_ignored_not_misattributed(rig: Rig) -> None:
+    """The run has ended but its hit has not reached the table yet (``on_hit`` is still running: the table's lock is
+    busy, say): a press now is ignored — never attributed from the snapshot the hit is about to replace, and never
+    waiting for it. Once the hit is in, the next press counts for whoever the table says."""
+    events: list[dict[str, Any]] = []
+    current = [PressSnapshot("ann")]
+    hits: list[str | None] = []
+
+    def on_hit(player: str | None, plan: FirePlan, result: FireResult) -> None:
+        if not hits:
+            rig.sim.press_button()  # a press arrives now (the last release was long before: no debounce)
+        hits.append(player)
+        current[0] = PressSnapshot("bo")  # the table applied the hit: bo's turn
+
+    handler = PressHandler(rig.launcher, EjectionModel("custom", ALWAYS), lambda: current[0], on_hit, events.append)
+    rig.sim.press_button()
+    rig.clock.advance(2)
+    assert hits == ["ann"]
+    assert [e["type"] for e in events] == ["press", "fired", "ignored_press"], events
+    rig.sim.press_button()
+    rig.clock.advance(2)
+    assert hits == ["ann", "bo"] and handler.state["press"] == 2
+    assert [e["type"] for e in events] == ["press", "fired", "ignored_press", "press", "fired"]
+    assert [e["player"] for e in events if e["type"] == "press"] == ["ann", "bo"]
+
+
+def test_a_no_fire_hit_leaves_the_input_thread_and_follows_its_press(rig: Rig) -> None:
+    """With ``run_later`` (the daemon: its timer thread) the hit of a press that fires nothing is not reported on
+    the input thread, which must never take the table's lock; it follows the press event, and presses in between
+    are ignored until it has been reported."""
+    never = {"miss_hazard": [0.0, 1.0], "hit_repeat": [0.0], "cards": {"2": 1}}  # the first press of two is dry
+    events: list[dict[str, Any]] = []
+    hits: list[tuple[str, str | None]] = []
+
+    def on_hit(player: str | None, plan: FirePlan, result: FireResult) -> None:
+        hits.append((threading.current_thread().name, player))
+        events.append({"type": "hit"})
+
+    later: list[Any] = []
+    ann = PressSnapshot("ann")
+    PressHandler(rig.launcher, EjectionModel("custom", never), lambda: ann, on_hit, events.append,
+                 run_later=later.append)  # fmt: skip
+    rig.sim.press_button()
+    assert hits == [] and len(later) == 1, "not on the press thread"
+    rig.clock.advance(0.15)  # released, and past the debounce
+    rig.sim.press_button()  # before the dry press's hit was reported: ignored
+    assert [e["type"] for e in events] == ["press", "ignored_press"]
+    runner = threading.Thread(target=later[0], name="clock-timers")  # what the daemon's run_later does
+    runner.start()
+    runner.join(5)
+    assert hits == [("clock-timers", "ann")] and [e["type"] for e in events][-1] == "hit"

@@ -555,12 +555,13 @@ class Table:
             )
 
         if count > 0 and not self.launcher.fire(FirePlan(fire=True, cards=count, run_ms=400 + 150 * count), done):
+            why = "was busy" if self._enabled else "is disabled"
             self.on_launcher_event(
                 {
                     "type": "dispense_skipped",
                     "player": player,
                     "wanted": count,
-                    "message": "The launcher was busy; draw by hand.",
+                    "message": f"The launcher {why}; draw by hand.",
                 }
             )
 
