@@ -252,10 +252,6 @@ class Table:
         if self._worker:
             self._worker.join(timeout)
 
-    def alive(self) -> bool:
-        """False when the worker thread died (the main loop then stops the watchdog pings)."""
-        return self._worker is not None and self._worker.is_alive()
-
     def health(self, now: float, deadline_s: float) -> list[str]:
         """What keeps the worker from making progress (empty when nothing does): it died, or one item (a command,
         a journal write) has taken longer than ``deadline_s``. ``now`` is ``time.monotonic()``."""
