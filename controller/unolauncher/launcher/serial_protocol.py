@@ -71,6 +71,7 @@ F_JAMMED = 8
 F_HAS_SENSOR = 16
 F_RETRACTING = 32
 F_HOST_ALIVE = 64
+F_GUARD_TRIPPED = 128
 
 
 class AckCode(IntEnum):
@@ -295,6 +296,7 @@ def decode_status(body: bytes) -> dict[str, Any]:
     return {
         "seq": seq, "motor_on": bool(flags & F_MOTOR_ON), "running": bool(flags & F_RUNNING),
         "lid_open": bool(flags & F_LID_OPEN), "jammed": bool(flags & F_JAMMED),
+        "guard_tripped": bool(flags & F_GUARD_TRIPPED),
         "has_sensor": bool(flags & F_HAS_SENSOR), "retracting": bool(flags & F_RETRACTING),
         "run_cards": run_cards, "total_cards": total, "uptime_s": uptime,
         "last_fault": REASONS[fault] if fault < len(REASONS) else str(fault),
