@@ -252,6 +252,19 @@ def decode_fire(body: bytes) -> FirePlan:
     return FirePlan(fire=bool(flags & 1), cards=cards, run_ms=run_ms, power=power / 100, suspense_ms=suspense_ms)
 
 
+# The firmware's ceilings for every CONFIG value, inclusive (firmware/unofw/runner.py LIMITS; both are checked
+# against firmware/test_vectors.json). The host refuses a configuration outside them before it reaches the wire.
+DEVICE_LIMITS: dict[str, tuple[int, int]] = {
+    "deadman_ms": (100, 5000),
+    "max_run_ms": (100, 10000),
+    "jam_ms": (50, 5000),
+    "retract_ms": (0, 500),
+    "retract_power": (0, 100),
+    "has_sensor": (0, 1),
+    "debounce_ms": (0, 100),
+}
+
+
 @dataclass(frozen=True)
 class DeviceConfig:
     """What the host tells the firmware after each handshake (CONFIG)."""
