@@ -319,6 +319,8 @@ def test_release_ack_is_flushed_before_the_reset(tmp_path: Path) -> None:
     h = Harness()
     h.rp2040.SAFE_FLAG = str(tmp_path / "unofw_safe")
     h.send(sp.HELLO, bytes([1]))
+    for _ in range(6):  # replies queued ahead of the ACK: more than one loop iteration's chunk
+        h.send(sp.STATUS)
     release_seq = h.send(sp.RELEASE)
     with pytest.raises(machine.ResetCalled):
         run_forever(h.board, fw=h.fw)
