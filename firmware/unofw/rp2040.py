@@ -80,27 +80,28 @@ def runtime_problem(impl=None):
         return "this is not MicroPython"
     version = tuple(impl.version[:3])
     if version < REQUIRED_MICROPYTHON:
-        return "MicroPython %d.%d.%d is too old: the motor guard needs hard timer interrupts, from 1.26 on" % version
+        return "MicroPython {}.{}.{} is too old: the motor guard needs hard timer interrupts, from 1.26 on".format(
+            *version)
     return None
 
 
 def check_pins(pins, driver=DRIVER):
     """Raise ValueError naming the first problem of a pin map (unknown role, reserved or shared pin)."""
     if driver not in DRIVERS:
-        raise ValueError("unknown motor driver %r (known: %s)" % (driver, ", ".join(DRIVERS)))
+        raise ValueError(f"unknown motor driver {driver!r} (known: {', '.join(DRIVERS)})")
     used = {}
     for role in PINS:
         gpio = pins.get(role)
         if not isinstance(gpio, int) or gpio < 0 or gpio > 29:
-            raise ValueError("pin %s must be a GPIO number 0-29, got %r" % (role, gpio))
+            raise ValueError(f"pin {role} must be a GPIO number 0-29, got {gpio!r}")
         if gpio in RESERVED_PINS:
-            raise ValueError("pin %s is GP%d, which is %s" % (role, gpio, RESERVED_PINS[gpio]))
+            raise ValueError(f"pin {role} is GP{gpio}, which is {RESERVED_PINS[gpio]}")
         if gpio in used:
-            raise ValueError("pins %s and %s both use GP%d" % (used[gpio], role, gpio))
+            raise ValueError(f"pins {used[gpio]} and {role} both use GP{gpio}")
         used[gpio] = role
     for role in pins:
         if role not in PINS:
-            raise ValueError("unknown pin role %r" % (role,))
+            raise ValueError(f"unknown pin role {role!r}")
 
 
 def take_safe_flag():

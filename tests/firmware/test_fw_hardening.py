@@ -376,7 +376,7 @@ def test_uptime_stays_a_small_int_past_the_tick_wrap() -> None:
     step_ms = 1 << 28  # under half the tick period: ticks_diff stays exact
     total = 0
     while total < days * 86_400_000:
-        mp_time.virtual_ms += step_ms
+        mp_time.virtual_ms = (mp_time.virtual_ms or 0) + step_ms
         fw.tick(board.ticks_ms())
         total += step_ms
     assert fw.uptime_s == total // 1000
