@@ -85,19 +85,23 @@ def measure(launcher: Launcher, wait: Wait, runs: Sequence[int] = RUNS,
         raise CalibrationError("the lid is open: load the magazine, shut the lid and start again")
     samples: list[tuple[int, int]] = []
     for cards in runs:
-        done: list[FireResult] = []
-        if not launcher.fire(FirePlan(fire=True, cards=cards, run_ms=0, power=1.0), done.append):
-            raise CalibrationError("the launcher refused to fire (a run in progress, or the lid open)")
-        wait(lambda done=done: bool(done), RUN_TIMEOUT_S)
-        if not done:
-            raise CalibrationError(f"a run of {cards} cards did not finish within {RUN_TIMEOUT_S:g} s")
-        result = done[0]
+        result = _one_run(launcher, wait, cards)
         if result.outcome != "ok" or result.cards_out != cards:
             raise CalibrationError(f"a run of {cards} cards ended {result.outcome} after {result.cards_out}: load at "
                                    f"least {sum(runs)} cards and check the beam")
         say(f"run of {cards} cards: {result.ran_ms} ms")
         samples.append((cards, result.ran_ms))
     return fit(samples)
+
+
+def _one_run(launcher: Launcher, wait: Wait, cards: int) -> FireResult:
+    done: list[FireResult] = []
+    if not launcher.fire(FirePlan(fire=True, cards=cards, run_ms=0, power=1.0), done.append):
+        raise CalibrationError("the launcher refused to fire (a run in progress, or the lid open)")
+    wait(lambda: bool(done), RUN_TIMEOUT_S)
+    if not done:
+        raise CalibrationError(f"a run of {cards} cards did not finish within {RUN_TIMEOUT_S:g} s")
+    return done[0]
 
 
 # ---- the configuration file ----------------------------------------------------------------------------------------
