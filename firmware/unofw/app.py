@@ -49,6 +49,9 @@ class Firmware:
         self.button = Debouncer(self.cfg.debounce_ms, True)
         self.uno = Debouncer(self.cfg.debounce_ms, True)
         self.lid = Debouncer(self.cfg.debounce_ms, False, bool(board.lid_open()))
+        # Bound methods made once here: every loop iteration reads these inputs.
+        self._press_inputs = ((self.button, board.button_edge, board.button, msgs.PRESS),
+                              (self.uno, board.uno_edge, board.uno, msgs.UNO))
         self.feedback = Feedback(board)
         self.run = None
         self.run_seq = 0
@@ -292,21 +295,8 @@ class Firmware:
     def _inputs(self, now):
         board = self.board
         diff = self._diff
-        # Edges first, each with the time its interrupt stamped on it, then the level now (which ends a lock-out).
-        edge = board.button_edge()
-        while edge is not None:
-            if self.button.update(edge[1], edge[0], diff):
-                self.event(msgs.PRESS, b"", now)
-            edge = board.button_edge()
-        if self.button.update(board.button(), now, diff):
-            self.event(msgs.PRESS, b"", now)
-        edge = board.uno_edge()
-        while edge is not None:
-            if self.uno.update(edge[1], edge[0], diff):
-                self.event(msgs.UNO, b"", now)
-            edge = board.uno_edge()
-        if self.uno.update(board.uno(), now, diff):
-            self.event(msgs.UNO, b"", now)
+        for debouncer, take_edge, level, msg_type in self._press_inputs:
+            self._press_input(debouncer, take_edge, level(), msg_type, now)
         tripped = board.lid_tripped()  # the interrupt already switched the motor off at the edge
         raw_open = board.lid_open()
         if (raw_open or tripped) and self.run is not None:
@@ -315,6 +305,16 @@ class Firmware:
         lid = self.lid.update(raw_open, now, diff)
         if lid is not None:
             self.event(msgs.LID, bytes([1 if lid else 0]), now)
+
+    def _press_input(self, debouncer, take_edge, level, msg_type, now):
+        """Edges first, each with the time its interrupt stamped on it, then the level now (ends a lock-out)."""
+        edge = take_edge()
+        while edge is not None:
+            if debouncer.update(edge[1], edge[0], self._diff):
+                self.event(msg_type, b"", now)
+            edge = take_edge()
+        if debouncer.update(level, now, self._diff):
+            self.event(msg_type, b"", now)
 
     def _step_run(self, now):
         run = self.run
