@@ -280,7 +280,7 @@ def schematic(path: str, pins: dict[str, int]) -> tuple[bytes, set[str]]:
     host_pins += [elm.IcPin(name=f"{gpio_name(path, gpio).replace(' ', '')} ({host_pin(path, gpio)})",
                             anchorname=role, side="right") for role, gpio in pins.items()]
     a1 = d.add(elm.Ic(pins=list(reversed(host_pins)), pinspacing=0.9, edgepadW=3.6, edgepadH=0.6).right()
-               .at((2, -3)).label(ref("A1", host), loc="left"))
+               .at((2, -3.8)).label(ref("A1", host), loc="left"))
     for net in SUPPLY[path]:
         if net.startswith("GND"):
             d.add(elm.Line().right(1.0).at(getattr(a1, net)))
