@@ -12,7 +12,8 @@
 
 Each FAIL line names the fix. ``--virtual`` runs the same steps against the virtual launcher in virtual time (a
 simulated person presses the button and watches the wheel); that is how the command itself is tested. Exit 0 when
-no part failed, 1 when one did, 2 when the test could not start (bad pin file, no GPIO).
+no part failed, 1 when one did, 2 when the test could not start (bad pin file, no GPIO). ``--calibrate`` measures
+cards per second instead and writes ``ms_per_card`` to the configuration (:mod:`unolauncher.launcher.calibrate`).
 
 Example::
 
@@ -71,9 +72,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--virtual-magazine", type=int, default=10, help=argparse.SUPPRESS)
     parser.add_argument("--virtual-no-press", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--virtual-no-pull-downs", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--calibrate", action="store_true",
+                        help="measure cards per second through the beam and write ms_per_card to --config")
+    parser.add_argument("--config", help="configuration file for --calibrate (default /etc/unolauncher/config.toml)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.calibrate:
+        from unolauncher.launcher.calibrate import run_calibration
+
+        return run_calibration(args)
     results: list[Result] = PrintedResults()
     try:
         pins = load_pin_file(Path(args.pins)) if args.pins else DEFAULT_PINS
