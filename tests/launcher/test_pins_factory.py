@@ -176,6 +176,7 @@ def test_auto_with_gpio_but_no_pin_factory_is_an_error_naming_what_to_install(gp
     assert "lgpio: No module named 'missing_lgpio_module'" in message and "pip install lgpio" in message
 
 
+@pytest.mark.timeout(60)  # a regression would run the daemon (virtual launcher) here until something stops it
 def test_run_exits_2_with_one_line_when_a_pi_has_no_pin_factory(
     gpio_machine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
