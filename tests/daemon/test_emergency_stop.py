@@ -48,7 +48,8 @@ def test_disable_stops_the_motor_before_it_is_queued_even_behind_a_stuck_worker(
             table.submit_payload(b'{"id": "e1", "type": "disable", "by": "test"}')  # what paho's thread does
             assert not virtual.motor_pin_high, "off before the command even reached the (stuck) worker"
             assert table.press_snapshot.enabled is False
-            time.sleep(0.05)  # past the button debounce (30 ms)
+            assert wait_until(lambda: virtual.pin("button").state, 5)  # released (a timer of the daemon's clock)
+            time.sleep(0.05)  # and past the button debounce (30 ms from the release)
             virtual.press_button()
             assert not virtual.motor_pin_high
         finally:
