@@ -23,6 +23,7 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"table": {"lockout": "yes"}}, "table.lockout"),
     ({"table": {"state_dir": 5}}, "table.state_dir"),
     ({"table": {"journal_sync": "off"}}, "table.journal_sync"),
+    ({"table": {"journal_sync": "normal"}}, "table.journal_sync"),
     ({"broker": {"port": 70000}}, "broker.port"),
     ({"broker": {"port": "1883"}}, "broker.port"),
     ({"broker": {"ws_port": -1}}, "broker.ws_port"),

@@ -73,7 +73,7 @@ class Daemon:
         # threads do little work each, so a shorter interval costs nothing and cuts press -> event latency.
         sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        self.journal = Journal(self.state_dir / JOURNAL_FILE, synchronous=self.config.table.journal_sync.upper())
+        self.journal = Journal(self.state_dir / JOURNAL_FILE)
         from unolauncher.rules.referee import Referee
 
         self._start_launcher()
