@@ -30,12 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from daemon.game import NEW_GAME, uninterrupted_run
+
 from support.cutfs import MODELS, CutFS, require_fuse
 from support.daemon import DaemonProcess, TableClient
 from support.mosquitto import Mosquitto
-from support.net import wait_until
 from unolauncher.rules.bots import Bot
 from unolauncher.rules.referee import Referee
 from unolauncher.store.journal import Journal
@@ -131,7 +130,7 @@ def test_power_cuts_under_load_take_back_nothing_a_subscriber_saw(tmp_path: Path
                 daemon.start()
                 expected, event_count = uninterrupted_run(journal_path)  # gap-free, and what a replay produces
                 journalled = journal_events(journal_path)
-                assert acknowledged <= event_count, f"an ok reply named seq {acknowledged}; the journal has {event_count}"
+                assert acknowledged <= event_count, f"an ok reply named {acknowledged}; the journal has {event_count}"
                 seen = 0
                 for watcher in watchers:
                     with watcher.lock:

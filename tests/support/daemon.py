@@ -14,7 +14,8 @@ virtual launcher's pins, the table's worker).
 ``DaemonProcess`` writes a TOML config (fast virtual launcher, free ports) and waits for the daemon's
 ``<state_dir>/endpoints.json`` with its own pid and ``ready: true``, which the daemon writes after READY.
 ``TableClient`` subscribes to ``unolauncher/<table>/#``, keeps every event (deduplicated by ``seq``, with the
-arrival order and duplicates recorded, and any copy of a ``seq`` that differs from the first in ``conflicts``), the latest retained state, and answers ``command()`` with the reply
+arrival order and duplicates recorded, and any copy of a ``seq`` that differs from the first in ``conflicts``),
+the latest retained state, and answers ``command()`` with the reply
 carrying the command's ``id``.
 """
 
