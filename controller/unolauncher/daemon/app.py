@@ -274,7 +274,7 @@ class Daemon:
         if not ha.enabled or self.bus is None:
             return
         for topic, payload in discovery_messages(self.topics, ha.prefix, __version__):
-            self.bus.publish(topic, payload, retain=True)
+            self.bus.publish_latest(topic, payload)
 
     # -- run and stop -------------------------------------------------------------------------------------------
 

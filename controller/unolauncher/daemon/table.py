@@ -47,9 +47,9 @@ RESEND_LIMIT = 1000  # events per ``resend`` request
 # Beyond it a command is answered ``busy`` at once instead of queued: memory stays bounded during a flood, and paho's
 # network thread never waits (it is the thread that answers).
 MAX_QUEUED_COMMANDS = 256
-# Messages handed to paho and not yet acknowledged by the broker (replies, state, events). During a flood the replies
-# pile up there faster than the broker acknowledges them (measured: 17,000 waiting, +50 MB): past this many, new
-# commands are answered ``busy`` too, so that paho's queue stays bounded as well.
+# Messages handed to paho and not yet acknowledged by the broker (replies, state, events), as the bus counts them
+# (TableBus.backlog). During a flood the replies pile up there faster than the broker acknowledges them (measured:
+# 17,000 waiting, +50 MB): past this many, new commands are answered ``busy`` too, so that paho's queue stays bounded.
 MAX_OUTGOING_BACKLOG = 1000
 # The journal note holding a referee snapshot, written after each new game: a restart replays the commands after the
 # last one (at most about one game) instead of every command the table ever took (20,000 replay in 0.15 s here, and
