@@ -24,6 +24,8 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"table": {"state_dir": 5}}, "table.state_dir"),
     ({"table": {"journal_sync": "off"}}, "table.journal_sync"),
     ({"table": {"journal_sync": "normal"}}, "table.journal_sync"),
+    ({"table": {"journal_keep_days": -1}}, "table.journal_keep_days"),
+    ({"table": {"journal_keep_days": "30"}}, "table.journal_keep_days"),
     ({"broker": {"port": 70000}}, "broker.port"),
     ({"broker": {"port": "1883"}}, "broker.port"),
     ({"broker": {"ws_port": -1}}, "broker.ws_port"),

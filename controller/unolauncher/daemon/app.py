@@ -94,6 +94,7 @@ class Daemon:
             virtual=self.virtual,
             prepare=self._prepare_command,
             after_apply=self._sync_ejection,
+            keep_days=self.config.table.journal_keep_days,
         )
         replayed = self.table.restore()
         self.say(
