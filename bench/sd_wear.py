@@ -115,7 +115,9 @@ def main() -> None:
                     totals["commands"] += commands
                     totals["hits"] += hits
                     totals["bytes"] += spent
-            journal_size = sum(p.stat().st_size for p in daemon.state_dir.glob("journal.sqlite3*"))
+            journal_size = (daemon.state_dir / "journal.sqlite3").stat().st_size
+            wal = daemon.state_dir / "journal.sqlite3-wal"
+            wal_size = wal.stat().st_size if wal.exists() else 0
         finally:
             daemon.stop()
         done = subprocess.run(
@@ -130,7 +132,8 @@ def main() -> None:
     print(f"SD wear on {args.dir} ({args.games} games, {totals['commands']} accepted commands, {totals['hits']} hits):")
     print(f"  daemon:      {daemon_per_command / kib:.1f} KiB per accepted command (median of games "
           f"{statistics.median(per_command) / kib:.1f}), {statistics.median(per_game) / kib / kib:.2f} MiB per game "
-          f"(median), journal files {journal_size / kib / kib:.2f} MiB at the end")
+          f"(median); journal.sqlite3 {journal_size / kib / kib:.2f} MiB after the games "
+          f"({journal_size / args.games / kib:.0f} KiB per game), its WAL {wal_size / kib / kib:.2f} MiB")
     print(f"  bare commit: {bare / kib:.1f} KiB per two-row WAL commit (synchronous=FULL), same file system")
     print(f"  ratio:       {daemon_per_command / bare:.2f}x (target <= 3x)")
 
