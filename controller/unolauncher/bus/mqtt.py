@@ -341,19 +341,19 @@ class TableBus:
 
     # -- refusals -----------------------------------------------------------------------------------------------
 
-    def _note_refusal(self, topic: str, reason: Any, verb: str) -> None:
+    def _note_refusal(self, topic: str, reason: Any, verb: str, retried: bool = True) -> None:
         """Log a refused topic once (with the cause and the fix) and schedule its retry with back-off."""
         now = time.monotonic()
         known = self._refused.get(topic)
         if known is None:
             delay = float(self.settings.reconnect_min)
             self._refused[topic] = _Refusal(str(reason), delay, now + delay)
-            log.warning(
-                "%s; nothing is deleted, retrying every %s-%s s",
-                refusal_sentence(topic, reason, verb),
-                delay,
-                self.settings.reconnect_max,
+            then = (
+                f"nothing is deleted, retrying every {delay}-{self.settings.reconnect_max} s"
+                if retried
+                else "these answers are dropped (a phone that gets none asks again)"
             )
+            log.warning("%s; %s", refusal_sentence(topic, reason, verb), then)
         else:
             known.refusals += 1
             known.delay = min(known.delay * 2, float(self.settings.reconnect_max))
@@ -468,7 +468,7 @@ class TableBus:
                     else:
                         self._note_accepted(key)
                 elif refused:  # a reply, press or resend: not retried (a newer one will come), logged once
-                    self._note_refusal(self.topics.reply, reason, "publish")
+                    self._note_refusal(self.topics.reply, reason, "publish", retried=False)
                 else:
                     self._note_accepted(self.topics.reply)
         if delivered:
