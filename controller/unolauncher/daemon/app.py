@@ -133,7 +133,8 @@ class Daemon:
         table = self.table
         self.press_handler = PressHandler(
             self.launcher,
-            create_model({"preset": self.config.launcher.preset}, self.launcher),
+            create_model({"preset": self.config.launcher.preset, "ms_per_card": self.config.launcher.ms_per_card},
+                         self.launcher),
             who_may_hit=table.hitter,
             on_hit=table.on_hit,
             on_event=table.on_launcher_event,
@@ -239,8 +240,13 @@ class Daemon:
             seed = self.config.launcher.seed
             command["seed"] = seed if seed is not None else secrets.randbelow(2**62)
         options = command.get("options")
-        if (options is None or isinstance(options, dict)) and self.config.launcher.preset != "classic":
-            command["options"] = {"ejection_preset": self.config.launcher.preset, **(options or {})}
+        configured: dict[str, Any] = {}
+        if self.config.launcher.preset != "classic":
+            configured["ejection_preset"] = self.config.launcher.preset
+        if self.config.launcher.ms_per_card is not None:
+            configured["ejection_ms_per_card"] = self.config.launcher.ms_per_card  # journalled with the game
+        if (options is None or isinstance(options, dict)) and configured:
+            command["options"] = {**configured, **(options or {})}
         return command
 
     def _sync_ejection(self) -> None:
@@ -255,10 +261,13 @@ class Daemon:
         state = table.referee_ejection_state()
         if state is None or state == handler.state:
             return
-        if handler.model.preset != state.get("preset"):
+        from unolauncher.launcher.ejection import MS_PER_CARD
+
+        ms_per_card = state.get("ms_per_card", MS_PER_CARD)  # in the state when the game was started calibrated
+        if handler.model.preset != state.get("preset") or handler.model.ms_per_card != ms_per_card:
             from unolauncher.launcher.factory import create_model
 
-            handler.model = create_model({"preset": state.get("preset")}, self.launcher)
+            handler.model = create_model({"preset": state.get("preset"), "ms_per_card": ms_per_card}, self.launcher)
         handler.restore(state)
 
     def _on_connected(self) -> None:

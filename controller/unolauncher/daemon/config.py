@@ -135,6 +135,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "backend": _choice("auto", "virtual", "gpio", "serial"),
         "preset": _str,
         "custom": _table,
+        "ms_per_card": _int,
         "seed": _int,
         "magazine": _int,
         "pins": _table,
@@ -207,6 +208,7 @@ class LauncherConfig:
     backend: str = "auto"
     preset: str = "classic"
     custom: dict[str, Any] | None = None
+    ms_per_card: int | None = None  # measured by `unolauncher selftest --calibrate`
     seed: int | None = None
     magazine: int = 40
     pins: dict[str, Any] | None = None
