@@ -100,7 +100,7 @@ class Daemon:
         self._previous_excepthook = threading.excepthook
         threading.excepthook = self._thread_crashed
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        self.journal = Journal(self.state_dir / JOURNAL_FILE, synchronous=self.config.table.journal_sync.upper())
+        self.journal = Journal(self.state_dir / JOURNAL_FILE)
         from unolauncher.rules.referee import Referee
 
         self._start_launcher()
@@ -121,6 +121,7 @@ class Daemon:
             virtual=self.virtual,
             prepare=self._prepare_command,
             after_apply=self._sync_ejection,
+            keep_days=self.config.table.journal_keep_days,
         )
         replayed = self.table.restore()
         self.say(
@@ -315,7 +316,7 @@ class Daemon:
         if not ha.enabled or self.bus is None:
             return
         for topic, payload in discovery_messages(self.topics, ha.prefix, __version__):
-            self.bus.publish(topic, payload, retain=True)
+            self.bus.publish_latest(topic, payload)
 
     def _watch_critical_threads(self) -> None:
         """What the watchdog checks: the timer thread, the launcher's input callbacks and motor guard, the table's
