@@ -116,7 +116,9 @@ def test_entropy_rekeys_the_presses_after_it() -> None:
     model = EjectionModel("classic")
     keyed = model.start(mix_entropy(secret(1), ENTROPY))
     assert ref.next_fire_plan("ann") == model.plan(keyed, "ann")[0]
-    for _ in range(31):
+    refused(ref, {"type": "entropy", "entropy": ENTROPY, "commitment": "0" * 64}, "no_commitment")  # an old one
+    ok(ref, {"type": "entropy", "entropy": ENTROPY, "commitment": opened["commitment"]})
+    for _ in range(30):
         ok(ref, {"type": "entropy", "entropy": ENTROPY})
     refused(ref, {"type": "entropy", "entropy": ENTROPY}, "too_much_entropy")
     # Entropy is not in the undo history: undo takes back the new game, and its round's secret comes out.

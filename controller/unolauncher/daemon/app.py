@@ -262,7 +262,8 @@ class Daemon:
                 command["secret"] = secrets.token_hex(32)
             options = command.get("options")
             if (options is None or isinstance(options, dict)) and launcher.preset != "classic":
-                command["options"] = {"ejection_preset": launcher.preset, **(options or {})}
+                custom = {"ejection_custom": launcher.custom} if launcher.preset == "custom" else {}
+                command["options"] = {"ejection_preset": launcher.preset, **custom, **(options or {})}
         else:
             command["secret"] = secrets.token_hex(32)  # the referee uses it only if the command opens a commitment
         return command

@@ -156,14 +156,16 @@ class EjectionStream:
         self._set_epoch({**epoch, "model": self._model(epoch).lid_opened(epoch["model"])})
         return {"type": "ejection_lid", "commitment": epoch["commitment"], "press": epoch["model"]["press"]}
 
-    def add_entropy(self, entropy: Any) -> Event:
-        """A player's entropy for the open epoch (refused without one, or when it is not 16-128 characters of hex
-        or base64 text)."""
+    def add_entropy(self, entropy: Any, for_commitment: Any = None) -> Event:
+        """A player's entropy for the open epoch (refused without one, when it is not 16-128 characters of hex or
+        base64 text, or when ``for_commitment`` — the commitment the sender saw — is not the open one)."""
         if type(entropy) is not str or ENTROPY_PATTERN.fullmatch(entropy) is None:
             refuse("bad_field", "entropy must be 16 to 128 characters of hex or base64 text.")
         epoch = self._data["epoch"]
         if epoch is None:
             refuse("no_commitment", "No launcher commitment is open right now; send entropy after round_started.")
+        if for_commitment is not None and for_commitment != epoch["commitment"]:
+            refuse("no_commitment", "That launcher commitment is not the open one any more.")
         if epoch["entropy"] >= MAX_ENTROPY:
             refuse("too_much_entropy", f"This round already has {MAX_ENTROPY} entropy contributions.")
         model_state = self._model(epoch).with_entropy(epoch["model"], entropy)

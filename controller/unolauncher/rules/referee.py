@@ -310,8 +310,9 @@ class Referee(CardPlay, Dealing, UnoCalls):
 
     def _cmd_entropy(self, cmd: dict[str, Any]) -> list[Event]:
         """A player's random ``entropy``, mixed into the open commitment's key: the box cannot have known the
-        outcomes of the presses that follow when it committed."""
-        return [self._stream.add_entropy(cmd.get("entropy"))]
+        outcomes of the presses that follow when it committed. ``commitment`` (optional) names the one the sender
+        meant; any other open one refuses it."""
+        return [self._stream.add_entropy(cmd.get("entropy"), cmd.get("commitment"))]
 
     # ==================================================================================================
     # new game
