@@ -45,6 +45,7 @@ import hmac
 import itertools
 import math
 import re
+import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -65,6 +66,7 @@ SECRET_PATTERN = re.compile(r"[0-9a-f]{64}")
 # What a player's entropy may look like: hex or base64 text, long enough to carry real randomness.
 ENTROPY_PATTERN = re.compile(r"[A-Za-z0-9+/=_-]{16,128}")
 _SCALE = 2.0**-64
+_FOUR_U64 = struct.Struct(">4Q").unpack
 
 
 class EjectionConfigError(ValueError):
@@ -150,13 +152,14 @@ def press_draw(key: str, index: int, player: str = "") -> str:
 
 def press_uniforms(key: str, index: int, player: str = "") -> tuple[float, float, float, float]:
     """The four uniform numbers in [0, 1) that decide press ``index`` (by ``player``) under ``key``."""
-    digest = press_digest(key, index, player)
-    return (
-        int.from_bytes(digest[0:8], "big") * _SCALE,
-        int.from_bytes(digest[8:16], "big") * _SCALE,
-        int.from_bytes(digest[16:24], "big") * _SCALE,
-        int.from_bytes(digest[24:32], "big") * _SCALE,
-    )
+    return _uniforms(press_digest(key, index, player))
+
+
+def _uniforms(digest: bytes) -> tuple[float, float, float, float]:
+    """Each big-endian 8-byte slice of the digest divided by 2**64 (exact: an int below 2**64 to the nearest float,
+    times a power of two)."""
+    a, b, c, d = _FOUR_U64(digest)
+    return a * _SCALE, b * _SCALE, c * _SCALE, d * _SCALE
 
 
 @dataclass(frozen=True)
@@ -348,8 +351,15 @@ class EjectionModel:
     def plan(self, state: dict[str, Any], player: str | None = None) -> tuple[FirePlan, dict[str, Any]]:
         """The plan for the next press by ``player`` (``None``: nobody) and the state after it. Pure: ``state`` is
         not modified."""
+        plan, new_state, _ = self.press(state, player)
+        return plan, new_state
+
+    def press(self, state: dict[str, Any], player: str | None = None) -> tuple[FirePlan, dict[str, Any], str]:
+        """:meth:`plan`, plus the press's ``draw`` (see :func:`press_draw`) from the same digest."""
         index = state["press"]
-        u_fire, u_cards, u_suspense, u_delay = press_uniforms(state["key"], index, player or "")
+        digest = press_digest(state["key"], index, player or "")
+        draw = digest[:8].hex()
+        u_fire, u_cards, u_suspense, u_delay = _uniforms(digest)
         run = state["run"]
         params = self.params
         since_lid = state["since_lid"] + 1
@@ -366,7 +376,7 @@ class EjectionModel:
         new_state["since_lid"] = since_lid
         if not fire:
             new_state["run"] = min(run, 0) - 1
-            return NO_FIRE, new_state
+            return NO_FIRE, new_state, draw
         new_state["run"] = max(run, 0) + 1
         cards = self._draw_cards(u_cards)
         suspense = 0
@@ -374,7 +384,7 @@ class EjectionModel:
             low, high = params.suspense_ms
             suspense = int(low + u_delay * (high - low))
         run_ms = min(MAX_PLAN_RUN_MS, SPIN_UP_MS + cards * MS_PER_CARD)
-        return FirePlan(fire=True, cards=cards, run_ms=run_ms, power=1.0, suspense_ms=suspense), new_state
+        return FirePlan(fire=True, cards=cards, run_ms=run_ms, power=1.0, suspense_ms=suspense), new_state, draw
 
     def _draw_cards(self, u: float) -> int:
         target = u * self._cumulative[-1]

@@ -32,7 +32,6 @@ from unolauncher.rules.ejection import (
     FirePlan,
     commitment,
     derive_secret,
-    press_draw,
 )
 from unolauncher.rules.ejection_models import _model_for
 from unolauncher.rules.refusal import Event, refuse
@@ -203,9 +202,7 @@ class EjectionStream:
         ahead = self._ahead
         if ahead is not None and ahead[0] is epoch and ahead[1] == player:
             return ahead[2], ahead[3], ahead[4]
-        state = epoch["model"]
-        plan, model_state = self._model(epoch).plan(state, player)
-        draw = press_draw(state["key"], state["press"], player or "")
+        plan, model_state, draw = self._model(epoch).press(epoch["model"], player)
         self._ahead = (epoch, player, plan, model_state, draw)
         return plan, model_state, draw
 
