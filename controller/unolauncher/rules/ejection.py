@@ -140,7 +140,7 @@ def mix_entropy(key: str, entropy: str) -> str:
 
 def press_digest(key: str, index: int, player: str = "") -> bytes:
     """``HMAC-SHA256(key, f"press:{index}:{player}")``: everything random about press ``index`` by ``player``."""
-    return hmac.digest(key.encode(), f"press:{index}:{player}".encode(), "sha256")
+    return hmac.digest(key.encode(), f"press:{index}:{player}".encode(), hashlib.sha256)  # a constructor: faster
 
 
 def press_draw(key: str, index: int, player: str = "") -> str:

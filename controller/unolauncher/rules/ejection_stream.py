@@ -42,10 +42,11 @@ MAX_ENTROPY = 32  # contributions per commitment: a table of phones needs a hand
 class EjectionStream:
     """The open epoch (if any), the script rig and the counters that name derived secrets. See the module doc."""
 
-    __slots__ = ("_ahead", "_data", "_model_of")
+    # ``data``: the whole state (read it, never change it: it is shared, which is what makes saving it free).
+    __slots__ = ("_ahead", "_model_of", "data")
 
     def __init__(self, data: dict[str, Any] | None = None) -> None:
-        self._data: dict[str, Any] = data if data is not None else {
+        self.data: dict[str, Any] = data if data is not None else {
             "epoch": None,
             "opened": 0,  # epochs opened since the last new_game: names a rigged (derived) secret
             "script": [],  # launcher.script: counts for hits that carry none (a rig)
@@ -58,21 +59,12 @@ class EjectionStream:
         self._model_of: tuple[str, Any, EjectionModel] | None = None
 
     # -- state ----------------------------------------------------------------------------------------------------
-    @property
-    def data(self) -> dict[str, Any]:
-        """The whole state (do not change it: it is shared, which is what makes saving it free)."""
-        return self._data
-
-    def restore(self, data: dict[str, Any]) -> None:
-        """Back to a state :attr:`data` returned earlier (a command failed half-way)."""
-        self._data = data
-
     def copy(self) -> EjectionStream:
         """An independent stream starting from this state (the referee's undo replays against one)."""
-        return EjectionStream(self._data)
+        return EjectionStream(self.data)
 
     def to_json(self) -> dict[str, Any]:
-        return self._data
+        return self.data
 
     @classmethod
     def from_json(cls, data: Any) -> EjectionStream:
@@ -84,22 +76,22 @@ class EjectionStream:
     def epoch(self) -> dict[str, Any] | None:
         """The open epoch: ``commitment``, ``secret``, ``round`` (``None``: free play), ``rigged``, ``preset``,
         ``custom``, ``model`` (the model state) and ``entropy`` (contributions so far); ``None`` when closed."""
-        epoch: dict[str, Any] | None = self._data["epoch"]
+        epoch: dict[str, Any] | None = self.data["epoch"]
         return epoch
 
     # -- game boundaries ------------------------------------------------------------------------------------------
     def new_game(self, script: list[int]) -> None:
         """A new game's launcher rig; the counters that name derived secrets start again (same seed, same
         secrets, whatever happened before: a mirror referee in a test agrees with the daemon's)."""
-        self._data = {**self._data, "opened": 0, "script": list(script), "script_pos": 0}
+        self.data = {**self.data, "opened": 0, "script": list(script), "script_pos": 0}
 
     def open(
         self, options: dict[str, Any], secret: Any, seed: int, rigged_game: bool, round_no: int | None
     ) -> dict[str, Any]:
         """Open an epoch (the caller closed any open one first); returns its public descriptor: ``commitment``,
         ``preset`` (``custom`` too for that preset) and ``rigged: true`` when the secret is derived."""
-        opened = self._data["opened"]
-        rigged = rigged_game or secret is None or bool(self._data["script"])
+        opened = self.data["opened"]
+        rigged = rigged_game or secret is None or bool(self.data["script"])
         if rigged_game or secret is None:
             secret = derive_secret(seed, f"{'free' if round_no is None else round_no}.{opened}")
         preset, custom = options["ejection_preset"], options["ejection_custom"]
@@ -110,31 +102,32 @@ class EjectionStream:
             "rigged": rigged,
             "preset": preset,
             "custom": custom,
-            "model": _model_for(options).start(secret),
+            "model": None,
             "entropy": 0,
         }
-        self._data = {**self._data, "epoch": epoch, "opened": opened + 1}
+        epoch["model"] = self._model(epoch).start(secret)
+        self.data = {**self.data, "epoch": epoch, "opened": opened + 1}
         return descriptor(epoch)
 
     def close(self) -> dict[str, Any] | None:
         """Close the open epoch; returns the reveal (``commitment``, ``secret``, ``presses``), or ``None``."""
-        epoch = self._data["epoch"]
+        epoch = self.data["epoch"]
         if epoch is None:
             return None
-        self._data = {**self._data, "epoch": None}
+        self.data = {**self.data, "epoch": None}
         return {"commitment": epoch["commitment"], "secret": epoch["secret"], "presses": epoch["model"]["press"]}
 
     # -- what changes the open epoch ------------------------------------------------------------------------------
     def next_plan(self, player: str | None) -> FirePlan | None:
         """The plan the next press by ``player`` gets (a pure peek; ``None`` with no open epoch)."""
-        epoch = self._data["epoch"]
+        epoch = self.data["epoch"]
         if epoch is None:
             return None
         return self._plan(epoch, player)[0]
 
     def press(self, player: str | None) -> tuple[FirePlan, Event]:
         """The next press of the open epoch (the caller opened one): its plan and its ``press`` event."""
-        epoch = self._data["epoch"]
+        epoch = self.data["epoch"]
         plan, model_state, draw = self._plan(epoch, player)
         self._set_epoch({**epoch, "model": model_state})
         event: Event = {
@@ -149,7 +142,7 @@ class EjectionStream:
 
     def lid(self) -> Event | None:
         """The lid was opened: the sequence count restarts. ``None`` when no epoch is open (nothing to restart)."""
-        epoch = self._data["epoch"]
+        epoch = self.data["epoch"]
         if epoch is None:
             return None
         self._set_epoch({**epoch, "model": self._model(epoch).lid_opened(epoch["model"])})
@@ -160,7 +153,7 @@ class EjectionStream:
         base64 text, or when ``for_commitment`` — the commitment the sender saw — is not the open one)."""
         if type(entropy) is not str or ENTROPY_PATTERN.fullmatch(entropy) is None:
             refuse("bad_field", "entropy must be 16 to 128 characters of hex or base64 text.")
-        epoch = self._data["epoch"]
+        epoch = self.data["epoch"]
         if epoch is None:
             refuse("no_commitment", "No launcher commitment is open right now; send entropy after round_started.")
         if for_commitment is not None and for_commitment != epoch["commitment"]:
@@ -178,17 +171,17 @@ class EjectionStream:
 
     def next_script(self) -> int | None:
         """The next ``launcher.script`` count (consumed), or ``None`` when the script is used up."""
-        data = self._data
+        data = self.data
         pos = data["script_pos"]
         if pos >= len(data["script"]):
             return None
-        self._data = {**data, "script_pos": pos + 1}
+        self.data = {**data, "script_pos": pos + 1}
         count: int = data["script"][pos]
         return count
 
     # -- helpers --------------------------------------------------------------------------------------------------
     def _set_epoch(self, epoch: dict[str, Any]) -> None:
-        self._data = {**self._data, "epoch": epoch}
+        self.data = {**self.data, "epoch": epoch}
 
     def _model(self, epoch: dict[str, Any]) -> EjectionModel:
         cached = self._model_of

@@ -113,30 +113,41 @@ class Referee(CardPlay, Dealing, UnoCalls):
             handler, keep = _STEPS[command["type"]]
         except Exception:  # not an object, no type, unknown or unhashable type
             return [_malformed(command)]
-        if keep is _UNDO:
-            return self._undo(command)
+        if keep > _DEEP:  # the rare kinds: undo, and what only touches the launcher's record
+            return self._undo(command) if keep == _UNDO else self._launcher_command(handler, command)
         stream = self._stream.data  # shared, never changed in place: putting it back after a failure is free
         try:
             events = handler(self, command)
-            if keep is _LAUNCHER_ONLY:
-                return events
-            kept = _copy(command) if keep or "discarded" in command else dict(command)
+            kept = _copy(command) if keep == _DEEP or "discarded" in command else dict(command)
         except Refusal as refusal:
-            self._stream.restore(stream)
+            self._stream.data = stream
             return [_rejected(command, refusal.code, refusal.message)]
         except RecursionError:  # absurdly nested JSON in some field: bad input, not a bug
-            self._stream.restore(stream)
+            self._stream.data = stream
             self._rebuild(self._history)
             return [_rejected(command, "bad_field", "The command is nested too deeply.")]
         except Exception as exc:  # a bug must not crash the table: restore the last good state and say so
-            self._stream.restore(stream)
+            self._stream.data = stream
             self._rebuild(self._history)
             return [_rejected(command, "internal_error", f"The referee failed on this command ({type(exc).__name__}).")]
-        if handler is _HIT and kept.get("cards") is None:
+        if keep == _HIT and kept.get("cards") is None:
             # The model (or the script) decided the count: keep what came out, so that an undo replaying this
             # hit takes the same cards without pressing again.
-            kept["cards"] = next(e["cards"] for e in events if e["type"] == "hit")
+            kept["cards"] = events[0]["cards"]
         self._history.append(kept)
+        return events
+
+    def _launcher_command(self, handler: Any, command: dict[str, Any]) -> list[Event]:
+        """``pressed``, ``lid_opened``, ``entropy``: the launcher's record only, never in the undo history."""
+        stream = self._stream.data
+        try:
+            events: list[Event] = handler(self, command)
+        except Refusal as refusal:
+            self._stream.data = stream
+            return [_rejected(command, refusal.code, refusal.message)]
+        except Exception as exc:  # a bug: the record as it was, and say so
+            self._stream.data = stream
+            return [_rejected(command, "internal_error", f"The referee failed on this command ({type(exc).__name__}).")]
         return events
 
     def public_state(self) -> dict[str, Any]:
@@ -264,7 +275,7 @@ class Referee(CardPlay, Dealing, UnoCalls):
             events: list[Event] = [{"type": "undone", "command": _copy(redacted(taken_back))}]
             self._recommit_after_undo(taken_back, command.get("secret"), events)
         except Exception as exc:
-            self._stream.restore(stream)
+            self._stream.data = stream
             self._rebuild(self._history)
             return [_rejected(command, "internal_error", f"Undo failed ({type(exc).__name__}).")]
         return events
@@ -391,22 +402,27 @@ COMMAND_TYPES = tuple(_HANDLERS)
 # Commands that only touch the launcher's record (EjectionStream): never in the undo history, never replayed by it.
 LAUNCHER_COMMANDS = frozenset({"pressed", "lid_opened", "entropy"})
 _ROUND_STARTS = frozenset({"new_game", "next_round"})
-_HIT = Referee._cmd_hit
 # Commands whose nested fields the referee reads: the undo history keeps a deep copy of these (and of any command
 # carrying Discard All's ``discarded`` list; a shallow copy of the others), so a caller that reuses its dicts
 # cannot change history.
 _NESTED_COMMANDS = frozenset({"new_game", "next_round", "score"})
-# What handle() needs per command type in one lookup: (handler, how the undo history keeps it): True a deep copy,
-# False a shallow one, _LAUNCHER_ONLY not at all; _UNDO marks undo itself.
-_UNDO = object()
-_LAUNCHER_ONLY = object()
-_STEPS: dict[str, tuple[Any, Any]] = {
-    kind: (
-        handler,
-        _UNDO if kind == "undo" else _LAUNCHER_ONLY if kind in LAUNCHER_COMMANDS else kind in _NESTED_COMMANDS,
-    )
-    for kind, handler in _HANDLERS.items()
-}
+# What handle() needs per command type in one lookup: (handler, how): the undo history keeps a shallow copy
+# (_SHALLOW), a deep one (_DEEP), a hit with the count that came out (_HIT); _LAUNCHER_ONLY commands are not kept
+# at all, and _UNDO is undo itself.
+_SHALLOW, _HIT, _DEEP, _LAUNCHER_ONLY, _UNDO = range(5)
+
+
+def _how_kept(kind: str) -> int:
+    if kind == "undo":
+        return _UNDO
+    if kind in LAUNCHER_COMMANDS:
+        return _LAUNCHER_ONLY
+    if kind in _NESTED_COMMANDS:
+        return _DEEP
+    return _HIT if kind == "hit" else _SHALLOW
+
+
+_STEPS: dict[str, tuple[Any, int]] = {kind: (handler, _how_kept(kind)) for kind, handler in _HANDLERS.items()}
 
 
 # ======================================================================================================
