@@ -40,6 +40,8 @@ def played_rounds(preset: str) -> list[dict[str, Any]]:
     options: dict[str, Any] = {"ejection_preset": preset}
     if preset == "custom":
         options["ejection_custom"] = CUSTOM
+    if preset == "brutal":
+        options["ejection_ms_per_card"] = 95  # a calibrated launcher (selftest --calibrate)
     apply({"type": "new_game", "ruleset": "attack", "players": PLAYERS, "mode": "table", "secret": secret(1),
            "options": options, "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 1}}})
     for i in range(14):
@@ -65,7 +67,8 @@ def played_rounds(preset: str) -> list[dict[str, Any]]:
         key = str(event.get("commitment"))
         if event["type"] in ("round_started", "ejection_commit"):
             rounds[key] = {"commitment": key, "preset": event["preset"], "custom": event.get("custom"),
-                           "rigged": event.get("rigged", False), "ops": [], "secret": None, "presses": 0}
+                           "ms_per_card": event.get("ms_per_card"), "rigged": event.get("rigged", False), "ops": [],
+                           "secret": None, "presses": 0}  # fmt: skip
         elif event["type"] in ("press", "ejection_lid", "ejection_entropy"):
             rounds[key]["ops"].append(event)
         elif "secret" in event:

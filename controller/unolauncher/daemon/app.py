@@ -261,9 +261,15 @@ class Daemon:
                 command.setdefault("seed", secrets.randbelow(2**62))  # the deal's shuffle
                 command["secret"] = secrets.token_hex(32)
             options = command.get("options")
-            if (options is None or isinstance(options, dict)) and launcher.preset != "classic":
-                custom = {"ejection_custom": launcher.custom} if launcher.preset == "custom" else {}
-                command["options"] = {"ejection_preset": launcher.preset, **custom, **(options or {})}
+            configured: dict[str, Any] = {}
+            if launcher.preset != "classic":
+                configured["ejection_preset"] = launcher.preset
+                if launcher.preset == "custom":
+                    configured["ejection_custom"] = launcher.custom
+            if launcher.ms_per_card is not None:
+                configured["ejection_ms_per_card"] = launcher.ms_per_card  # journalled with the game
+            if (options is None or isinstance(options, dict)) and configured:
+                command["options"] = {**configured, **(options or {})}
         else:
             command["secret"] = secrets.token_hex(32)  # the referee uses it only if the command opens a commitment
         return command

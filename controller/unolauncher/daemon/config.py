@@ -118,6 +118,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "backend": _choice("auto", "virtual", "gpio", "serial"),
         "preset": _str,
         "custom": _table,
+        "ms_per_card": _int,
         "seed": _int,
         "allow_rigged": _bool,
         "magazine": _int,
@@ -190,6 +191,7 @@ class LauncherConfig:
     backend: str = "auto"
     preset: str = "classic"
     custom: dict[str, Any] | None = None
+    ms_per_card: int | None = None  # measured by `unolauncher selftest --calibrate`
     seed: int | None = None  # rigs every game (only with allow_rigged)
     allow_rigged: bool = False  # accept seed / launcher.seed / launcher.script / a full-mode deal from commands
     magazine: int = 40

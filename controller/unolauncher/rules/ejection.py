@@ -28,7 +28,10 @@ How a press is decided (``docs/ejection.md`` says the same for an auditor re-imp
 * Card count: the smallest *n* whose cumulative weight exceeds ``u1 * total``. Suspense: with probability
   ``suspense_chance`` (``u2``) the motor start waits ``suspense_ms_min + u3 * (max - min)`` ms.
 * Motor plan: ``run_ms = spin_up_ms + cards * ms_per_card`` (capped), ``power`` full; without a card sensor
-  (open loop) this is what the device runs; with one it is only the expected duration.
+  (open loop) this is what the device runs; with one it is only the expected duration. ``ms_per_card`` is
+  :data:`MS_PER_CARD` until ``unolauncher selftest --calibrate`` measured the real toy (``[launcher] ms_per_card``);
+  a game records the value it was started with (game option ``ejection_ms_per_card``, and ``ms_per_card`` in each
+  commitment's event when it is not the default), so an audit recomputes the same plans.
 
 Example::
 
@@ -59,7 +62,8 @@ ORIGINAL_SEQUENCE: tuple[int, ...] = (
 )  # fmt: skip
 
 SPIN_UP_MS = 150  # motor from rest to ejecting speed
-MS_PER_CARD = 110  # about 9 cards/s at full power
+MS_PER_CARD = 110  # about 9 cards/s at full power: the default until selftest --calibrate measured the toy
+MS_PER_CARD_RANGE = (20, 1000)  # 50 down to 1 card per second
 MAX_PLAN_RUN_MS = 4000
 
 SECRET_PATTERN = re.compile(r"[0-9a-f]{64}")
@@ -328,7 +332,15 @@ class EjectionModel:
         assert fired == [False, True, False, False, False, True]
     """
 
-    def __init__(self, preset: str = "classic", custom: Any = None) -> None:
+    def __init__(self, preset: str = "classic", custom: Any = None, ms_per_card: int | None = None) -> None:
+        if ms_per_card is None:
+            ms_per_card = MS_PER_CARD
+        low, high = MS_PER_CARD_RANGE
+        if isinstance(ms_per_card, bool) or not isinstance(ms_per_card, int) or not low <= ms_per_card <= high:
+            raise EjectionConfigError(
+                f"ms_per_card must be a whole number of milliseconds from {low} to {high}, got {ms_per_card!r}"
+            )
+        self.ms_per_card = ms_per_card
         if preset not in PRESETS:
             raise EjectionConfigError(f"unknown ejection preset {preset!r} (known: {', '.join(PRESETS)})")
         if preset == "custom":
@@ -383,7 +395,7 @@ class EjectionModel:
         if u_suspense < params.suspense_chance:
             low, high = params.suspense_ms
             suspense = int(low + u_delay * (high - low))
-        run_ms = min(MAX_PLAN_RUN_MS, SPIN_UP_MS + cards * MS_PER_CARD)
+        run_ms = min(MAX_PLAN_RUN_MS, SPIN_UP_MS + cards * self.ms_per_card)
         return FirePlan(fire=True, cards=cards, run_ms=run_ms, power=1.0, suspense_ms=suspense), new_state, draw
 
     def _draw_cards(self, u: float) -> int:

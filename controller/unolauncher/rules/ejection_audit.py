@@ -5,8 +5,8 @@
 
 Events read (all others are skipped, and only their ``seq`` is checked for gaps):
 
-* ``round_started`` (``commitment``, ``preset``, ``custom``?, ``rigged``?) and ``ejection_commit`` (the same,
-  plus ``reason``) open a commitment;
+* ``round_started`` (``commitment``, ``preset``, ``custom``?, ``ms_per_card``?, ``rigged``?) and ``ejection_commit``
+  (the same, plus ``reason``) open a commitment;
 * ``press`` (``commitment``, ``index``, ``player``, ``plan``, ``draw``), ``ejection_lid`` and ``ejection_entropy``
   (``commitment``, ``press``, ``entropy``) are its operations, in order;
 * ``round_ended`` and ``ejection_reveal`` (``commitment``, ``secret``, ``presses``) reveal it.
@@ -49,6 +49,7 @@ class Commitment:
     round: int | None
     preset: str
     custom: Any
+    ms_per_card: Any
     rigged: bool
     operations: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     secret: str | None = None
@@ -139,6 +140,7 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
                 round=event.get("round") if type(event.get("round")) is int else None,
                 preset=str(event.get("preset", "classic")),
                 custom=event.get("custom"),
+                ms_per_card=event.get("ms_per_card"),
                 rigged=event.get("rigged") is True,
             )
         elif kind in _OPERATIONS or (kind in _REVEALS and key is not None):
@@ -168,7 +170,7 @@ def _check(c: Commitment) -> None:
         c.mismatches.append(f"{c.revealed_at}: the revealed secret does not hash to the commitment")
         return
     try:
-        model = EjectionModel(c.preset, c.custom)
+        model = EjectionModel(c.preset, c.custom, c.ms_per_card)
     except EjectionConfigError as exc:
         c.mismatches.append(f"{c.opened_at}: the ejection preset cannot be used ({exc})")
         return

@@ -54,9 +54,9 @@ class EjectionStream:
         }
         # The next press, computed once per (epoch state, player): (epoch dict, player, plan, model state, draw).
         self._ahead: tuple[dict[str, Any], str | None, FirePlan, dict[str, Any], str] | None = None
-        # The open epoch's model: (preset, custom table object, model). Every version of an epoch shares its custom
-        # table object, so an identity check finds it without building _model_for's key (a JSON dump) per press.
-        self._model_of: tuple[str, Any, EjectionModel] | None = None
+        # The open epoch's model: (preset, custom table object, ms_per_card, model). Every version of an epoch shares
+        # its custom table object, so an identity check finds it without building _model_for's key (a JSON dump).
+        self._model_of: tuple[str, Any, Any, EjectionModel] | None = None
 
     # -- state ----------------------------------------------------------------------------------------------------
     def copy(self) -> EjectionStream:
@@ -89,19 +89,20 @@ class EjectionStream:
         self, options: dict[str, Any], secret: Any, seed: int, rigged_game: bool, round_no: int | None
     ) -> dict[str, Any]:
         """Open an epoch (the caller closed any open one first); returns its public descriptor: ``commitment``,
-        ``preset`` (``custom`` too for that preset) and ``rigged: true`` when the secret is derived."""
+        ``preset`` (``custom`` too for that preset, ``ms_per_card`` for a calibrated launcher) and ``rigged: true``
+        when the secret is derived."""
         opened = self.data["opened"]
         rigged = rigged_game or secret is None or bool(self.data["script"])
         if rigged_game or secret is None:
             secret = derive_secret(seed, f"{'free' if round_no is None else round_no}.{opened}")
-        preset, custom = options["ejection_preset"], options["ejection_custom"]
         epoch = {
             "commitment": commitment(secret),
             "secret": secret,
             "round": round_no,
             "rigged": rigged,
-            "preset": preset,
-            "custom": custom,
+            "preset": options["ejection_preset"],
+            "custom": options["ejection_custom"],
+            "ms_per_card": options.get("ejection_ms_per_card"),  # a calibrated launcher's (None: the default)
             "model": None,
             "entropy": 0,
         }
@@ -185,10 +186,11 @@ class EjectionStream:
 
     def _model(self, epoch: dict[str, Any]) -> EjectionModel:
         cached = self._model_of
-        if cached is not None and cached[0] == epoch["preset"] and cached[1] is epoch["custom"]:
-            return cached[2]
-        model = _model_for({"ejection_preset": epoch["preset"], "ejection_custom": epoch["custom"]})
-        self._model_of = (epoch["preset"], epoch["custom"], model)
+        preset, custom, ms_per_card = epoch["preset"], epoch["custom"], epoch["ms_per_card"]
+        if cached is not None and cached[0] == preset and cached[1] is custom and cached[2] == ms_per_card:
+            return cached[3]
+        model = _model_for({"ejection_preset": preset, "ejection_custom": custom, "ejection_ms_per_card": ms_per_card})
+        self._model_of = (preset, custom, ms_per_card, model)
         return model
 
     def _plan(self, epoch: dict[str, Any], player: str | None) -> tuple[FirePlan, dict[str, Any], str]:
@@ -205,6 +207,8 @@ def descriptor(epoch: dict[str, Any]) -> dict[str, Any]:
     public: dict[str, Any] = {"commitment": epoch["commitment"], "preset": epoch["preset"]}
     if epoch["preset"] == "custom":
         public["custom"] = epoch["custom"]
+    if epoch["ms_per_card"] is not None:
+        public["ms_per_card"] = epoch["ms_per_card"]
     if epoch["rigged"]:
         public["rigged"] = True
     return public

@@ -35,8 +35,9 @@ const presses = (n) => `${n} press${n === 1 ? "" : "es"}`;
 const hmacHex = (key, message) => bytesToHex(hmac(sha256, utf8ToBytes(key), utf8ToBytes(message)));
 export const commitmentOf = (secret) => bytesToHex(sha256(utf8ToBytes(secret)));
 
-/** A preset's parameters (a custom table as the referee reads it: card counts may be strings). */
-function params(preset, custom) {
+/** A preset's parameters (a custom table as the referee reads it: card counts may be strings), and the launcher's
+ * measured ms per card (`selftest --calibrate`; 110 when the commitment names none). */
+function params(preset, custom, msPerCard) {
   const p = preset === "custom" ? custom : PRESETS[preset];
   if (!p || typeof p !== "object") return null;
   const sequence = Array.isArray(p.sequence) ? p.sequence : [];
@@ -52,6 +53,7 @@ function params(preset, custom) {
     suspense: p.suspense_ms || [0, 0],
     sequence: new Set(sequence),
     period: p.period || (sequence.length ? Math.max(...sequence) : 0),
+    msPerCard: Number.isInteger(msPerCard) ? msPerCard : MS_PER_CARD,
   };
 }
 
@@ -78,7 +80,7 @@ function plan(model, state, player) {
       const [low, high] = model.suspense;
       result.suspense_ms = Math.trunc(low + u[3] * (high - low));
     }
-    result.run_ms = Math.min(MAX_PLAN_RUN_MS, SPIN_UP_MS + result.cards * MS_PER_CARD);
+    result.run_ms = Math.min(MAX_PLAN_RUN_MS, SPIN_UP_MS + result.cards * model.msPerCard);
   }
   return [result, next];
 }
@@ -91,7 +93,7 @@ export function checkRound(round) {
   if (commitmentOf(round.secret) !== round.commitment) {
     return { status: "mismatch", detail: "the revealed secret does not match the commitment", presses: 0 };
   }
-  const model = params(round.preset, round.custom);
+  const model = params(round.preset, round.custom, round.ms_per_card);
   if (!model || !model.miss || !model.cumulative.length) return { status: "mismatch", detail: `unknown preset ${round.preset}`, presses: 0 };
   const ops = [...round.ops].sort((a, b) => a.seq - b.seq);
   const seen = ops.filter((e) => e.type === "press").length;
@@ -140,7 +142,9 @@ export class Fairness {
       const label = event.type === "round_started" ? `Round ${event.round}`
         : event.reason === "free" ? "Free play" : `Round ${event.round} (after an undo)`;
       const round = this.rounds.get(key) || { commitment: key, ops: [], secret: null, presses: 0, result: null };
-      Object.assign(round, { label, preset: event.preset, custom: event.custom, rigged: event.rigged === true, seq });
+      Object.assign(round, {
+        label, preset: event.preset, custom: event.custom, ms_per_card: event.ms_per_card, rigged: event.rigged === true, seq,
+      });
       this.rounds.set(key, round);
       // An old round seen in a backfill may be over already: the entropy names its commitment, and the table refuses
       // it unless that one is still open.
