@@ -107,21 +107,25 @@ def test_a_finished_round_is_marked_verified_and_the_phone_adds_its_entropy(
 ) -> None:
     page = phones.open(dashboard_url)
     expect(page.locator("#conn")).to_have_attribute("data-state", "online", timeout=10_000)
-    before = table.seq
     reply = table.command({"type": "new_game", "ruleset": "attack", "players": PLAYERS, "mode": "table",
                            "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 7, "bob": 1, "cy": 7}}})
     assert reply["ok"], reply  # no seed: the daemon draws the shuffle and the round's secret
-    assert wait_until(lambda: any(e["seq"] > before for e in table.events("round_started")), 10)
-    started = next(e for e in table.events("round_started") if e["seq"] > before)
+    # The events up to the reply's seq are this game's (other tests publish odd seqs on the topic: not `table.seq`).
+    before = reply["seq"] - 5  # game_started, round_started, turn: the new game's events end at the reply's seq
+    assert wait_until(lambda: any(before < e["seq"] <= reply["seq"] for e in table.events("round_started")), 10)
+    started = next(e for e in table.events("round_started") if before < e["seq"] <= reply["seq"])
     assert "rigged" not in started
-    assert wait_until(lambda: any(e["commitment"] == started["commitment"] for e in table.events("ejection_entropy")
-                                  if e["seq"] > before), 10), "the phone added no entropy"  # fmt: skip
+    assert wait_until(lambda: any(e["commitment"] == started["commitment"] for e in table.events("ejection_entropy")),
+                      10), "the phone added no entropy"  # fmt: skip
     assert table.command({"type": "press"})["ok"]  # ann hits the (virtual) launcher
-    assert wait_until(lambda: any(e["seq"] > before for e in table.events("hit")), 10)
+    assert wait_until(lambda: any(e["seq"] > reply["seq"] for e in table.events("hit")), 10)
     assert table.command({"type": "play", "player": "bob", "card": "red 7"})["ok"]  # bob goes out
     assert table.command({"type": "score", "hands": {"ann": 20, "cy": 30}})["ok"]
-    assert wait_until(lambda: any(e["seq"] > before for e in table.events("round_ended")), 10)
-    ended = next(e for e in table.events("round_ended") if e["seq"] > before)
+    def ended_now() -> list[dict[str, Any]]:
+        return [e for e in table.events("round_ended") if e.get("commitment") == started["commitment"]]
+
+    assert wait_until(ended_now, 10)
+    ended = ended_now()[0]
     page.click("[data-tab=scores]")
     mark = page.locator(f'.fairness-round[data-commitment="{started["commitment"]}"]')
     expect(mark).to_have_attribute("data-status", "verified", timeout=10_000)
