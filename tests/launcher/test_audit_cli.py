@@ -130,6 +130,25 @@ def test_a_rigged_round_is_not_vouched_for(tmp_path: Path, capsys: pytest.Captur
     assert main(["verify", "--events", str(path), "--allow-rigged"]) == 0
 
 
+def test_a_log_that_begins_inside_a_commitment_checks_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Journal retention deletes whole games: the first kept game begins with the reveal of the round it replaced,
+    whose commitment and presses are gone. That part cannot be checked, and is not a mismatch; the same reveal
+    after the log's first commitment is one."""
+    log = honest_log()
+    start = next(i for i, e in enumerate(log.events) if e["type"] == "ejection_reveal")  # the second game's start
+    kept = log.events[start:]
+    log.events = kept
+    assert main(["verify", "--events", str(log.write(tmp_path / "pruned.jsonl"))]) == 0
+    out = capsys.readouterr().out
+    assert "1 event(s) of a commitment opened before the log begins: not checked" in out
+    opened = next(i for i, e in enumerate(kept) if e["type"] == "round_started")
+    log.events = [*kept[1 : opened + 1], kept[0], *kept[opened + 1 :]]  # the reveal after a commitment it opened
+    assert main(["verify", "--events", str(log.write(tmp_path / "moved.jsonl"))]) == 1
+    assert "which no event opened" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -73,7 +73,7 @@ class Daemon:
         # threads do little work each, so a shorter interval costs nothing and cuts press -> event latency.
         sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        self.journal = Journal(self.state_dir / JOURNAL_FILE, synchronous=self.config.table.journal_sync.upper())
+        self.journal = Journal(self.state_dir / JOURNAL_FILE)
         from unolauncher.rules.referee import Referee
 
         self._start_launcher()
@@ -93,6 +93,7 @@ class Daemon:
             launcher=self.launcher,
             virtual=self.virtual,
             prepare=self._prepare_command,
+            keep_days=self.config.table.journal_keep_days,
         )
         replayed = self.table.restore()
         self.say(
@@ -305,7 +306,7 @@ class Daemon:
         if not ha.enabled or self.bus is None:
             return
         for topic, payload in discovery_messages(self.topics, ha.prefix, __version__):
-            self.bus.publish(topic, payload, retain=True)
+            self.bus.publish_latest(topic, payload)
 
     # -- run and stop -------------------------------------------------------------------------------------------
 

@@ -11,6 +11,10 @@ Events read (all others are skipped, and only their ``seq`` is checked for gaps)
   (``commitment``, ``press``, ``entropy``) are its operations, in order;
 * ``round_ended`` and ``ejection_reveal`` (``commitment``, ``secret``, ``presses``) reveal it.
 
+A log may begin in the middle of a commitment (journal retention deletes whole games, the first kept one starting
+with the reveal of the round it replaced): events of commitments opened before the first opening the log holds are
+counted as unchecked, not as mismatches. After that first opening, an unknown commitment is a mismatch.
+
 Example::
 
     report = audit([("line 1", event) for event in events])
@@ -71,6 +75,9 @@ class Commitment:
 class AuditReport:
     commitments: list[Commitment]
     problems: list[str]  # findings that belong to no commitment: unknown commitments, gaps in seq
+    # Events of commitments opened before the log begins (a journal whose older games retention deleted, or an
+    # export of one game): they cannot be checked, and they are not counted against the log.
+    unchecked: int = 0
 
     @property
     def revealed(self) -> list[Commitment]:
@@ -110,6 +117,8 @@ class AuditReport:
             out.append(f"NOT verified: {len(self.mismatches)} mismatch(es); {bad} of {rounds} commitment(s) fail")
         if self.open:
             out.append(f"{len(self.open)} commitment(s) still open (their secrets are revealed when they end)")
+        if self.unchecked:
+            out.append(f"{self.unchecked} event(s) of a commitment opened before the log begins: not checked")
         return out
 
 
@@ -118,6 +127,7 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
     ``seq`` for the messages."""
     commitments: dict[str, Commitment] = {}
     problems: list[str] = []
+    unchecked = 0
     last_seq: int | None = None
     for where, event in events:
         seq = event.get("seq")
@@ -145,7 +155,9 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
             )
         elif kind in _OPERATIONS or (kind in _REVEALS and key is not None):
             found = commitments.get(key) if isinstance(key, str) else None
-            if found is None:
+            if found is None and not commitments:
+                unchecked += 1  # the log begins after this commitment was opened: nothing to check it against
+            elif found is None:
                 problems.append(f"{where}: {kind} under commitment {key!r}, which no event opened")
             elif found.secret is not None:
                 problems.append(f"{where}: {kind} under {found.name}, after its secret was revealed")
@@ -158,7 +170,7 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
     for commitment in commitments.values():
         if commitment.secret is not None:
             _check(commitment)
-    return AuditReport(list(commitments.values()), problems)
+    return AuditReport(list(commitments.values()), problems, unchecked)
 
 
 def _check(c: Commitment) -> None:
