@@ -50,7 +50,7 @@ def test_broker_killed_mid_game_and_back_10s_later_loses_nothing(tmp_path: Path)
         assert wait_until(lambda: not bus.connected.is_set(), 5)
         presses = 0
         while time.monotonic() - killed_at < OUTAGE_S:
-            if presses < 6 and table.press_snapshot.hitter is not None:
+            if presses < 6 and table.hitter() is not None:
                 seq = journal.last_seq
                 time.sleep(PRESS_GAP_S)
                 virtual.press_button()

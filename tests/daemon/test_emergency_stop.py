@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from support.daemon import FAST_LAUNCHER, DaemonProcess, TableClient, running_daemon
+from support.fault_daemon import FIVE_EVERY_TIME, start_game
 from support.net import wait_until
-from unolauncher.launcher.ejection import EjectionModel
 
-ALWAYS = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"5": 1}}
 SLOW = {**FAST_LAUNCHER, "virtual": {**FAST_LAUNCHER["virtual"], "cards_per_s": 2.0, "pulse_ms": 5.0}}
 OVERRIDES: dict[str, dict[str, Any]] = {
     "table": {"lockout": False},
@@ -28,11 +27,11 @@ OVERRIDES: dict[str, dict[str, Any]] = {
 
 
 def test_disable_stops_the_motor_before_it_is_queued_even_behind_a_stuck_worker(tmp_path: Path) -> None:
-    with running_daemon(tmp_path, "estop", overrides=OVERRIDES) as daemon:  # no broker needed
+    overrides = {**OVERRIDES, "launcher": {**SLOW, "preset": "custom", "custom": FIVE_EVERY_TIME}}  # every press fires
+    with running_daemon(tmp_path, "estop", overrides=overrides) as daemon:  # no broker needed
         table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
         assert table is not None and journal is not None
-        daemon.press_handler.model = EjectionModel("custom", ALWAYS)
-        daemon.press_handler.plan_ahead()
+        assert start_game(table)
         release, writing = threading.Event(), threading.Event()
         write = journal._write
 
@@ -47,7 +46,7 @@ def test_disable_stops_the_motor_before_it_is_queued_even_behind_a_stuck_worker(
             assert virtual.motor_pin_high and writing.wait(5)
             table.submit_payload(b'{"id": "e1", "type": "disable", "by": "test"}')  # what paho's thread does
             assert not virtual.motor_pin_high, "off before the command even reached the (stuck) worker"
-            assert table.press_snapshot.enabled is False
+            assert table.enabled is False
             assert wait_until(lambda: virtual.pin("button").state, 5)  # released (a timer of the daemon's clock)
             time.sleep(0.05)  # and past the button debounce (30 ms from the release)
             virtual.press_button()

@@ -31,9 +31,8 @@ from typing import Any
 import pytest
 
 from support.daemon import FAST_LAUNCHER, DaemonProcess, running_daemon
-from support.fault_daemon import FIVE_EVERY_TIME, EdgeThread
+from support.fault_daemon import FIVE_EVERY_TIME, EdgeThread, start_game
 from support.net import free_port, wait_until
-from unolauncher.launcher.ejection import EjectionModel
 from unolauncher.store.journal import JournalError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,13 +45,15 @@ pytestmark = pytest.mark.timeout(120)
 
 LAUNCHER = {
     **FAST_LAUNCHER,
-    "magazine": 0,  # nothing comes out: the run lasts until max_run_s
+    "preset": "custom",  # every press fires 5 cards ...
+    "custom": FIVE_EVERY_TIME,
+    "magazine": 0,  # ... and none comes out: the run lasts until max_run_s
     "max_run_s": MAX_RUN_S,
     "jam_timeout_s": 5.0,
     "virtual": {**FAST_LAUNCHER["virtual"], "magazine": 0},
 }
 CONFIG: dict[str, dict[str, Any]] = {
-    "table": {"lockout": False, "stall_timeout_s": STALL_S},  # lockout off: presses fire without a game
+    "table": {"lockout": False, "stall_timeout_s": STALL_S},
     "launcher": LAUNCHER,
     "homeassistant": {"enabled": False},
 }
@@ -164,7 +165,7 @@ def assert_pings_stopped(notify: Notifications, fault_at: float) -> None:
     "fault, why",
     [
         ("hang-timers", "the timer thread (max-run and jam stops, end-of-run callbacks) hangs before the press"),
-        ("hold-table-lock", "a thread takes Table.lock and never lets go"),
+        ("hold-table-lock", "a thread takes Table.lock during a run and never lets go"),
         ("block-journal", "the journal's disk stops answering: every write hangs"),
         ("stall-edge", "the button's edge callback never returns (after switching the motor on)"),
         ("stall-uno-edge", "the UNO button's edge callback never returns, during a run (nothing else is stuck)"),
@@ -255,6 +256,19 @@ def test_each_signal_stops_the_motor_first(
 # -- the lid, in this process: lgpio's one callback thread is a thread that runs pin actions in order ----------------
 
 
+def hold_forever(lock: Any, release: threading.Event) -> bool:
+    """Take ``lock`` on a thread of its own and keep it until ``release``; True once it is held."""
+    held = threading.Event()
+
+    def hold() -> None:
+        with lock:
+            held.set()
+            release.wait()
+
+    threading.Thread(target=hold, daemon=True).start()
+    return held.wait(5)
+
+
 class FailingDisk:
     """The SD card failing: every journal write fails, and reading the journal back (the rollback) hangs."""
 
@@ -284,10 +298,9 @@ def test_lid_open_stops_the_motor_within_20_ms_while_the_table_is_stuck(tmp_path
     # No button debounce: the second press below must reach the press path, however soon after the first it comes.
     overrides = {**CONFIG, "launcher": {**LAUNCHER, "max_run_s": 5.0, "jam_timeout_s": 10.0, "debounce_ms": 0}}
     with running_daemon(tmp_path, "lid", overrides=overrides) as daemon:
-        table, virtual, handler, journal = daemon.table, daemon.virtual, daemon.press_handler, daemon.journal
+        table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
         assert table is not None and journal is not None
-        handler.model = EjectionModel("custom", FIVE_EVERY_TIME)
-        handler.plan_ahead()
+        assert start_game(table)
         off_at: list[float] = []
         virtual.pin("motor_enable").listeners.append(
             lambda: None if virtual.motor_pin_high else off_at.append(time.monotonic())
@@ -300,20 +313,11 @@ def test_lid_open_stops_the_motor_within_20_ms_while_the_table_is_stuck(tmp_path
         elif trouble == "journal-hung":
             write = journal._write
             journal._write = lambda entries: (release.wait(), write(entries))[1]  # type: ignore[method-assign]
-        else:
-            held = threading.Event()
-
-            def hold() -> None:
-                assert table is not None
-                with table.lock:
-                    held.set()
-                    release.wait()
-
-            threading.Thread(target=hold, daemon=True).start()
-            assert held.wait(5)
         try:
             edges.call(virtual.press_button)
             assert wait_until(lambda: virtual.motor_pin_high, 5), "the press must start the motor"
+            if trouble == "table-lock-held":
+                assert hold_forever(table.lock, release), "another thread holds the table's lock from now on"
             if disk is not None:
                 assert disk.reading.wait(5), "the worker is rolling back, reading the stuck disk"
             edges.call(virtual.press_button)  # a press during the run: ignored, and reported as such
@@ -338,9 +342,8 @@ def test_lid_open_stops_the_motor_within_20_ms_while_the_table_is_stuck(tmp_path
 def test_the_motor_guard_shares_no_thread_with_the_launcher_timers(tmp_path: Path) -> None:
     """In-process, the guard's deadline alone: the timer thread blocked, a run in progress stops at its limit."""
     with running_daemon(tmp_path, "guard", overrides=CONFIG) as daemon:
-        handler, virtual = daemon.press_handler, daemon.virtual
-        handler.model = EjectionModel("custom", FIVE_EVERY_TIME)
-        handler.plan_ahead()
+        virtual = daemon.virtual
+        assert start_game(daemon.table)
         times: list[tuple[float, bool]] = []
         virtual.pin("motor_enable").listeners.append(lambda: times.append((time.monotonic(), virtual.motor_pin_high)))
         blocked, release = threading.Event(), threading.Event()
@@ -360,3 +363,24 @@ def test_the_motor_guard_shares_no_thread_with_the_launcher_timers(tmp_path: Pat
             assert daemon.launcher.status().extra["guard_trips"] == 1
         finally:
             release.set()
+
+
+def test_a_press_never_waits_for_the_tables_lock(tmp_path: Path) -> None:
+    """With the table's lock held forever a press is refused at once (``busy``): the edge thread that delivered it
+    is free for the next edge (lgpio has one), it does not wait for the lock."""
+    with running_daemon(tmp_path, "busy", overrides=CONFIG) as daemon:
+        table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
+        assert table is not None and journal is not None and start_game(table)
+        edges, release = EdgeThread(), threading.Event()
+        try:
+            assert hold_forever(table.lock, release)
+            edges.call(virtual.press_button)
+            after_press = threading.Event()
+            edges.call(after_press.set)
+            assert after_press.wait(0.5), "the next edge waited behind a press stuck on the table's lock"
+            assert not virtual.motor_pin_high
+        finally:
+            release.set()
+        assert wait_until(table.idle, 10)
+        refused = [e for e in journal.events(1, 1000) if e["type"] == "press_refused"]
+        assert [e["reason"] for e in refused] == ["busy"] and "press again" in refused[0]["message"]

@@ -44,9 +44,11 @@ if TYPE_CHECKING:
     from unolauncher.clock import Clock
     from unolauncher.daemon.app import Daemon
 
-# A virtual launcher fast enough for tests: a 4-card run takes ~50 ms instead of ~1 s.
+# A virtual launcher fast enough for tests: a 4-card run takes ~50 ms instead of ~1 s. ``allow_rigged``: most tests
+# bring their own seed or deal to make a game reproducible; the fairness tests turn it off to play honest games.
 FAST_LAUNCHER: dict[str, Any] = {
     "backend": "virtual",
+    "allow_rigged": True,
     "magazine": 500,
     "retract_ms": 0,
     "settle_ms": 5,
@@ -56,7 +58,7 @@ FAST_LAUNCHER: dict[str, Any] = {
 
 
 def to_toml(config: dict[str, dict[str, Any]]) -> str:
-    """A tiny TOML writer for test configs: sections of scalars, plus one level of sub-tables."""
+    """A tiny TOML writer for test configs: sections of scalars, plus one level of sub-tables (deeper ones inline)."""
 
     def scalar(value: Any) -> str:
         if isinstance(value, bool):
@@ -67,6 +69,8 @@ def to_toml(config: dict[str, dict[str, Any]]) -> str:
             return json.dumps(value)
         if isinstance(value, list):
             return "[" + ", ".join(scalar(v) for v in value) + "]"
+        if isinstance(value, dict):  # inside a sub-table: an inline table (e.g. a custom preset's cards)
+            return "{" + ", ".join(f"{json.dumps(str(k))} = {scalar(v)}" for k, v in value.items()) + "}"
         raise TypeError(f"cannot write {value!r} as TOML")
 
     lines: list[str] = []

@@ -7,8 +7,9 @@ Once the daemon is up (``Daemon.start`` returned) a scenario thread inside the p
 1. records every change of the virtual motor's enable pin to ``<state_dir>/motor.jsonl`` as ``{"t": monotonic,
    "on": bool}`` (``time.monotonic`` is the same clock in every process of the machine, so the test can compare
    these times with its own), and the scenario's steps as ``{"t": ..., "mark": name}``;
-2. waits for the first ``WATCHDOG=1``, and makes every press fire 5 cards (the configured magazine is empty, so a
-   run lasts until ``max_run_s``);
+2. waits for the first ``WATCHDOG=1`` and starts a game (the test's configuration has the ``custom`` ejection preset
+   :data:`FIVE_EVERY_TIME`: every press fires 5 cards, and the magazine is empty, so a run lasts until
+   ``max_run_s``);
 3. injects ``FAULT`` (before or after the press, as each fault needs) and presses the button from a thread that
    plays lgpio's single GPIO callback thread.
 
@@ -28,6 +29,18 @@ from pathlib import Path
 from typing import Any
 
 FIVE_EVERY_TIME = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"5": 1}}
+GAME = {"type": "new_game", "ruleset": "attack", "players": ["ann", "bob"]}
+
+
+def start_game(table: Any) -> bool:
+    """A game through the daemon's own path (its preset, its secret); True once someone may hit."""
+    table.submit_command(dict(GAME))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if table.idle() and table.hitter() is not None:
+            return True
+        time.sleep(0.01)
+    return False
 
 
 class Recorder:
@@ -65,8 +78,6 @@ def block_forever(started: threading.Event | None = None) -> None:
 
 
 def scenario(daemon: Any, fault: str) -> None:
-    from unolauncher.launcher.ejection import EjectionModel
-
     record = Recorder(Path(daemon.state_dir) / "motor.jsonl")
     virtual, handler, table = daemon.virtual, daemon.press_handler, daemon.table
     motor_on = threading.Event()
@@ -89,8 +100,8 @@ def scenario(daemon: Any, fault: str) -> None:
     daemon.notifier.send = watch_pings
     if not pinged.wait(10):  # faults come once the watchdog is running, so that its pings can be seen to stop
         record.write(mark="no watchdog ping")
-    handler.model = EjectionModel("custom", FIVE_EVERY_TIME)
-    handler.plan_ahead()
+    if not start_game(table):
+        record.write(mark="no game")
     edges = EdgeThread()
 
     def press() -> None:
@@ -114,6 +125,7 @@ def scenario(daemon: Any, fault: str) -> None:
         mark_fault()
         press()
     elif fault == "hold-table-lock":
+        press()  # (with the lock held first, the press is refused as busy: nothing would run)
         held = threading.Event()
 
         def hold() -> None:
@@ -123,22 +135,20 @@ def scenario(daemon: Any, fault: str) -> None:
         threading.Thread(target=hold, name="lock-holder", daemon=True).start()
         held.wait(5)
         mark_fault()
-        press()
     elif fault == "block-journal":
         journal = daemon.journal
         journal._write = lambda entries: block_forever()  # the disk stops answering: every write hangs
         mark_fault()
         press()
     elif fault == "stall-edge":
-        forward = table.on_launcher_event
+        started = handler._after_press
 
-        def stalling(event: dict[str, Any]) -> None:
-            forward(event)
-            if event.get("type") == "press":  # on the edge thread, after the motor is on
-                mark_fault()
-                block_forever()
+        def stalling() -> None:  # on the edge thread, once the motor is on
+            started()
+            mark_fault()
+            block_forever()
 
-        handler._on_event = stalling
+        handler._after_press = stalling
         press()
     elif fault == "stall-uno-edge":
         press()
@@ -156,11 +166,13 @@ def scenario(daemon: Any, fault: str) -> None:
         mark_fault()
         table._queue.put(table_module._STOP)  # the worker returns: dead without an exception for excepthook to see
     elif fault == "raise-in-callback":
+        started = handler._after_press
 
         def broken() -> None:
+            started()
             raise RuntimeError("a bug in the press path, after the motor is on")
 
-        handler.plan_ahead = broken  # the last step of PressHandler.press, on the edge thread
+        handler._after_press = broken  # called by PressHandler.press on the edge thread, once the motor is on
         mark_fault()
         press()
     elif fault == "thread-exception":

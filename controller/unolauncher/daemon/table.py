@@ -4,10 +4,13 @@ Threads and who may touch what:
 
 - the **worker** thread (one, started by :meth:`Table.start`) is the only one that writes commands and events to
   the journal, in the order they happened, and the only one that applies queued commands to the referee;
-- the launcher's input thread (a GPIO edge) **never waits for the table**: it reads :attr:`Table.press_snapshot`
-  (who may hit, whether the launcher is enabled), an immutable object that whoever changes the referee replaces
-  whole, under :attr:`Table.lock`, right after the change; and it reports its events by appending to a queue.
-  :attr:`Table.lock` is held only for ``referee.handle()`` and the swap, never across a disk or network write;
+- the launcher's input thread (a GPIO edge) **never waits for the table**. It *claims* a press
+  (:meth:`Table.claim_press`: who may hit, and the referee's next plan, used up by a ``pressed`` command) only if
+  :attr:`Table.lock` is free at that instant — the press is refused as ``busy`` otherwise, never kept waiting — and
+  it reports its events by appending to a queue without the lock. The emergency stop is read without a lock.
+  :attr:`Table.lock` is held only for ``referee.handle()`` itself, never across a disk or network write. The
+  ejection model's state lives in the referee alone; nothing copies it. A lid opening is a ``lid_opened`` command,
+  on the launcher's timer thread;
 - a finished run's hit is applied to the referee **at once** by the launcher's timer thread (:meth:`Table.on_hit`),
   so the next press is attributed from a referee that already counts it, however slow the disk (the press handler
   ignores presses until then); it is journalled by the worker right after, before anything about it is published;
@@ -31,16 +34,17 @@ from __future__ import annotations
 import collections
 import logging
 import queue
+import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from unolauncher.bus.discovery import sensor_values
 from unolauncher.daemon.commands import DAEMON_COMMANDS, decode_command, reply
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
-from unolauncher.launcher.press import PressSnapshot
+from unolauncher.launcher.press import PressClaim, Refusal
 from unolauncher.progress import Progress
 from unolauncher.store.journal import Journal, JournalError
 
@@ -72,6 +76,10 @@ class RefereeLike(Protocol):
     def public_state(self) -> dict[str, Any]: ...
 
     def hitter(self) -> str | None: ...
+
+    def commitment(self) -> str | None: ...
+
+    def next_fire_plan(self, player: str | None) -> FirePlan | None: ...
 
     def to_json(self) -> dict[str, Any]: ...
 
@@ -127,14 +135,23 @@ _JOURNAL = object()  # wakes the worker: records are waiting to be journalled
 HANDOFF_YIELD_S = 0.0003
 
 
+class CommandRefused(Exception):
+    """Raised by the table's ``prepare`` hook: the daemon refuses this command before the referee sees it."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 @dataclass
 class _Record:
     """Something to journal: an applied command with its events, or launcher/daemon events alone."""
 
     command: dict[str, Any] | None
     events: list[dict[str, Any]]
-    public: dict[str, Any] | None = None  # the referee's public state right after the command
-    origin: str = "worker"  # "worker" (a command from the queue), "hit" (applied by on_hit), "launcher"
+    public: dict[str, Any] | None = None  # the referee's public state right after the command, if it can change it
+    origin: str = "worker"  # "worker" (a command from the queue), "hit" (applied by on_hit), "press", "launcher"
     seq: int = 0  # the journal's last seq once written
     error: Exception | None = None
 
@@ -150,7 +167,6 @@ class Table:
         launcher: Launcher | None = None,
         virtual: VirtualControls | None = None,
         prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-        after_apply: Callable[[], None] | None = None,
         keep_days: float = 0,
     ) -> None:
         self.journal = journal
@@ -159,8 +175,9 @@ class Table:
         self.output = output
         self.launcher = launcher
         self.virtual = virtual
-        self.prepare = prepare  # fills in defaults (e.g. a new_game's seed) before the referee sees a command
-        self.after_apply = after_apply  # runs on the worker after each accepted command
+        # Fills in what the daemon adds (a new_game's seed, launcher secrets) before the referee sees a command, or
+        # refuses it (CommandRefused): see Daemon._prepare_command.
+        self.prepare = prepare
         self.lock = threading.Lock()
         self.last_cards_out: int | None = None
         self._last_launcher: dict[str, Any] = {}
@@ -180,8 +197,6 @@ class Table:
         self._pruned_at: float | None = None  # monotonic time of the last prune
         self._enabled = True  # the emergency stop is off (journalled: launcher_disabled / launcher_enabled)
         self._enabled_journalled = True  # the last value the journal holds (the referee snapshot note records it)
-        self._press_lock = threading.Lock()  # only for building and swapping press_snapshot (held for microseconds)
-        self.press_snapshot = PressSnapshot(None)  # what the press path reads: replaced whole, never changed
 
     # -- start-up -----------------------------------------------------------------------------------------------
 
@@ -195,7 +210,6 @@ class Table:
             self.launcher.set_enabled(enabled)
         with self.lock:
             self.referee = referee
-            self._publish_press_locked()
         self.prune_journal()
         return count
 
@@ -272,6 +286,7 @@ class Table:
             )
 
     def start(self) -> None:
+        self._plan_ahead()
         worker = threading.Thread(target=self._work, name="table-worker", daemon=True)
         worker.start()
         self._worker = worker  # only once started: health() reads it from another thread
@@ -335,18 +350,10 @@ class Table:
         return True
 
     def _apply_enabled(self, enabled: bool) -> None:
-        """The emergency stop's effect: the launcher (motor off at once when disabling) and the press snapshot."""
+        """The emergency stop's effect: presses refused (read without a lock) and the launcher (motor off at once)."""
         self._enabled = enabled
         if self.launcher is not None:
             self.launcher.set_enabled(enabled)
-        with self._press_lock:
-            self.press_snapshot = replace(self.press_snapshot, enabled=enabled)
-
-    def _publish_press_locked(self) -> None:
-        """Publish who may hit now, after a change of the referee. Caller holds :attr:`lock`."""
-        hitter = self.referee.hitter()
-        with self._press_lock:  # so that a concurrent emergency stop's "enabled" is never overwritten
-            self.press_snapshot = PressSnapshot(hitter, self._enabled)
 
     def submit_command(self, command: dict[str, Any], command_id: str | int | None = None) -> None:
         self._queue.put(("command", command, command_id))
@@ -355,10 +362,89 @@ class Table:
         """Publish the retained topics again (after a reconnect: the broker may have lost them)."""
         self._queue.put(("republish",))
 
+    def hitter(self) -> str | None:
+        """Who a press would be attributed to now (tests, diagnostics; presses go through :meth:`claim_press`)."""
+        with self.lock:
+            return self.referee.hitter()
+
+    def claim_press(self, lockout: bool) -> PressClaim | Refusal | None:
+        """A button press (launcher thread): who it counts for and the plan to fire; ``None`` when nobody may hit
+        and ``lockout`` is on; ``"disabled"`` while the emergency stop is on; ``"busy"`` when :attr:`lock` is taken
+        at this very instant. The input thread never waits for the lock (a lid edge may be queued behind this
+        press); the lock is held only for ``referee.handle()``, so a busy refusal is rare, and says "press again".
+
+        The plan is the referee's: a ``pressed`` command uses it up (and is journalled like any command), so the
+        model's state has one owner and a replay of the journal gives this press the same plan. With no launcher
+        commitment open (between rounds, ``lockout = false``) the command carries a fresh secret for free play.
+        A press that comes while the previous press's hit is on its way never gets here: the press handler
+        ignores it until that hit has reached the referee.
+        """
+        if not self._enabled:
+            return "disabled"
+        if not self.lock.acquire(blocking=False):
+            return "busy"
+        try:
+            referee = self.referee
+            player = referee.hitter()
+            if player is None and lockout:
+                return None
+            command: dict[str, Any] = {"type": "pressed", "player": player}
+            plan = referee.next_fire_plan(player)  # planned ahead (see _plan_ahead): no hashing here
+            if plan is None:
+                command["secret"] = secrets.token_hex(32)
+            events = referee.handle(command)
+            if not events or events[-1].get("type") != "press":  # the referee refusing its own launcher: a bug
+                log.error("the referee refused a press: %s", events)
+                return None
+            self._unjournalled.append(_Record(command, events, origin="press"))
+        finally:
+            self.lock.release()
+        return PressClaim(player, plan if plan is not None else FirePlan.from_json(events[-1]["plan"]))
+
+    def _plan_ahead(self) -> None:
+        """Let the referee compute the next press's plan now, off the press path (it keeps it until its launcher
+        record or the hitter changes): after every command, hit and lid opening. Takes the lock."""
+        with self.lock:
+            referee = self.referee
+            referee.next_fire_plan(referee.hitter())
+
+    def press_started(self) -> None:
+        """After the motor is on (launcher thread): the press's record goes to the worker for the journal. The short
+        step aside lets the worker take the GIL at once (see :data:`HANDOFF_YIELD_S`)."""
+        self._queue.put(_JOURNAL)
+        time.sleep(HANDOFF_YIELD_S)
+
+    def on_lid_opened(self) -> None:
+        """The lid opened (the launcher's timer thread, once the lid is reported open): a refill, which restarts the
+        sequence count — a ``lid_opened`` command to the referee, journalled like a press (nothing to record when no
+        launcher commitment is open)."""
+        command = {"type": "lid_opened"}
+        with self.lock:
+            events = self.referee.handle(command)
+            if not events or events[0].get("type") == "rejected":
+                return
+            self._unjournalled.append(_Record(command, events, origin="launcher"))
+        self._queue.put(_JOURNAL)
+        self._plan_ahead()
+
     def on_hit(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
-        """A press's run finished (launcher thread): the hit goes to the referee now, the journal right after."""
+        """A press's run finished (launcher thread): the hit goes to the referee now, the journal right after.
+
+        A planned fire that brought no card out because the run failed (a fault, a lost co-processor link, the lid
+        opened, an empty magazine, a jam) is not a hit: ``hit_failed``, and the hit stays owed. Cards the sensor
+        did count still count; a planned click (no fire) is a legal 0-card hit.
+        """
         self.last_cards_out = result.cards_out
-        if player is None:
+        if plan.fire and result.cards_out == 0 and result.outcome != "ok":
+            failed: dict[str, Any] = {
+                "type": "hit_failed",
+                "player": player,
+                "reason": result.outcome,
+                "message": f"The launcher's run ended without a card ({result.detail or result.outcome}); "
+                + ("press again." if player else "nothing was owed."),
+            }
+            self._unjournalled.append(_Record(None, [failed], origin="launcher"))
+        elif player is None:
             # Lockout off and nobody owed a hit: the launcher fired, but there is nobody to give the cards to.
             self._unjournalled.append(
                 _Record(None, [{"type": "unattributed_hit", "cards": result.cards_out}], origin="launcher")
@@ -379,23 +465,21 @@ class Table:
                     record = _Record(None, [{**refused, "code": code, "message": message}], origin="launcher")
                 else:
                     record = _Record(command, events, public=self.referee.public_state(), origin="hit")
-                    self._publish_press_locked()
                 self._unjournalled.append(record)
         self._queue.put(_JOURNAL)
+        self._plan_ahead()
 
     def on_uno_button(self) -> None:
         """The launcher's UNO button (launcher thread): an ``uno`` call for the player who is exposed, if any."""
         self._queue.put(("uno_button",))
 
     def on_launcher_event(self, event: dict[str, Any]) -> None:
-        """A launcher-level event (press, fired, jam, ignored_press, lid, ...) from the launcher's threads.
+        """A launcher-level event (fired, jam, ignored_press, lid, ...) from the launcher's threads.
 
         Takes no lock: the GPIO input thread calls this, and a lid edge behind it must not wait for the table.
         """
         self._unjournalled.append(_Record(None, [event], origin="launcher"))
         self._queue.put(_JOURNAL)
-        if event.get("type") == "press":
-            time.sleep(HANDOFF_YIELD_S)
 
     # -- the worker ---------------------------------------------------------------------------------------------
 
@@ -448,7 +532,10 @@ class Table:
     def apply(self, command: dict[str, Any]) -> tuple[bool, str, str, int]:
         """Hand one command to the referee; journal and publish it if accepted. Worker thread only."""
         if self.prepare is not None:
-            command = self.prepare(command)
+            try:
+                command = self.prepare(command)
+            except CommandRefused as refusal:
+                return False, refusal.code, refusal.message, self.journal.last_seq
         with self.lock:
             try:
                 events = self.referee.handle(command)
@@ -459,7 +546,6 @@ class Table:
                 code, message = str(events[0].get("code", "rejected")), str(events[0].get("message", "Refused."))
                 return False, code, message, self.journal.last_seq
             record = _Record(command, events, public=self.referee.public_state())
-            self._publish_press_locked()
             self._unjournalled.append(record)
         self._journal_pending()
         error = record.error
@@ -481,7 +567,7 @@ class Table:
             self._journal_failed(batch, exc)
             return
         self.output.events_journalled()  # hand the new events to MQTT first: this is the press -> event path
-        if any(r.origin == "launcher" and r.events and r.events[0].get("type") == "press" for r in batch):
+        if any(r.origin == "press" for r in batch):
             time.sleep(HANDOFF_YIELD_S)
         seq = self.journal.last_seq - sum(len(w) for w in written)
         latest: _Record | None = None
@@ -489,19 +575,18 @@ class Table:
         for record, stamped in zip(batch, written, strict=True):
             seq += len(stamped)
             record.seq = seq
-            if record.command is not None:
+            if record.public is not None:
                 latest = record
             if record.origin != "worker":
                 launcher_changed = True
-            for event in record.events:
-                if event.get("type") == "press" and record.origin == "launcher":
-                    self.output.press({"player": event.get("player"), "index": event.get("index")})
+            if record.origin == "press":
+                press = record.events[-1]
+                self.output.press({"player": press.get("player"), "index": press.get("index")})
         if latest is not None:
             assert latest.public is not None
             self.output.state({**latest.public, "seq": latest.seq})
             self._publish_sensors(latest.public)
-            if self.after_apply is not None:
-                self.after_apply()
+            self._plan_ahead()
         elif launcher_changed:  # with a command, _publish_sensors above has published the launcher status already
             self._publish_launcher()
         for record in batch:
@@ -536,7 +621,6 @@ class Table:
         with self.lock:
             batch = batch + self._drain()  # applied to the referee after these: they go too
             self.referee = referee
-            self._publish_press_locked()
         for record in batch:
             record.error = exc
             if record.origin == "hit" and record.command is not None:
@@ -678,13 +762,6 @@ class Table:
         if sensors != self._last_sensors:
             self._last_sensors = sensors
             self.output.sensors(sensors)
-
-    def referee_ejection_state(self) -> dict[str, Any] | None:
-        """The ejection model's state inside the referee (``None`` before the first game)."""
-        with self.lock:
-            state = getattr(self.referee, "state", None)
-            ejection = getattr(state, "ejection", None)
-            return dict(ejection) if isinstance(ejection, dict) else None
 
     def snapshot(self) -> dict[str, Any]:
         """Public state plus the journal position (for ``status`` and the retained ``state`` topic)."""
