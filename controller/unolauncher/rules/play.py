@@ -53,7 +53,7 @@ class CardPlay(AttackRules, MarioKartRules):
                     hand.remove(card)
                     s.discard.append(card)
                     s.color = color
-                    if s.last_player != seat:
+                    if s.last_player != seat:  # self._took_turn(seat), inlined on the fast path
                         s.before_last = s.last_player
                         s.last_player = seat
                     s.drew = False
@@ -161,9 +161,7 @@ class CardPlay(AttackRules, MarioKartRules):
             s.discard.extend(discarded)
         s.discard.append(card)
         s.color = color if color is not None else (chosen if face != "wild item-box" else None)
-        if s.last_player != seat:
-            s.before_last = s.last_player
-            s.last_player = seat
+        self._took_turn(seat)
         s.drew = False
         s.drawn = None
         played: Event = {"type": "played", "player": name, "card": card, "color": s.color}
