@@ -28,6 +28,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("unolauncher.launcher.verify_cli", "check a game's ejection outcomes against its seed commitment"),
     "selftest": ("unolauncher.launcher.selftest_cli", "check the wiring of a real launcher part by part"),
     "league": ("unolauncher.league_cli", "live standings of many tables on one broker"),
+    "ha-remove": ("unolauncher.daemon.ha_remove_cli", "delete a table's Home Assistant discovery from the broker"),
 }
 
 

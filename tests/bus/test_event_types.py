@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from daemon.game import PRESS_GAP_S
 from rules.rigs import rig
 
-from daemon.game import PRESS_GAP_S
 from support.daemon import running_daemon
 from support.net import wait_until
 from unolauncher.bus.event_types import ATTRIBUTES, EVENT_TYPES, EVENTS
@@ -87,7 +87,8 @@ def test_table_mode_rounds_emit_only_registered_types() -> None:
     ref = Referee()
     commands: list[dict[str, Any]] = [
         {"type": "new_game", "ruleset": "mario-kart", "mode": "table", "players": ["ann", "bob", "cy"], "seed": 3,
-         "options": {"target_score": 20}, "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 2, "bob": 7, "cy": 7}}},
+         "options": {"target_score": 20},
+         "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 2, "bob": 7, "cy": 7}}},
         {"type": "play", "player": "ann", "card": "red 1"},
         {"type": "catch", "player": "bob", "target": "ann"},
         {"type": "draw", "player": "bob"},
@@ -109,7 +110,7 @@ def test_table_mode_rounds_emit_only_registered_types() -> None:
 
 
 def test_a_daemon_with_the_virtual_launcher_emits_only_registered_types(tmp_path: Path) -> None:
-    overrides = {"homeassistant": {"enabled": False}, "launcher": {"magazine": 30}}
+    overrides: dict[str, dict[str, Any]] = {"homeassistant": {"enabled": False}, "launcher": {"magazine": 30}}
     with running_daemon(tmp_path, "events", overrides=overrides) as daemon:  # no broker: the journal is the record
         table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
         assert table is not None and virtual is not None and journal is not None

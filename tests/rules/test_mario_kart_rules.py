@@ -172,7 +172,8 @@ def test_mk09_banana_a_skipped_player_had_no_turn() -> None:
 def test_mk09_banana_extra_turns_of_the_item_box_player_count_once() -> None:
     # MK-08 then MK-09: a Mushroom gives cy another turn; her second Item Box turns a Banana. The player who went
     # before cy's (consecutive) turns is bob, who drew; cy herself never draws for her own Banana.
-    hands = {"ann": ["red 1", "red 2"], "bob": ["blue 7", "blue 8"], "cy": ["wild item-box", "wild item-box", "green 3"]}
+    box = "wild item-box"
+    hands = {"ann": ["red 1", "red 2"], "bob": ["blue 7", "blue 8"], "cy": [box, box, "green 3"]}
     ref, _ = start(MK, hands, "red 5", stock_top=["blue 9", "red 4", "yellow 4"])
     ok(ref, {"type": "play", "player": "ann", "card": "red 1"})
     ok(ref, {"type": "draw", "player": "bob"})
