@@ -58,7 +58,7 @@ EVENTS: dict[str, EventType] = {
     "uno_called": _e("referee", "a player called UNO", "player"),
     "caught": _e("referee", "a player was caught without UNO", "player", "target"),
     "penalty": _e("referee", "a penalty (hits queued or cards drawn)", "player", "reason", "hits", "cards"),
-    "round_ended": _e("referee", "a round was scored", "winner", "points", "scores"),
+    "round_ended": _e("referee", "a round was scored", "round", "winner", "points", "scores"),
     "game_over": _e("referee", "a player reached the target score", "winner", "scores"),
     "undone": _e("referee", "the last command was taken back"),
     # -- launcher (docs/protocol-mqtt.md "events") ------------------------------------------------------------------

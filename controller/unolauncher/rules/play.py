@@ -113,7 +113,7 @@ class CardPlay(AttackRules, MarioKartRules):
                 if target == seat:
                     refuse("bad_target", "Choose another player as the target.")
                 if action == "trade-hands" and count <= 1:
-                    refuse("cannot_go_out_on_trade", "Trade Hands cannot be your last card (ATK-10).")
+                    refuse("cannot_go_out_on_trade", "Trade Hands cannot be your last card.")
             if face == "discard-all":
                 discarded = self._discard_all_cards(cmd, seat, card, color)
                 if hand is None and count - 1 - len(discarded) < 0:
