@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import secrets
 import sys
 import threading
 import time
@@ -96,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     prefix = config.homeassistant.prefix
     try:
         settings = bus_settings(config, host, port, mqtt5)
-        client = make_client(settings, f"unolauncher-ha-remove-{config.table.id}")
+        # A fresh client id each run: a broker may still be closing the previous run's session under the same id.
+        client = make_client(settings, f"unolauncher-ha-remove-{os.getpid()}-{secrets.token_hex(3)}")
         connected = threading.Event()
         client.on_connect = lambda c, u, f, reason, p: connected.set() if not reason.is_failure else None
         client.connect(host, port, keepalive=30)

@@ -130,7 +130,9 @@ function updateLink() {
   const was = link.up;
   applyLink(up);
   const notice = $("link-notice");
-  notice.hidden = up;
+  // While the page is still making its first connection the buttons are off, but there is nothing to explain yet.
+  const starting = $("conn").dataset.state === "connecting" && !daemonDown;
+  notice.hidden = up || starting;
   if (!up) {
     const why = !app.connected
       ? "Not connected to the table — the buttons are off until the connection is back."
