@@ -88,3 +88,30 @@ def test_preset_command_sets_the_next_game_preset_and_survives_a_restart(tmp_pat
     restarted.restore()
     assert restarted.next_preset == "brutal"
     journal.close()
+
+
+def test_the_next_game_preset_survives_journal_retention(tmp_path: Path) -> None:
+    """``table.journal_keep_days`` cuts whole old games from the journal, and the preset note with them: a choice
+    that still holds is written again, so it outlives the retention horizon."""
+    journal = Journal(tmp_path / "j.sqlite3")
+    table = Table(journal, Referee, SensorRecorder(), presets=PRESETS)
+    table.start()
+    try:
+        for command in (
+            {"type": "preset", "preset": "gentle", "id": 1},
+            {"type": "new_game", "ruleset": "classic", "players": ["a", "b"], "seed": 1, "id": 2},
+            {"type": "new_game", "ruleset": "classic", "players": ["a", "b"], "seed": 2, "id": 3},
+        ):
+            table.submit_payload(payload(command))
+        assert wait_until(table.idle, 5)
+    finally:
+        table.stop()
+    journal.mark_delivered(range(1, journal.last_seq + 1))  # the broker has them all: nothing holds the cut back
+    pruned = Table(journal, Referee, SensorRecorder(), presets=PRESETS, keep_days=1e-9)  # a horizon of microseconds
+    pruned.restore()
+    assert journal.entries()[0][3]["seed"] == 2  # the first game and the original note are gone
+    assert pruned.next_preset == "gentle"
+    again = Table(journal, Referee, SensorRecorder(), presets=PRESETS, keep_days=1e-9)
+    again.restore()
+    assert again.next_preset == "gentle"
+    journal.close()

@@ -104,7 +104,7 @@ class Daemon:
         # threads do little work each, so a shorter interval costs nothing and cuts press -> event latency.
         sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        self.journal = Journal(self.state_dir / JOURNAL_FILE, synchronous=self.config.table.journal_sync.upper())
+        self.journal = Journal(self.state_dir / JOURNAL_FILE)
         from unolauncher.rules.referee import Referee
 
         self._start_launcher()
@@ -128,6 +128,7 @@ class Daemon:
             next_preset=self.config.launcher.preset,
             presets=self._presets(),
             diagnostics_s=self.config.homeassistant.diagnostics_s,
+            keep_days=self.config.table.journal_keep_days,
         )
         replayed = self.table.restore()
         self.say(
@@ -166,7 +167,8 @@ class Daemon:
         table = self.table
         self.press_handler = PressHandler(
             self.launcher,
-            create_model({"preset": self.config.launcher.preset}, self.launcher),
+            create_model({"preset": self.config.launcher.preset, "ms_per_card": self.config.launcher.ms_per_card},
+                         self.launcher),
             who_may_hit=table.hitter,
             on_hit=table.on_hit,
             on_event=table.on_launcher_event,
@@ -251,9 +253,14 @@ class Daemon:
             seed = self.config.launcher.seed
             command["seed"] = seed if seed is not None else secrets.randbelow(2**62)
         options = command.get("options")
+        configured: dict[str, Any] = {}
         preset = self.table.next_preset if self.table is not None else self.config.launcher.preset
-        if (options is None or isinstance(options, dict)) and preset != "classic":
-            command["options"] = {"ejection_preset": preset, **(options or {})}
+        if preset != "classic":
+            configured["ejection_preset"] = preset
+        if self.config.launcher.ms_per_card is not None:
+            configured["ejection_ms_per_card"] = self.config.launcher.ms_per_card  # journalled with the game
+        if (options is None or isinstance(options, dict)) and configured:
+            command["options"] = {**configured, **(options or {})}
         return command
 
     def _sync_ejection(self) -> None:
@@ -268,10 +275,13 @@ class Daemon:
         state = table.referee_ejection_state()
         if state is None or state == handler.state:
             return
-        if handler.model.preset != state.get("preset"):
+        from unolauncher.launcher.ejection import MS_PER_CARD
+
+        ms_per_card = state.get("ms_per_card", MS_PER_CARD)  # in the state when the game was started calibrated
+        if handler.model.preset != state.get("preset") or handler.model.ms_per_card != ms_per_card:
             from unolauncher.launcher.factory import create_model
 
-            handler.model = create_model({"preset": state.get("preset")}, self.launcher)
+            handler.model = create_model({"preset": state.get("preset"), "ms_per_card": ms_per_card}, self.launcher)
         handler.restore(state)
 
     def _on_connected(self) -> None:
@@ -333,7 +343,10 @@ class Daemon:
             except (OSError, ValueError):
                 previous = None  # none yet (or unreadable): assume an older version announced the table
             for topic, payload, retain in discovery.publish_plan(previous, messages, node, ha.discovery, ha.prefix):
-                self.bus.publish(topic, payload, retain=retain)
+                if retain:  # a config or its deletion: only the newest per topic matters
+                    self.bus.publish_latest(topic, payload)
+                else:  # a migrate_discovery request: a message of its own, in order
+                    self.bus.publish(topic, payload)
             current = discovery.record(messages, node, ha.discovery)
             if current != previous:
                 tmp = path.with_name(path.name + ".tmp")

@@ -47,9 +47,9 @@ RESEND_LIMIT = 1000  # events per ``resend`` request
 # Beyond it a command is answered ``busy`` at once instead of queued: memory stays bounded during a flood, and paho's
 # network thread never waits (it is the thread that answers).
 MAX_QUEUED_COMMANDS = 256
-# Messages handed to paho and not yet acknowledged by the broker (replies, state, events). During a flood the replies
-# pile up there faster than the broker acknowledges them (measured: 17,000 waiting, +50 MB): past this many, new
-# commands are answered ``busy`` too, so that paho's queue stays bounded as well.
+# Messages handed to paho and not yet acknowledged by the broker (replies, state, events), as the bus counts them
+# (TableBus.backlog). During a flood the replies pile up there faster than the broker acknowledges them (measured:
+# 17,000 waiting, +50 MB): past this many, new commands are answered ``busy`` too, so that paho's queue stays bounded.
 MAX_OUTGOING_BACKLOG = 1000
 # The journal note holding a referee snapshot, written after each new game: a restart replays the commands after the
 # last one (at most about one game) instead of every command the table ever took (20,000 replay in 0.15 s here, and
@@ -58,6 +58,8 @@ SNAPSHOT_NOTE = "referee_snapshot"
 # The journal note holding the ejection preset chosen for the next game (the ``preset`` command: Home Assistant's
 # select), so that the choice survives a restart.
 PRESET_NOTE = "next_preset"
+# Journal retention (``table.journal_keep_days``) is applied at start-up and after a new game, at most this often.
+PRUNE_INTERVAL_S = 3600.0
 
 
 class RefereeLike(Protocol):
@@ -152,6 +154,7 @@ class Table:
         next_preset: str = "classic",
         presets: tuple[str, ...] = (),
         diagnostics_s: float | None = None,
+        keep_days: float = 0,
     ) -> None:
         self.journal = journal
         self.referee_factory = referee_factory
@@ -162,6 +165,7 @@ class Table:
         self.prepare = prepare  # fills in defaults (e.g. a new_game's seed) before the referee sees a command
         self.after_apply = after_apply  # runs on the worker after each accepted command
         self.next_preset = next_preset  # the ejection preset a new_game without one gets (see the preset command)
+        self._preset_chosen = False  # next_preset came from a preset command (a journal note), not the configuration
         self.presets = presets  # the presets the preset command accepts
         # The worker refreshes the slow-moving sensors (the outbox backlog) when it has been idle this long; they
         # are not recomputed per command, where a count of events still in flight would only flicker.
@@ -181,6 +185,8 @@ class Table:
         self._presses_unsettled = 0  # accepted presses whose hit has not reached the referee (guarded by lock)
         self._worker: threading.Thread | None = None
         self._snapshot_due = False  # a new game was journalled; snapshot the referee at the next quiet moment
+        self.keep_days = keep_days  # journal retention in days; 0 keeps everything
+        self._pruned_at: float | None = None  # monotonic time of the last prune
 
     # -- start-up -----------------------------------------------------------------------------------------------
 
@@ -192,6 +198,8 @@ class Table:
         chosen = self.journal.last_note(PRESET_NOTE)
         if chosen is not None and chosen.get("preset") in self.presets:
             self.next_preset = chosen["preset"]
+            self._preset_chosen = True
+        self.prune_journal()
         return count
 
     def _replayed(self) -> tuple[RefereeLike, int]:
@@ -210,13 +218,15 @@ class Table:
     def _last_snapshot(self) -> tuple[RefereeLike, int]:
         """The referee of the journal's last snapshot and the snapshot's position; a fresh referee and 0 without one
         (or with one this version cannot read: then every command is replayed, which gives the same referee)."""
-        found = self.journal.last_note_at(SNAPSHOT_NOTE)
-        if found is not None:
-            pos, note = found
-            try:
-                return self.referee_factory.from_json(note["referee"]), pos
-            except (KeyError, TypeError, ValueError) as exc:
-                log.warning("the referee snapshot at journal position %d cannot be read (%s); replaying all", pos, exc)
+        # The newest snapshot; if this version cannot read it, the oldest (where a pruned journal starts, and as
+        # good as the beginning in one that was not pruned).
+        for found in (self.journal.last_note_at(SNAPSHOT_NOTE), self.journal.first_note_at(SNAPSHOT_NOTE)):
+            if found is not None:
+                pos, note = found
+                try:
+                    return self.referee_factory.from_json(note["referee"]), pos
+                except (KeyError, TypeError, ValueError) as exc:
+                    log.warning("the referee snapshot at journal position %d cannot be read (%s)", pos, exc)
         return self.referee_factory(), 0
 
     def _snapshot(self) -> None:
@@ -233,6 +243,33 @@ class Table:
             log.warning("could not journal a referee snapshot: %s", exc)
             return
         self._snapshot_due = False
+        self.prune_journal()
+
+    def prune_journal(self) -> None:
+        """Apply ``keep_days`` (worker or start-up only): games that began before the horizon leave the journal,
+        and so do the snapshots no restart needs. At most once per :data:`PRUNE_INTERVAL_S`."""
+        now = time.monotonic()
+        if self.keep_days <= 0 or (self._pruned_at is not None and now - self._pruned_at < PRUNE_INTERVAL_S):
+            return
+        self._pruned_at = now
+        try:
+            removed = self.journal.prune(time.time() - self.keep_days * 86400, "new_game", SNAPSHOT_NOTE)
+        except Exception as exc:  # not fatal: the journal only stays bigger until the next try
+            log.warning("could not prune the journal: %s", exc)
+            return
+        if removed["entries"] or removed["snapshots"]:
+            log.info(
+                "journal retention (%s days): %d entries and %d old snapshot(s) removed",
+                self.keep_days,
+                removed["entries"],
+                removed["snapshots"],
+            )
+        if removed["entries"] and self._preset_chosen and self.journal.last_note(PRESET_NOTE) is None:
+            # The preset chosen for the next game was older than the horizon: it still holds, so it is written again.
+            try:
+                self.journal.append_note({"type": PRESET_NOTE, "preset": self.next_preset})
+            except Exception as exc:
+                log.warning("could not keep the next game's preset in the journal: %s", exc)
 
     def start(self) -> None:
         self._worker = threading.Thread(target=self._work, name="table-worker", daemon=True)
@@ -569,6 +606,7 @@ class Table:
             return reply(command_id, False, "bad_field", f'preset needs "preset": one of {", ".join(self.presets)}.')
         self.journal.append_note({"type": PRESET_NOTE, "preset": preset})
         self.next_preset = preset
+        self._preset_chosen = True
         self._publish_launcher()
         return reply(command_id, True, "ok", f"The next game will use the {preset} preset.")
 
