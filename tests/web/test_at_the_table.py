@@ -88,6 +88,25 @@ def test_starting_a_game_over_a_running_one_asks_first(
     assert wait_until(lambda: table.state["players"] == ["dan", "eve"], 5)
 
 
+def test_setup_offers_the_preset_home_assistant_chose_for_the_next_game(
+    phones: PhoneFactory, dashboard_url: str, table: TableHandle
+) -> None:
+    assert table.command({"type": "preset", "preset": "brutal"})["ok"]  # what Home Assistant's select sends
+    try:
+        page = phones.open(dashboard_url)
+        live(page)
+        page.click("[data-tab=setup]")
+        expect(page.locator("select[name=preset]")).to_have_value("brutal")
+        page.select_option("select[name=preset]", "gentle")  # the family's own choice wins from then on
+        count = f"window.unoDashboard.link.received.get('unolauncher/{TABLE}/sensors') || 0"
+        seen = page.evaluate(count)
+        assert table.command({"type": "preset", "preset": "sequence"})["ok"]
+        page.wait_for_function(f"{count} > {seen}")  # the page has the new sensors...
+        expect(page.locator("select[name=preset]")).to_have_value("gentle")  # ...and keeps the family's choice
+    finally:
+        assert table.command({"type": "preset", "preset": "classic"})["ok"]  # the session daemon's default again
+
+
 # -- real cards: the table says who dealt and what was turned up -------------------------------------------------
 
 

@@ -24,7 +24,6 @@ const app = {
   link: null,
   state: null,
   launcher: null,
-  sensors: null, // the retained sensors JSON (the next game's preset)
   daemonOnline: null,
   connected: false, // the MQTT link to the broker is up
   unconfirmed: false, // a command was in flight when the link dropped: it was discarded, not sent later
@@ -80,10 +79,7 @@ function connect() {
         app.launcher = status;
         renderLauncherView();
       },
-      sensors: (values) => {
-        app.sensors = values;
-        app.setup.suggestPreset(values.next_preset);
-      },
+      sensors: (values) => app.setup.suggestPreset(values.next_preset), // Home Assistant may have chosen it
       dropped: onDropped,
     },
   );
