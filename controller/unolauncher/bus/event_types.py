@@ -61,8 +61,13 @@ EVENTS: dict[str, EventType] = {
     "round_ended": _e("referee", "a round was scored", "round", "winner", "points", "scores"),
     "game_over": _e("referee", "a player reached the target score", "winner", "scores"),
     "undone": _e("referee", "the last command was taken back"),
+    # the launcher's record, kept by the referee (docs/ejection.md "Rounds, commitments and reveals")
+    "press": _e("referee", "a press used a plan of the launcher's record", "player", "index", "commitment"),
+    "ejection_commit": _e("referee", "the launcher committed to a new secret", "reason", "round", "commitment"),
+    "ejection_reveal": _e("referee", "the launcher's secret behind a commitment revealed", "reason", "commitment"),
+    "ejection_entropy": _e("referee", "a phone added randomness to the launcher", "commitment"),
+    "ejection_lid": _e("referee", "the lid was opened: the launcher's press count restarts", "commitment"),
     # -- launcher (docs/protocol-mqtt.md "events") ------------------------------------------------------------------
-    "press": _e("launcher", "an accepted press of the launcher button", "player", "index"),
     "fired": _e("launcher", "a launcher run ended", "player", "cards", "outcome"),
     "ignored_press": _e("launcher", "a press while the motor runs"),
     "lockout": _e("launcher", "a press while nobody may hit", "message"),
@@ -75,11 +80,10 @@ EVENTS: dict[str, EventType] = {
     "fault": _e("launcher", "a launcher fault", "reason", "message"),
     "launcher_connected": _e("launcher", "the launcher's co-processor answered", "port", "firmware"),
     "uno_button": _e("launcher", "the UNO button while nobody is exposed"),
-    "ejection_start": _e("launcher", "the press handler's ejection commitment", "preset", "commitment"),
-    "ejection_reveal": _e("launcher", "the press handler's ejection seed revealed", "preset", "seed"),
     # -- daemon (daemon/table.py) -----------------------------------------------------------------------------------
     "unattributed_hit": _e("daemon", "the launcher fired with nobody to hit (lockout off)", "cards"),
     "hit_refused": _e("daemon", "cards came out but the referee refused the hit", "player", "cards", "code", "message"),
+    "hit_failed": _e("daemon", "a planned fire brought no card out: the hit stays owed", "player", "reason", "message"),
     "dispensed": _e("daemon", "the launcher dealt a stock draw", "player", "cards", "wanted", "outcome"),
     "dispense_skipped": _e("daemon", "the launcher was busy: draw by hand", "player", "wanted", "message"),
 }

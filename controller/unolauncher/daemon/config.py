@@ -156,6 +156,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "custom": _table,
         "ms_per_card": _int,
         "seed": _int,
+        "allow_rigged": _bool,
         "magazine": _int,
         "pins": _table,
         "pins_file": _str,
@@ -231,7 +232,8 @@ class LauncherConfig:
     preset: str = "classic"
     custom: dict[str, Any] | None = None
     ms_per_card: int | None = None  # measured by `unolauncher selftest --calibrate`
-    seed: int | None = None
+    seed: int | None = None  # rigs every game (only with allow_rigged)
+    allow_rigged: bool = False  # accept seed / launcher.seed / launcher.script / a full-mode deal from commands
     magazine: int = 40
     pins: dict[str, Any] | None = None
     pins_file: str | None = None
@@ -300,6 +302,10 @@ def parse_config(data: dict[str, Any], source: str = "config") -> Config:
         raise ConfigError("broker.reconnect_max must not be smaller than broker.reconnect_min")
     if broker.password is not None and broker.password_file is not None:
         raise ConfigError("broker.password and broker.password_file are exclusive; set only one")
+    if config.launcher.seed is not None and not config.launcher.allow_rigged:
+        raise ConfigError(
+            "launcher.seed makes every game's launcher outcomes predictable; it needs launcher.allow_rigged = true"
+        )
     return config
 
 
