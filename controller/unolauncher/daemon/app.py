@@ -317,7 +317,7 @@ class Daemon:
 
     def _presets(self) -> tuple[str, ...]:
         """The ejection presets Home Assistant's select offers for the next game (custom only when configured)."""
-        from unolauncher.launcher.ejection import BUILTIN_PRESETS
+        from unolauncher.rules.ejection import BUILTIN_PRESETS
 
         configured = self.config.launcher.preset
         return tuple(BUILTIN_PRESETS) + ((configured,) if configured not in BUILTIN_PRESETS else ())
