@@ -21,7 +21,7 @@ MAX_PAYLOAD = 64 * 1024  # a real command is a few hundred bytes; a 64 KiB one i
 MAX_ID_LENGTH = 128
 
 # Commands the daemon answers itself; everything else goes to the referee.
-DAEMON_COMMANDS = frozenset({"press", "lid", "load", "status", "resend", "disable", "enable"})
+DAEMON_COMMANDS = frozenset({"press", "lid", "load", "status", "resend", "preset", "disable", "enable"})
 
 
 @dataclass

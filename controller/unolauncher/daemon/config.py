@@ -106,6 +106,25 @@ def _table_id(key: str, value: Any) -> str:
     return value
 
 
+def _discovery_prefix(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*", value):
+        raise ConfigError(f"{key} must be an MQTT topic without wildcards (e.g. \"homeassistant\"), got {value!r}")
+    return value
+
+
+def _http_url(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value):
+        raise ConfigError(f"{key} must be an http:// or https:// address, got {value!r}")
+    return value
+
+
+def _seconds(key: str, value: Any) -> float:
+    value = _number(key, value)
+    if not 0.05 <= value <= 3600:
+        raise ConfigError(f"{key} must be between 0.05 and 3600 seconds, got {value!r}")
+    return float(value)
+
+
 # section -> key -> checker. Defaults live in the dataclasses below (None means "not set"); a test keeps the two
 # in step.
 SCHEMA: dict[str, dict[str, Any]] = {
@@ -171,7 +190,10 @@ SCHEMA: dict[str, dict[str, Any]] = {
     },
     "homeassistant": {
         "enabled": _bool,
-        "prefix": _str,
+        "prefix": _discovery_prefix,
+        "discovery": _choice("device", "entity"),
+        "configuration_url": _http_url,
+        "diagnostics_s": _seconds,
     },
 }
 
@@ -252,6 +274,9 @@ class DashboardConfig:
 class HomeAssistantConfig:
     enabled: bool = True
     prefix: str = "homeassistant"
+    discovery: str = "device"
+    configuration_url: str | None = None
+    diagnostics_s: float = 10.0
 
 
 @dataclass
