@@ -45,14 +45,12 @@ from unolauncher.rules.dealing import Dealing
 from unolauncher.rules.ejection_models import _model_for
 from unolauncher.rules.play import CardPlay
 from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, refuse
+from unolauncher.rules.schema import COMMAND_FIELDS, MAX_NAME, MAX_PLAYERS, MAX_SCRIPT, check_command
 from unolauncher.rules.state import IDLE, PLAYING, GameState, _copy
 from unolauncher.rules.stock import _shuffled
 from unolauncher.rules.uno_calls import UnoCalls
 from unolauncher.rules.validation import (
     CUSTOM_ACTIONS,
-    MAX_NAME,
-    MAX_PLAYERS,
-    MAX_SCRIPT,
     _is_int,
     _validate_deal,
     _validate_launcher,
@@ -102,23 +100,29 @@ class Referee(CardPlay, Dealing, UnoCalls):
     # public API
     # ==================================================================================================
     def handle(self, command: Any) -> list[Event]:
-        """Apply one command; return its events (a refusal is exactly one ``rejected`` event)."""
+        """Apply one command; return its events (a refusal is exactly one ``rejected`` event).
+
+        Atomic: the command first has to fit its type's schema (``schema.py``: no unknown field, every value of its
+        type and within its limits), then its handler validates before it changes anything; should a handler or an
+        undo raise all the same (a bug), the referee is rebuilt to exactly where it was before the command, undo
+        history included, and the command is refused with ``internal_error``.
+        """
         try:
-            handler, nested = _STEPS[command["type"]]
+            handler, nested, spec = _STEPS[command["type"]]
         except Exception:  # not an object, no type, unknown or unhashable type
             return [_malformed(command)]
-        if nested is None:
-            return self._undo(command)
+        prior, history = self._prior, self._history
         try:
+            check_command(command, spec)
+            if nested is None:
+                return self._undo(command)
             events = handler(self, command)
             kept = _copy(command) if nested or "discarded" in command else dict(command)
         except Refusal as refusal:
+            self._prior, self._history = prior, history  # a refusal never touches the undo history
             return [_rejected(command, refusal.code, refusal.message)]
-        except RecursionError:  # absurdly nested JSON in some field: bad input, not a bug
-            self._rebuild(self._history)
-            return [_rejected(command, "bad_field", "The command is nested too deeply.")]
         except Exception as exc:  # a bug must not crash the table: restore the last good state and say so
-            self._rebuild(self._history)
+            self._rebuild(prior, history)
             return [_rejected(command, "internal_error", f"The referee failed on this command ({type(exc).__name__}).")]
         self._history.append(kept)
         return events
@@ -221,8 +225,10 @@ class Referee(CardPlay, Dealing, UnoCalls):
         options = state.options
         self._model = _model_for(options) if state.ejection is not None else None
 
-    def _rebuild(self, commands: list[dict[str, Any]]) -> None:
-        prior, history = self._prior, list(commands)
+    def _rebuild(self, prior: dict[str, Any] | None, commands: list[dict[str, Any]]) -> None:
+        """The state ``prior`` (a game's start; a fresh referee for ``None``) with ``commands`` re-applied, which
+        become the undo history."""
+        history = list(commands)
         self._set_state(GameState.from_json(prior) if prior is not None else GameState())
         for command in history:
             _HANDLERS[command["type"]](self, command)
@@ -231,13 +237,9 @@ class Referee(CardPlay, Dealing, UnoCalls):
     def _undo(self, command: dict[str, Any]) -> list[Event]:
         if not self._history:
             return [_rejected(command, "nothing_to_undo", "There is nothing to undo.")]
-        taken_back = self._history[-1]
-        try:
-            self._rebuild(self._history[:-1])
-        except Exception as exc:
-            self._rebuild(self._history)
-            return [_rejected(command, "internal_error", f"Undo failed ({type(exc).__name__}).")]
-        return [{"type": "undone", "command": _copy(taken_back)}]
+        undone: Event = {"type": "undone", "command": _copy(self._history[-1])}  # made before anything changes
+        self._rebuild(self._prior, self._history[:-1])  # an exception here: handle() restores the state
+        return [undone]
 
     # ==================================================================================================
     # new game
@@ -313,10 +315,11 @@ COMMAND_TYPES = tuple(_HANDLERS)
 # carrying Discard All's ``discarded`` list; a shallow copy of the others), so a caller that reuses its dicts
 # cannot change history.
 _NESTED_COMMANDS = frozenset({"new_game", "next_round", "score"})
-# What handle() needs per command type in one lookup: (handler, deep-copy for history?); ``None`` marks undo,
-# which is not itself kept in history.
-_STEPS: dict[str, tuple[Any, bool | None]] = {
-    kind: (handler, None if kind == "undo" else kind in _NESTED_COMMANDS) for kind, handler in _HANDLERS.items()
+# What handle() needs per command type in one lookup: (handler, deep-copy for history?, the type's schema);
+# ``None`` marks undo, which is not itself kept in history.
+_STEPS: dict[str, tuple[Any, bool | None, dict[str, Any]]] = {
+    kind: (handler, None if kind == "undo" else kind in _NESTED_COMMANDS, COMMAND_FIELDS[kind])
+    for kind, handler in _HANDLERS.items()
 }
 
 
