@@ -7,6 +7,10 @@
   reconnect, so the publisher never re-publishes what paho still holds; after a restart the outbox is published
   from its oldest row. Delivery is therefore at-least-once: a consumer drops a ``seq`` it has already seen.
 - Every paho callback catches everything: an exception inside one kills paho's network thread silently.
+- A retained message on ``cmd`` is never a command (it would run again on every connect); under MQTT 5 the
+  subscription asks the broker not to send retained messages at all, under 3.1.1 they are dropped on arrival.
+- Home Assistant's ``online`` republishes discovery at most once per :data:`HA_REPUBLISH_MIN_S` (discovery is
+  retained, so a message skipped changes nothing; a flood of ``online`` once pinned the daemon).
 
 Example::
 
@@ -19,18 +23,20 @@ Example::
 from __future__ import annotations
 
 import collections
-import json
 import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
+from unolauncher import strict_json
 from unolauncher.bus.topics import Topics
 from unolauncher.store.journal import Journal
 
@@ -39,6 +45,7 @@ log = logging.getLogger(__name__)
 ACK_BATCH_S = 0.02
 WINDOW = 100  # events handed to paho but not yet acknowledged; bounds memory during an outage
 HA_STATUS_TOPIC_SUFFIX = "/status"
+HA_REPUBLISH_MIN_S = 5.0
 
 
 @dataclass
@@ -123,6 +130,8 @@ class TableBus:
         self._flush_lock = threading.Lock()
         self._sent_upto = 0  # highest seq handed to paho in this process
         self._publisher: threading.Thread | None = None
+        self._ha_republished = -HA_REPUBLISH_MIN_S  # monotonic time of the last republish for Home Assistant
+        self.retained_commands_ignored = 0
         self.client = self._make_client()
 
     # -- set-up -------------------------------------------------------------------------------------------------
@@ -196,9 +205,15 @@ class TableBus:
                 log.warning("broker refused the connection: %s", reason)
                 return
             log.info("connected to MQTT broker %s:%s", self.settings.host, self.settings.port)
-            topics = [(self.topics.cmd, 1)]
-            if self.settings.ha_prefix:
-                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, 1))
+            if self.settings.mqtt5:  # the broker keeps retained messages on cmd to itself
+                cmd = SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
+                topics: list[tuple[str, Any]] = [(self.topics.cmd, cmd)]
+                if self.settings.ha_prefix:
+                    topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, SubscribeOptions(qos=1)))
+            else:
+                topics = [(self.topics.cmd, 1)]
+                if self.settings.ha_prefix:
+                    topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, 1))
             _, self._subscribe_mid = client.subscribe(topics)
             self.connected.set()
             self._wake.set()
@@ -230,6 +245,12 @@ class TableBus:
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         try:
             if message.topic == self.topics.cmd:
+                if message.retain:  # left on the broker by someone: not a command sent now
+                    self.retained_commands_ignored += 1
+                    if self.retained_commands_ignored == 1:
+                        log.warning("ignoring a retained message on %s (clear it with an empty retained publish)",
+                                    message.topic)
+                    return
                 self.on_command(bytes(message.payload))
             elif (
                 self.settings.ha_prefix
@@ -237,7 +258,10 @@ class TableBus:
                 and message.payload.strip() == b"online"
                 and self.on_ha_online
             ):
-                self.on_ha_online()
+                now = time.monotonic()
+                if now - self._ha_republished >= HA_REPUBLISH_MIN_S:
+                    self._ha_republished = now
+                    self.on_ha_online()
         except Exception:
             log.exception("error handling a message on %s", message.topic)
 
@@ -252,7 +276,10 @@ class TableBus:
 
     def publish(self, topic: str, payload: Any, retain: bool = False, qos: int = 1) -> None:
         """Publish JSON (or text) outside the outbox: replies, retained state, discovery. Queued while offline."""
-        data = payload if isinstance(payload, str | bytes) else json.dumps(payload, separators=(",", ":"))
+        if isinstance(payload, str | bytes):
+            data = payload
+        else:
+            data = strict_json.dumps(payload, sort_keys=False, ensure_ascii=True)
         self.client.publish(topic, data, qos=qos, retain=retain)
 
     def backlog(self) -> int:
