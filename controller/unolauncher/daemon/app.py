@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import secrets
+import sqlite3
 import sys
 import threading
 import time
@@ -72,20 +73,22 @@ class Daemon:
         # 5 ms switch interval a thread woken by a socket can wait that long behind a busy one. The daemon's
         # threads do little work each, so a shorter interval costs nothing and cuts press -> event latency.
         sys.setswitchinterval(SWITCH_INTERVAL_S)
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        self.journal = Journal(self.state_dir / JOURNAL_FILE, synchronous=self.config.table.journal_sync.upper())
+        self.journal = self._open_journal()
         from unolauncher.rules.referee import Referee
 
         self._start_launcher()
         bus_settings = self._bus_settings()
-        self.bus = TableBus(
-            bus_settings,
-            self.topics,
-            self.journal,
-            on_command=lambda payload: self.table.submit_payload(payload) if self.table else None,
-            on_connected=self._on_connected,
-            on_ha_online=self._publish_discovery,
-        )
+        try:
+            self.bus = TableBus(
+                bus_settings,
+                self.topics,
+                self.journal,
+                on_command=lambda payload: self.table.submit_payload(payload) if self.table else None,
+                on_connected=self._on_connected,
+                on_ha_online=self._publish_discovery,
+            )
+        except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError: a CA or key file that is not one
+            raise ConfigError(f"broker.ca_file/cert_file/key_file cannot be used for TLS: {exc}") from None
         self.table = Table(
             self.journal,
             Referee,
@@ -107,6 +110,19 @@ class Daemon:
         self._write_endpoints()
         self.notifier.send("READY=1", f"STATUS=table {self.topics.table_id} ready", f"MAINPID={os.getpid()}")
         self.say(f"ready: table {self.topics.table_id}, MQTT {bus_settings.host}:{bus_settings.port}")
+
+    def _open_journal(self) -> Journal:
+        """The state directory and its journal; a problem with either is one line naming ``table.state_dir``."""
+        path = self.state_dir / JOURNAL_FILE
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            return Journal(path, synchronous=self.config.table.journal_sync.upper())
+        except OSError as exc:
+            raise ConfigError(f"table.state_dir {self.state_dir} cannot be used: {exc.strerror or exc}") from None
+        except sqlite3.Error as exc:
+            raise ConfigError(
+                f"table.state_dir: the journal {path} cannot be opened ({exc}); move it aside to start a new one"
+            ) from None
 
     def _start_launcher(self) -> None:
         from unolauncher.launcher.factory import LauncherSetupError, create_launcher
@@ -132,7 +148,7 @@ class Daemon:
         table = self.table
         self.press_handler = PressHandler(
             self.launcher,
-            create_model({"preset": self.config.launcher.preset}, self.launcher),
+            create_model({"preset": self.config.launcher.preset, "custom": self.config.launcher.custom}, self.launcher),
             who_may_hit=table.hitter,
             on_hit=table.on_hit,
             on_event=table.on_launcher_event,
@@ -150,6 +166,12 @@ class Daemon:
                 password = Path(b.password_file).read_text(encoding="utf-8").strip()
             except OSError as exc:
                 raise ConfigError(f"broker.password_file {b.password_file} cannot be read: {exc.strerror}") from None
+            except UnicodeDecodeError:
+                raise ConfigError(f"broker.password_file {b.password_file} is not UTF-8 text") from None
+        for key in ("ca_file", "cert_file", "key_file"):
+            name = getattr(b, key)
+            if name is not None and not os.access(name, os.R_OK):
+                raise ConfigError(f"broker.{key} {name} cannot be read")
         if b.use_embedded:
             from unolauncher.bus.broker import WS_PATH, EmbeddedBroker
 
@@ -227,19 +249,27 @@ class Daemon:
     # -- hooks the table and the bus call -----------------------------------------------------------------------
 
     def _prepare_command(self, command: dict[str, Any]) -> dict[str, Any]:
-        """Fill in what a phone's ``new_game`` leaves out: a secret random seed and the configured preset.
+        """Fill in what a phone's ``new_game`` leaves out: a secret random seed, the configured preset and, for the
+        ``custom`` preset, the configured ``[launcher.custom]`` table.
 
         The filled-in command is what is journalled, so a replay is still exact.
         """
         if command.get("type") != "new_game":
             return command
+        launcher = self.config.launcher
         command = dict(command)
         if "seed" not in command:
-            seed = self.config.launcher.seed
-            command["seed"] = seed if seed is not None else secrets.randbelow(2**62)
+            command["seed"] = launcher.seed if launcher.seed is not None else secrets.randbelow(2**62)
         options = command.get("options")
-        if (options is None or isinstance(options, dict)) and self.config.launcher.preset != "classic":
-            command["options"] = {"ejection_preset": self.config.launcher.preset, **(options or {})}
+        if options is None or isinstance(options, dict):
+            options = dict(options or {})
+            if launcher.preset != "classic":
+                options.setdefault("ejection_preset", launcher.preset)
+            custom_wanted = options.get("ejection_preset") == "custom" and options.get("ejection_custom") is None
+            if custom_wanted and launcher.custom:
+                options["ejection_custom"] = launcher.custom
+            if options or command.get("options") is not None:
+                command["options"] = options
         return command
 
     def _sync_ejection(self) -> None:
@@ -251,13 +281,18 @@ class Daemon:
         handler, table = self.press_handler, self.table
         if handler is None or table is None:
             return
-        state = table.referee_ejection_state()
-        if state is None or state == handler.state:
+        found = table.referee_ejection()
+        if found is None:
             return
-        if handler.model.preset != state.get("preset"):
+        state, custom = found
+        preset = state.get("preset")
+        same_model = handler.model.preset == preset and (preset != "custom" or handler.model.custom == custom)
+        if same_model and state == handler.state:
+            return
+        if not same_model:
             from unolauncher.launcher.factory import create_model
 
-            handler.model = create_model({"preset": state.get("preset")}, self.launcher)
+            handler.model = create_model({"preset": preset, "custom": custom}, self.launcher)
         handler.restore(state)
 
     def _on_connected(self) -> None:

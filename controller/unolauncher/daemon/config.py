@@ -83,45 +83,102 @@ def _table_id(key: str, value: Any) -> str:
     return value
 
 
+# Checks for values that a broker or paho would take and then fail on quietly, leaving a daemon "ready" but deaf.
+
+
+def _int_range(low: int, high: int, unit: str = "") -> Any:
+    def check(key: str, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ConfigError(f"{key} must be a whole number from {low} to {high}{unit}, got {_shown(value)}")
+        return value
+
+    return check
+
+
+def _text(max_len: int, what: str, pattern: str | None = None) -> Any:
+    """A string of 1-``max_len`` printable characters (and matching ``pattern`` if given)."""
+
+    def check(key: str, value: Any) -> str:
+        if (
+            not isinstance(value, str)
+            or not 0 < len(value) <= max_len
+            or not value.isprintable()
+            or (pattern is not None and not re.fullmatch(pattern, value))
+        ):
+            raise ConfigError(f"{key} must be {what} (at most {max_len} characters), got {_shown(value)}")
+        return value
+
+    return check
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _preset(key: str, value: Any) -> str:
+    from unolauncher.launcher.ejection import PRESETS
+
+    if value not in PRESETS:
+        raise ConfigError(f"{key} must be one of {', '.join(PRESETS)}, got {_shown(value)}")
+    return str(value)
+
+
+def _custom_table(key: str, value: Any) -> dict[str, Any]:
+    from unolauncher.rules.validation import custom_table_problem
+
+    table = _table(key, value)
+    problem = custom_table_problem(table)
+    if problem is not None:
+        raise ConfigError(f"{key}: {problem}")
+    return table
+
+
+_PATH = _text(4096, "a file path")
+_HOST = _text(253, "a host name or address", r"[^\s/]+")
+# An MQTT topic prefix: levels of printable text, no wildcards, no empty level (no leading or trailing '/').
+_TOPIC_PREFIX = _text(128, "a topic prefix without '+', '#' or empty levels", r"[^+#/\s]+(/[^+#/\s]+)*")
+
+
 # section -> key -> checker. Defaults live in the dataclasses below (None means "not set"); a test keeps the two
 # in step.
 SCHEMA: dict[str, dict[str, Any]] = {
     "table": {
         "id": _table_id,
-        "state_dir": _str,
+        "state_dir": _PATH,
         "lockout": _bool,
         "journal_sync": _choice("full", "normal"),
     },
     "broker": {
         "embedded": _bool,
-        "host": _str,
+        "host": _HOST,
         "port": _port,
         "ws_port": _port,
-        "ws_url": _str,
-        "listen": _str,
-        "username": _str,
-        "password": _str,
-        "password_file": _str,
+        "ws_url": _text(512, "a ws:// or wss:// URL", r"wss?://\S+"),
+        "listen": _HOST,
+        "username": _text(256, "printable text"),
+        "password": _text(1024, "printable text"),
+        "password_file": _PATH,
         "tls": _bool,
-        "ca_file": _str,
-        "cert_file": _str,
-        "key_file": _str,
+        "ca_file": _PATH,
+        "cert_file": _PATH,
+        "key_file": _PATH,
         "tls_insecure": _bool,
         "protocol": _choice("auto", "5", "3.1.1"),
-        "keepalive": _positive,
-        "client_id": _str,
-        "reconnect_min": _positive,
-        "reconnect_max": _positive,
+        "keepalive": _int_range(1, 65535, " s (MQTT's limit)"),
+        "client_id": _text(128, "printable text without spaces", r"\S+"),
+        "reconnect_min": _int_range(1, 60, " s"),
+        "reconnect_max": _int_range(1, 600, " s"),
     },
     # Value ranges of the launcher keys are checked by unolauncher.launcher.factory when the launcher starts.
     "launcher": {
         "backend": _choice("auto", "virtual", "gpio", "serial"),
-        "preset": _str,
-        "custom": _table,
-        "seed": _int,
+        "preset": _preset,
+        "custom": _custom_table,
+        "seed": _int_range(0, 2**63 - 1),
         "magazine": _int,
         "pins": _table,
-        "pins_file": _str,
+        "pins_file": _PATH,
         "pin_factory": _str,
         "serial_port": _str,
         "baudrate": _positive,
@@ -138,12 +195,12 @@ SCHEMA: dict[str, dict[str, Any]] = {
     },
     "dashboard": {
         "enabled": _bool,
-        "host": _str,
+        "host": _HOST,
         "port": _port,
     },
     "homeassistant": {
         "enabled": _bool,
-        "prefix": _str,
+        "prefix": _TOPIC_PREFIX,
     },
 }
 
@@ -255,6 +312,8 @@ def parse_config(data: dict[str, Any], source: str = "config") -> Config:
         raise ConfigError("broker.reconnect_max must not be smaller than broker.reconnect_min")
     if broker.password is not None and broker.password_file is not None:
         raise ConfigError("broker.password and broker.password_file are exclusive; set only one")
+    if config.launcher.preset == "custom" and config.launcher.custom is None:
+        raise ConfigError('launcher.custom must be set when launcher.preset is "custom" (docs/ejection.md)')
     return config
 
 
@@ -273,6 +332,8 @@ def load_config(path: Path | None) -> Config:
         raise ConfigError(f"config file {path} does not exist") from None
     except OSError as exc:
         raise ConfigError(f"config file {path} cannot be read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
