@@ -276,7 +276,17 @@ def _make_handler(server: DashboardServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "unolauncher-dashboard"
         protocol_version = "HTTP/1.1"
+        # Errors for requests without a version get a status line too (HTTP/0.9 answers have none).
+        default_request_version = "HTTP/1.0"
         _reader: _DeadlineReader
+
+        def parse_request(self) -> bool:
+            if not super().parse_request():
+                return False
+            if len(self.requestline.split()) < 3:  # HTTP/0.9: no browser sends it
+                self.send_error(HTTPStatus.BAD_REQUEST, "The request has no HTTP version.")
+                return False
+            return True
 
         def setup(self) -> None:
             super().setup()
