@@ -264,6 +264,8 @@ def _guarded_broker(config: dict[str, Any], limits: _Limits) -> Any:
             guarded = _GuardedReader(reader, limits, transport.abort)
             try:
                 await self._client_connected(listener_name, guarded, writer)
+            except Exception:  # amqtt's own clean-up fails on a connection already reset: not worth a traceback
+                log.debug("embedded broker: a connection ended with an error", exc_info=True)
             finally:
                 limits.open -= 1
                 guarded.finish()
