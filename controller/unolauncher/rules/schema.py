@@ -88,14 +88,26 @@ def boolean(value: Any) -> Problem | None:
     return None if type(value) is bool else Problem("", "must be true or false")
 
 
+class Text:
+    """A string of at most ``max_len`` characters (the handler checks its meaning).
+
+    A class rather than a closure like the other checks: most fields are text, and :func:`check_command` checks a
+    ``Text`` inline, without a call (the check runs on every command the referee takes).
+    """
+
+    __slots__ = ("max_len", "what")
+
+    def __init__(self, max_len: int) -> None:
+        self.max_len = max_len
+        self.what = f"must be a text of at most {max_len} characters"
+
+    def __call__(self, value: Any) -> Problem | None:
+        return None if type(value) is str and len(value) <= self.max_len else Problem("", self.what)
+
+
 def text(max_len: int = MAX_TEXT) -> Check:
     """A string of at most ``max_len`` characters (the handler checks its meaning)."""
-    what = f"must be a text of at most {max_len} characters"
-
-    def check(value: Any) -> Problem | None:
-        return None if type(value) is str and len(value) <= max_len else Problem("", what)
-
-    return check
+    return Text(max_len)
 
 
 def label(max_len: int) -> Check:
@@ -199,6 +211,8 @@ def check_command(command: dict[str, Any], spec: Mapping[str, Check]) -> None:
             if key != "type":
                 _refuse_unlisted(command, key, value, spec)
         elif value is not None:
+            if type(check) is Text and type(value) is str and len(value) <= check.max_len:
+                continue  # the common case, inline
             problem = check(value)
             if problem is not None:
                 path, what, unknown = _join(key, problem)
