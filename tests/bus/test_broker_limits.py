@@ -24,13 +24,15 @@ pytestmark = pytest.mark.timeout(60)
 
 CONNECT_TIMEOUT_S = 1.0
 PACKET_TIMEOUT_S = 1.0
-CAP = 20
+CAP = 40
+PER_CLIENT = 20
 
 
 @pytest.fixture
 def guarded() -> Iterator[EmbeddedBroker]:
     broker = EmbeddedBroker(
-        "127.0.0.1", 0, 0, connect_timeout=CONNECT_TIMEOUT_S, packet_timeout=PACKET_TIMEOUT_S, max_connections=CAP
+        "127.0.0.1", 0, 0, connect_timeout=CONNECT_TIMEOUT_S, packet_timeout=PACKET_TIMEOUT_S, max_connections=CAP,
+        max_per_client=PER_CLIENT,
     )
     broker.start()
     yield broker
@@ -40,7 +42,7 @@ def guarded() -> Iterator[EmbeddedBroker]:
 class Client:
     """A paho client subscribed to ``t/#`` that keeps what it receives."""
 
-    def __init__(self, port: int, name: str) -> None:
+    def __init__(self, port: int, name: str, source: str = "127.0.0.1") -> None:
         self.received: list[bytes] = []
         self.disconnects: list[str] = []
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=name)
@@ -48,7 +50,7 @@ class Client:
         self.client.on_disconnect = lambda c, u, f, reason, p: self.disconnects.append(str(reason))
         connected = threading.Event()
         self.client.on_connect = lambda c, u, f, reason, p: connected.set()
-        self.client.connect("127.0.0.1", port, keepalive=30)
+        self.client.connect("127.0.0.1", port, keepalive=30, bind_address=source)
         self.client.loop_start()
         assert connected.wait(5), f"{name} could not connect"
         self.client.subscribe("t/#", qos=1)
@@ -76,10 +78,16 @@ def closed_by_server(sock: socket.socket, within: float) -> bool:
 
 
 def test_tcp_slowloris_and_a_connection_flood(guarded: EmbeddedBroker) -> None:
-    attackers = [socket.create_connection(("127.0.0.1", guarded.port)) for _ in range(CAP + 30)]
-    # Over the cap: closed at once instead of queued (amqtt's own limit queues them, holding the sockets).
+    attackers = [socket.create_connection(("127.0.0.1", guarded.port)) for _ in range(PER_CLIENT + 30)]
+    # Over the per-address cap: closed at once instead of queued (amqtt's own limit queues them, holding the sockets).
     assert wait_until(lambda: guarded.refused_connections >= 30, 3), guarded.refused_connections
-    assert guarded.open_connections <= CAP
+    assert guarded.open_connections <= PER_CLIENT
+    # Another address (a phone, the daemon's own client) still gets in while they are held.
+    phone = Client(guarded.port, "phone", source="127.0.0.2")
+    try:
+        assert phone.round_trip(b"during the flood")
+    finally:
+        phone.close()
     # The others dribble a CONNECT a byte at a time: cut off when the CONNECT deadline passes.
     connect = b"\x10\x10\x00\x04MQTT\x04\x02\x00\x3c\x00\x04slow"
     started = time.monotonic()
@@ -152,3 +160,17 @@ def test_a_packet_left_unfinished_is_cut_off(guarded: EmbeddedBroker) -> None:
         assert good.round_trip(b"unaffected")
     finally:
         good.close()
+
+
+def test_many_addresses_together_stop_at_the_total_cap(guarded: EmbeddedBroker) -> None:
+    held = [
+        socket.create_connection(("127.0.0.1", guarded.port), source_address=(f"127.0.0.{i}", 0))
+        for i in range(10, 13)
+        for _ in range(PER_CLIENT)
+    ]  # 3 x 20 = 60 wanted, 40 allowed
+    assert wait_until(lambda: guarded.refused_connections >= len(held) - CAP, 3)
+    assert guarded.open_connections <= CAP
+    for sock in held:
+        sock.close()
+    assert wait_until(lambda: guarded.open_connections == 0, 3)
+

@@ -18,19 +18,23 @@ from unolauncher.web.server import DashboardServer
 pytestmark = pytest.mark.timeout(60)
 
 TIMEOUT_S = 1.0
-CAP = 16
+CAP = 24
+PER_CLIENT = 8
 
 
 @pytest.fixture
 def server() -> Iterator[DashboardServer]:
     config = {"mqtt_url": "ws://{host}:9001/mqtt", "table": "t1"}
-    with DashboardServer("127.0.0.1", 0, config, request_timeout=TIMEOUT_S, max_connections=CAP) as running:
+    with DashboardServer(
+        "127.0.0.1", 0, config, request_timeout=TIMEOUT_S, max_connections=CAP, max_per_client=PER_CLIENT
+    ) as running:
         yield running
 
 
-def status_of(server: DashboardServer, request: bytes) -> int:
-    """Send one raw request and return the response's status code (0 if the server closed without one)."""
-    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+def status_of(server: DashboardServer, request: bytes, source: str = "127.0.0.1") -> int:
+    """Send one raw request (from the loopback address ``source``) and return the response's status code (0 if the
+    server closed without one)."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5, source_address=(source, 0)) as sock:
         sock.sendall(request)
         head = b""
         while b"\r\n" not in head:
@@ -83,11 +87,13 @@ def test_every_malformed_request_gets_a_4xx(
 def test_slowloris_is_cut_off_and_bounded(server: DashboardServer) -> None:
     """Issue #18 (4): 1,012 unfinished requests used every file handle; no phone could load the page."""
     threads_before = threading.active_count()
-    attackers = [socket.create_connection(("127.0.0.1", server.port), timeout=5) for _ in range(CAP + 40)]
+    attackers = [socket.create_connection(("127.0.0.1", server.port), timeout=5) for _ in range(PER_CLIENT + 40)]
     started = time.monotonic()
-    # Over the cap: closed at once, no thread and no file handle kept for them.
+    # Over the per-address cap: closed at once, no thread and no file handle kept for them.
     assert wait_until(lambda: server.refused_connections >= 40, 2), server.refused_connections
-    assert threading.active_count() <= threads_before + CAP + 2
+    assert threading.active_count() <= threads_before + PER_CLIENT + 2
+    # A phone on another address is served while the attacker holds its slots.
+    assert status_of(server, get(b"/"), source="127.0.0.2") == 200
     # The held ones dribble a request a byte at a time, each byte well inside any per-read timeout.
     alive = list(attackers)
     while alive and time.monotonic() - started < TIMEOUT_S * 4:
@@ -100,6 +106,21 @@ def test_slowloris_is_cut_off_and_bounded(server: DashboardServer) -> None:
     assert not alive, f"{len(alive)} connection(s) dribbling for {TIMEOUT_S * 4} s were kept open"
     for sock in attackers:
         sock.close()
+    assert status_of(server, get(b"/")) == 200
+
+
+def test_many_addresses_together_stop_at_the_total_cap(server: DashboardServer) -> None:
+    addresses = [f"127.0.0.{i}" for i in range(10, 15)]  # 5 x 8 = 40 wanted, 24 allowed
+    held = [
+        socket.create_connection(("127.0.0.1", server.port), timeout=5, source_address=(address, 0))
+        for address in addresses
+        for _ in range(PER_CLIENT)
+    ]
+    assert wait_until(lambda: server.refused_connections >= len(held) - CAP, 2)
+    assert server.slots.open <= CAP
+    for sock in held:
+        sock.close()
+    assert wait_until(lambda: server.slots.open == 0, TIMEOUT_S * 3)
     assert status_of(server, get(b"/")) == 200
 
 

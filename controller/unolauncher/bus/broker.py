@@ -9,7 +9,8 @@ instead of refusing them, and it waits for a CONNECT for ever), so every connect
 (:class:`_GuardedReader`, :func:`_guarded_broker`): a packet longer than ``max_packet`` bytes is refused from its
 length header, before its body is read (a 50 MB publish once took the daemon to 290 MB); a connection whose
 CONNECT has not arrived within ``connect_timeout`` seconds, or that stops in the middle of a packet for
-``packet_timeout`` seconds, is closed; past ``max_connections`` open connections a new one is closed at once.
+``packet_timeout`` seconds, is closed; past ``max_connections`` open connections, or ``max_per_client`` from one
+address, a new one is closed at once.
 
 Example::
 
@@ -28,11 +29,14 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
+from unolauncher.slots import ConnectionSlots
+
 WS_PATH = "/mqtt"  # amqtt's WebSocket listener accepts any path; clients are told to use this one
 MAX_PACKET = 256 * 1024  # as systemd/mosquitto-cafe.conf; a command is at most 64 KiB
 CONNECT_TIMEOUT_S = 10.0
 PACKET_TIMEOUT_S = 30.0  # for the rest of a packet once its first byte came (256 KiB on a poor phone link)
 MAX_CONNECTIONS = 128  # both listeners together; a table needs a few (daemon, phones, Home Assistant)
+MAX_PER_CLIENT = 32  # from one address: one host cannot take every slot from the others (the daemon's own client)
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +56,13 @@ class EmbeddedBroker:
         connect_timeout: float = CONNECT_TIMEOUT_S,
         max_connections: int = MAX_CONNECTIONS,
         packet_timeout: float = PACKET_TIMEOUT_S,
+        max_per_client: int = MAX_PER_CLIENT,
     ) -> None:
         self.host = host
         self.port = port
         self.ws_port = ws_port
-        self.limits = _Limits(max_packet, connect_timeout, packet_timeout, max_connections)
+        slots = ConnectionSlots(max_connections, max_per_client)
+        self.limits = _Limits(max_packet, connect_timeout, packet_timeout, slots)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._broker: Any = None
@@ -122,12 +128,12 @@ class EmbeddedBroker:
     @property
     def open_connections(self) -> int:
         """Connections open now (both listeners)."""
-        return self.limits.open
+        return self.limits.slots.open
 
     @property
     def refused_connections(self) -> int:
-        """Connections closed at once because ``max_connections`` were open."""
-        return self.limits.refused
+        """Connections closed at once: ``max_connections`` in all, or ``max_per_client`` from one address, open."""
+        return self.limits.slots.refused
 
 
 def _quiet_about_unfinished_connects(record: logging.LogRecord) -> bool:
@@ -138,15 +144,13 @@ def _quiet_about_unfinished_connects(record: logging.LogRecord) -> bool:
 
 
 class _Limits:
-    """The guard's settings and its counters (touched only on the broker's event loop)."""
+    """The guard's settings, its connection slots and what it cut off."""
 
-    def __init__(self, max_packet: int, connect_timeout: float, packet_timeout: float, max_connections: int) -> None:
+    def __init__(self, max_packet: int, connect_timeout: float, packet_timeout: float, slots: ConnectionSlots) -> None:
         self.max_packet = max_packet
         self.connect_timeout = connect_timeout
         self.packet_timeout = packet_timeout
-        self.max_connections = max_connections
-        self.open = 0
-        self.refused = 0
+        self.slots = slots
         self.cut = 0  # connections closed by a limit (oversized packet, CONNECT or packet timeout)
 
 
@@ -256,18 +260,18 @@ def _guarded_broker(config: dict[str, Any], limits: _Limits) -> Any:
             await self._guarded(listener_name, WebSocketsReader(websocket), WebSocketsWriter(websocket), transport)
 
         async def _guarded(self, listener_name: str, reader: Any, writer: Any, transport: Any) -> None:
-            if limits.open >= limits.max_connections:
-                limits.refused += 1
+            peer = transport.get_extra_info("peername")
+            client = str(peer[0]) if peer else "?"
+            if not limits.slots.take(client):
                 transport.abort()
                 return
-            limits.open += 1
             guarded = _GuardedReader(reader, limits, transport.abort)
             try:
                 await self._client_connected(listener_name, guarded, writer)
             except Exception:  # amqtt's own clean-up fails on a connection already reset: not worth a traceback
                 log.debug("embedded broker: a connection ended with an error", exc_info=True)
             finally:
-                limits.open -= 1
+                limits.slots.give_back(client)
                 guarded.finish()
                 if not transport.is_closing():
                     transport.close()

@@ -33,7 +33,8 @@ with an ETag so a new version shows up at once.
 Bounded against a hostile LAN: files are cached by their resolved path (``/./././x`` is the same entry as ``/x``), at
 most :data:`MAX_CACHED_FILES`; a request must arrive whole within ``request_timeout`` seconds (a client dribbling a
 byte at a time is cut off, as is a keep-alive connection left idle); at most ``max_connections`` connections are
-served at once (more are closed at once instead of queueing); a request the server cannot make sense of (a NUL
+served at once, ``max_per_client`` from one address (more are closed at once instead of queueing, and one host cannot
+take every slot from the phones); a request the server cannot make sense of (a NUL
 byte or an over-long path, a ``Host`` that is not a host) gets a 4xx, never a traceback.
 """
 
@@ -53,6 +54,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from unolauncher import strict_json
+from unolauncher.slots import ConnectionSlots
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +78,7 @@ MAX_PATH = 1024  # characters of a URL path; the page's longest is about 30
 REQUEST_TIMEOUT_S = 10.0  # for the request line and headers to arrive, counted from the first byte awaited
 SEND_TIMEOUT_S = 30.0  # for one response to be taken by the client (the MQTT library on a slow phone link)
 MAX_CONNECTIONS = 64  # a household's phones need a few each
+MAX_PER_CLIENT = 16  # a browser opens about 6 per host
 
 
 class _DeadlineReader(io.RawIOBase):
@@ -98,32 +101,31 @@ class _DeadlineReader(io.RawIOBase):
 
 
 class _BoundedHTTPServer(ThreadingHTTPServer):
-    """One thread per connection, at most ``max_connections`` of them; quiet about clients that hang up."""
+    """One thread per connection, within the connection slots; quiet about clients that hang up."""
 
     daemon_threads = True
     request_queue_size = 128  # listen backlog: a burst is accepted (and over the cap, closed) at once, not left waiting
 
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], max_connections: int) -> None:
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], slots: ConnectionSlots) -> None:
         super().__init__(address, handler)
-        self._slots = threading.BoundedSemaphore(max_connections)
-        self.refused_connections = 0
+        self.slots = slots
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
-            self.refused_connections += 1
+        client = str(client_address[0])
+        if not self.slots.take(client):
             self.shutdown_request(request)  # closed at once: no thread, no file handle kept for it
             return
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self._slots.release()
+            self.slots.give_back(client)
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            self.slots.give_back(str(client_address[0]))
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A phone that walks out of Wi-Fi mid-response is normal, not a traceback in the journal.
@@ -158,12 +160,12 @@ class DashboardServer:
     def __init__(
         self, host: str = "0.0.0.0", port: int = 8080, config: dict[str, Any] | None = None,
         static_dir: Path | None = None, request_timeout: float = REQUEST_TIMEOUT_S,
-        max_connections: int = MAX_CONNECTIONS,
+        max_connections: int = MAX_CONNECTIONS, max_per_client: int = MAX_PER_CLIENT,
     ) -> None:
         self.host = host
         self.requested_port = port
         self.request_timeout = request_timeout
-        self.max_connections = max_connections
+        self.slots = ConnectionSlots(max_connections, max_per_client)
         self.config: dict[str, Any] = dict(config or {})
         if "table" in self.config and "base" not in self.config:
             self.config["base"] = f"unolauncher/{self.config['table']}/"
@@ -193,7 +195,7 @@ class DashboardServer:
         if self._httpd is not None:
             return
         handler = _make_handler(self)
-        self._httpd = _BoundedHTTPServer((self.host, self.requested_port), handler, self.max_connections)
+        self._httpd = _BoundedHTTPServer((self.host, self.requested_port), handler, self.slots)
         # poll_interval bounds how long stop() waits; 0.2 s costs a Pi Zero nothing measurable.
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="dashboard-http", daemon=True
@@ -257,8 +259,8 @@ class DashboardServer:
 
     @property
     def refused_connections(self) -> int:
-        """Connections closed at once because ``max_connections`` were being served."""
-        return self._httpd.refused_connections if self._httpd is not None else 0
+        """Connections closed at once: ``max_connections`` in all, or ``max_per_client`` from one address, open."""
+        return self.slots.refused
 
 
 def _hostname(host_header: str | None) -> str:
