@@ -418,9 +418,8 @@ class Table:
             except Exception as exc:  # the referee promises never to raise; if it does, refuse and restore it
                 log.exception("referee raised on %s; rebuilding it from the journal", command.get("type"))
                 self._rebuild_referee_locked()
-                return False, "internal_error", f"The referee failed on this command ({type(exc).__name__}).", (
-                    self.journal.last_seq
-                )
+                message = f"The referee failed on this command ({type(exc).__name__})."
+                return False, "internal_error", message, self.journal.last_seq
             if record is None:
                 code, message = str(events[0].get("code", "rejected")), str(events[0].get("message", "Refused."))
                 return False, code, message, self.journal.last_seq
