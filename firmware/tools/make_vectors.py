@@ -13,6 +13,7 @@ import struct
 from pathlib import Path
 
 from unolauncher.launcher import serial_protocol as sp
+from unolauncher.launcher.gpio import DeviceSettings
 from unolauncher.launcher.interface import FirePlan
 
 OUT = Path(__file__).resolve().parents[1] / "test_vectors.json"
@@ -85,6 +86,10 @@ def main() -> None:
         "frames": frames,
         "bad_frames": bad,
         "replay": replay,
+        # Shared with the firmware (runner.COAST_MS, runner.LIMITS): the GPIO backend's coast before the retract,
+        # and the ceilings of every CONFIG value.
+        "motor": {"coast_ms": DeviceSettings().settle_ms},
+        "config_limits": {name: list(limits) for name, limits in sp.DEVICE_LIMITS.items()},
     }
     OUT.write_text(json.dumps(data, indent=1) + "\n")
     print(f"wrote {OUT}")

@@ -1,7 +1,8 @@
 """The firmware proper: protocol handling, inputs, the motor run, the dead-man and max-run rules.
 
 Pure logic over a :class:`~unofw.board.Board`; ``feed`` takes bytes from the data channel, ``tick`` advances
-time. ``run_forever`` is the main loop ``main.py`` calls.
+time. ``run_forever`` is the main loop ``main.py`` calls. Nothing in one loop iteration waits on the host: frames
+are queued on the board and sent one bounded chunk per iteration, so the watchdog is always fed in time.
 
 Example::
 
@@ -17,17 +18,20 @@ import struct
 from unofw import PROTOCOL_VERSION, VERSION, msgs, wire
 from unofw.debounce import Debouncer
 from unofw.feedback import Feedback
-from unofw.runner import RETRACT, Config, FireRun, Plan, Result
+from unofw.runner import RETRACT, Config, FireRun, Motor, Plan, Result, config_problem
 
-RETRY_MS = 100  # reliable events are resent this often until the host acknowledges them
+RETRY_MS = 100  # reliable events are resent this often until the host acknowledges them (one per iteration)
 MAX_PENDING = 8
+RELEASE_FLUSH_MS = 500  # RELEASE: how long the ACK may take to leave before the reset
 MAX_CACHED_REPLIES = wire.WINDOW  # a duplicate inside the replay window always finds its answer
 
 
 class Firmware:
     def __init__(self, board):
         self.board = board
+        self._diff = board.ticks_diff  # bound once, not on every tick
         self.cfg = Config()
+        self.motor = Motor(board)
         self.reader = wire.FrameReader()
         self.window = wire.ReplayWindow()
         self.tx_seq = 0
@@ -40,10 +44,14 @@ class Firmware:
         now = board.ticks_ms()
         self.last_rx = now
         self.last_tick = now
-        self.uptime_ms = 0
+        self.uptime_s = 0  # whole seconds plus the milliseconds below: stays a small int for 34 years
+        self.uptime_rest_ms = 0
         self.button = Debouncer(self.cfg.debounce_ms, True)
         self.uno = Debouncer(self.cfg.debounce_ms, True)
         self.lid = Debouncer(self.cfg.debounce_ms, False, bool(board.lid_open()))
+        # Bound methods made once here: every loop iteration reads these inputs.
+        self._press_inputs = ((self.button, board.button_edge, board.button, msgs.PRESS),
+                              (self.uno, board.uno_edge, board.uno, msgs.UNO))
         self.feedback = Feedback(board)
         self.run = None
         self.run_seq = 0
@@ -196,14 +204,19 @@ class Firmware:
         self.run_seq = seq  # DONE names the FIRE it ends
         plan = Plan(flags & 1, cards, run_ms, power, suspense_ms)
         self._ack(seq, msgs.OK, now)
-        if plan.fire and self.lid.state:
-            # Same rule as the GPIO launcher: never start the motor with the lid open (fingers in the slot).
-            self._finish(Result(0, 0, msgs.O_FAULT, self.cfg.has_sensor, msgs.R_LID), now)
-            return
         if not plan.fire:
             self._finish(Result(0, 0, msgs.O_NO_FIRE, self.cfg.has_sensor), now)
             return
-        self.run = FireRun(plan, self.cfg, self.board, now)
+        if self.board.guard_tripped():
+            # Latched: the guard timer had to stop the motor once, so this board runs it no more until reset.
+            self._finish(Result(0, 0, msgs.O_FAULT, self.cfg.has_sensor, msgs.R_GUARD), now)
+            return
+        if self.lid.state or self.board.lid_open():
+            # Same rule as the GPIO launcher: never start the motor with the lid open (fingers in the slot), and
+            # the raw level counts: a lid opened a moment ago is open even before the debouncer agrees.
+            self._finish(Result(0, 0, msgs.O_FAULT, self.cfg.has_sensor, msgs.R_LID), now)
+            return
+        self.run = FireRun(plan, self.cfg, self.board, self.motor, now)
         self.last_count = 0
         self.jammed = False
         self.feedback.run_started()
@@ -213,10 +226,11 @@ class Firmware:
         if len(body) != struct.calcsize(msgs.CONFIG_FMT):
             self._ack(seq, msgs.BAD_REQUEST, now)
             return
-        deadman, max_run, jam, retract, retract_power, has_sensor, debounce = struct.unpack(msgs.CONFIG_FMT, body)
-        if deadman < 50 or max_run < 1 or jam < 1 or retract_power > 100 or has_sensor > 1:
-            self._ack(seq, msgs.BAD_REQUEST, now)
+        values = struct.unpack(msgs.CONFIG_FMT, body)
+        if config_problem(values) is not None:
+            self._ack(seq, msgs.BAD_REQUEST, now)  # outside the firmware's own ceilings: nothing changes
             return
+        deadman, max_run, jam, retract, retract_power, has_sensor, debounce = values
         cfg = self.cfg
         cfg.deadman_ms = deadman
         cfg.max_run_ms = max_run
@@ -247,18 +261,22 @@ class Firmware:
             flags |= msgs.F_HAS_SENSOR
         if self.host_seen:
             flags |= msgs.F_HOST_ALIVE
+        if self.board.guard_tripped():
+            flags |= msgs.F_GUARD_TRIPPED
         run_cards = min(255, run.counted()) if run is not None else 0
         total = self.board.cards() & 0xFFFF
         return struct.pack(msgs.STATUS_REPLY_FMT, seq, flags, run_cards, total, self.last_fault,
-                           self.uptime_ms // 1000)
+                           self.uptime_s)
 
     # ---- time ---------------------------------------------------------------------------------------------
 
     def tick(self, now):
-        diff = self.board.ticks_diff
+        diff = self._diff
         elapsed = diff(now, self.last_tick)
         if elapsed > 0:
-            self.uptime_ms += elapsed
+            rest = self.uptime_rest_ms + elapsed
+            self.uptime_s += rest // 1000
+            self.uptime_rest_ms = rest % 1000
         self.last_tick = now
         self._inputs(now)
         if self.run is not None and diff(now, self.last_rx) > self.cfg.deadman_ms:
@@ -271,21 +289,32 @@ class Firmware:
             if diff(now, item[2]) >= retry:
                 self.board.write(item[1])
                 item[2] = now
+                break  # one resend per iteration: the rest wait their turn, the loop never piles up output
         self.feedback.tick(now)
 
     def _inputs(self, now):
-        diff = self.board.ticks_diff
-        if self.button.update(self.board.button(), now, diff):
-            self.event(msgs.PRESS, b"", now)
-        if self.uno.update(self.board.uno(), now, diff):
-            self.event(msgs.UNO, b"", now)
-        raw_open = self.board.lid_open()
-        if raw_open and self.run is not None:
+        board = self.board
+        diff = self._diff
+        for debouncer, take_edge, level, msg_type in self._press_inputs:
+            self._press_input(debouncer, take_edge, level(), msg_type, now)
+        tripped = board.lid_tripped()  # the interrupt already switched the motor off at the edge
+        raw_open = board.lid_open()
+        if (raw_open or tripped) and self.run is not None:
             # Safety first, before any debounce: fingers may be in the slot (same rule as the GPIO launcher).
             self._finish(self.run.abort(now, msgs.O_STOPPED, msgs.R_LID), now)
         lid = self.lid.update(raw_open, now, diff)
         if lid is not None:
             self.event(msgs.LID, bytes([1 if lid else 0]), now)
+
+    def _press_input(self, debouncer, take_edge, level, msg_type, now):
+        """Edges first, each with the time its interrupt stamped on it, then the level now (ends a lock-out)."""
+        edge = take_edge()
+        while edge is not None:
+            if debouncer.update(edge[1], edge[0], self._diff):
+                self.event(msg_type, b"", now)
+            edge = take_edge()
+        if debouncer.update(level, now, self._diff):
+            self.event(msg_type, b"", now)
 
     def _step_run(self, now):
         run = self.run
@@ -317,10 +346,21 @@ class Firmware:
         self.event(msgs.FAULT, struct.pack(msgs.FAULT_FMT, code) + detail.encode(), now)
 
     def motor_guard_tripped(self, now):
-        """Called (via micropython.schedule) when the board's hardware guard timer had to stop the motor."""
+        """Called (via micropython.schedule) when the board's hardware guard timer had to stop the motor. The
+        board keeps the motor refused from now on (latched); every later FIRE ends as ``fault guard_timer``."""
         if self.run is not None:
             self._finish(self.run.abort(now, msgs.O_FAULT, msgs.R_GUARD), now)
             self._fault(msgs.R_GUARD, "guard timer stopped the motor", now)
+
+
+def step(fw, board):
+    """One iteration of the main loop: take input, advance time, send one chunk, feed the watchdog, rest."""
+    now = board.ticks_ms()
+    fw.feed(board.read(), now)
+    fw.tick(now)
+    board.pump()
+    board.feed_watchdog()
+    board.idle()
 
 
 def run_forever(board, should_stop=None, fw=None):
@@ -334,13 +374,11 @@ def run_forever(board, should_stop=None, fw=None):
         while not fw.released:
             if should_stop is not None and should_stop():
                 break
-            now = board.ticks_ms()
-            fw.feed(board.read(), now)
-            fw.tick(now)
-            board.feed_watchdog()
-            board.idle()
+            step(fw, board)
     finally:
         board.motor_off()
+        if fw.released:
+            board.flush(RELEASE_FLUSH_MS)  # the ACK leaves before the reset, or the host never learns it worked
         board.release_console()
     if fw.released:
         board.reboot_to_repl()

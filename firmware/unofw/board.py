@@ -1,7 +1,8 @@
 """The hardware seam: everything the firmware's logic needs from the board, and nothing else.
 
-``rp2040.Rp2040Board`` implements it on a Pico with ``machine``; the host's tests implement it in CPython.
-Power is a percentage (0-100). ``cards()`` is a running total kept by the beam sensor's interrupt handler.
+``rp2040.Rp2040Board`` implements it on a Pico with ``machine``; the host's tests run that same class on fakes of
+``machine``/``micropython``/``time``. Power is a percentage (0-100). ``cards()`` is a running total kept by the
+beam sensor's interrupt handler; button edges are captured with their time by interrupt handlers too.
 
 Example::
 
@@ -26,13 +27,22 @@ class Board:
     def ticks_add(self, a, b):
         return a + b
 
+    # data channel: reads never block; writes are queued and sent a bounded chunk at a time by pump()
     def read(self):
         """Bytes waiting on the data channel, without blocking (b"" or None when there are none)."""
         raise NotImplementedError
 
     def write(self, data):
+        """Queue one whole frame; False when it does not fit (it is dropped whole)."""
         raise NotImplementedError
 
+    def pump(self):
+        """Hand at most one bounded chunk of queued bytes to the port, if it can take some now."""
+
+    def flush(self, timeout_ms):
+        """Send everything queued (RELEASE: the ACK must leave before the reset), for at most ``timeout_ms``."""
+
+    # motor
     def motor(self, power, forward):
         raise NotImplementedError
 
@@ -45,20 +55,36 @@ class Board:
     def unguard(self):
         pass
 
+    def guard_tripped(self):
+        """True once the guard timer stopped the motor: latched until the board resets."""
+        return False
+
+    # inputs
     def button(self):
-        """True while the fire button is held, or once after a press too short for the loop to see (not
-        debounced)."""
+        """True while the fire button is held (the level now, not debounced)."""
         raise NotImplementedError
+
+    def button_edge(self):
+        """The oldest button edge not yet taken, as (ticks_ms, pressed), or None."""
+        return None
 
     def uno(self):
         return False
 
+    def uno_edge(self):
+        return None
+
     def lid_open(self):
+        return False
+
+    def lid_tripped(self):
+        """True (once) when the lid's interrupt saw it open and stopped the motor since the last call."""
         return False
 
     def cards(self):
         raise NotImplementedError
 
+    # feedback, housekeeping
     def led(self, on):
         pass
 

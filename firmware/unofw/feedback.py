@@ -24,6 +24,7 @@ def pulse_interval_ms(tension):
 class Feedback:
     def __init__(self, board):
         self.board = board
+        self._diff = board.ticks_diff  # bound once, not on every tick
         self.tension = 0
         self.buzz_until = None
         self.flash_until = None
@@ -54,7 +55,7 @@ class Feedback:
             self.board.led(on)
 
     def tick(self, now):
-        diff = self.board.ticks_diff
+        diff = self._diff
         if self.buzz_until is not None and diff(now, self.buzz_until) >= CHIME_MS:
             self.buzz_until = None
             self.board.buzzer(False)

@@ -73,6 +73,7 @@ F_JAMMED = 8
 F_HAS_SENSOR = 16
 F_RETRACTING = 32
 F_HOST_ALIVE = 64
+F_GUARD_TRIPPED = 128  # the guard timer stopped the motor; latched until the board resets
 
 
 def is_reliable_event(msg_type):

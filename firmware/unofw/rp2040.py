@@ -1,20 +1,29 @@
-"""The real board: a Raspberry Pi Pico (RP2040) running MicroPython.
+"""The real board: a Raspberry Pi Pico (RP2040, or a Pico W) running MicroPython 1.26 or newer.
 
-Default wiring (GPIO numbers; change ``PINS`` or pass ``pins=``):
+Default wiring (GPIO numbers; the same table as ``[pico]`` in ``hardware/pins.toml``, which a test keeps equal;
+change ``PINS`` or pass ``pins=``):
 
-=============  ====  ==========================================================
-motor_pwm      GP2   driver PWM/enable input (20 kHz); external pull-down to GND
-motor_dir      GP3   driver direction input (1 = forward, 0 = retract)
-beam           GP6   IR break-beam receiver, pull-up, falls when a card passes
+=============  ====  ==============================================================================
+motor_enable   GP2   TB6612FNG PWMA (20 kHz PWM); DRV8833: not connected; external 10 kOhm to GND
+motor_forward  GP3   TB6612FNG AIN1 / DRV8833 IN1 (PWM in drv8833 mode); external 10 kOhm to GND
+motor_reverse  GP4   TB6612FNG AIN2 / DRV8833 IN2 (PWM in drv8833 mode); external 10 kOhm to GND
+sensor         GP6   IR break-beam receiver output, pull-up, falls when a card passes
 button         GP10  fire button to GND, pull-up
 uno            GP11  optional UNO button to GND, pull-up
 lid            GP12  lid switch to GND when closed, pull-up (high = open)
-led            GP25  on-board LED
-buzzer         GP15  piezo buzzer (through a transistor)
-=============  ====  ==========================================================
+led            GP14  LED through 330 Ohm to GND
+buzzer         GP15  active buzzer through an NPN transistor
+=============  ====  ==============================================================================
 
-The data channel is USB CDC (``sys.stdin``/``sys.stdout``) unless a ``machine.UART`` (or anything with
-non-blocking ``read()``/``write()``) is passed as ``stream``.
+GP23, GP24, GP25 and GP29 are refused: on a Pico W they belong to the Wi-Fi chip (WL_ON, WL_D, WL_CS, WL_CLK), on
+a Pico they are the power-save, VBUS-sense, LED and VSYS-sense lines. ``DRIVER`` says which driver is wired:
+``"tb6612"`` (PWM on PWMA, direction on AIN1/AIN2) or ``"drv8833"`` (PWM on IN1 or IN2, the other low).
+
+Everything time-critical happens in hard interrupt handlers that allocate nothing: the beam handler counts cards
+at the edge, the button handlers store each edge's time and level in a preallocated ring, the lid handler switches
+the motor off the moment the lid opens, and the guard timer switches it off when a run overstays (latched until
+reset). The data channel is USB CDC (``sys.stdin``/``sys.stdout``) unless a stream is passed: anything with
+non-blocking ``read()``, ``writable()`` and ``write(buf) -> count``.
 
 Example::
 
@@ -24,28 +33,75 @@ Example::
 
 import sys
 import time
+from array import array
 
 import machine
 import micropython
 
 from unofw import msgs
 from unofw.board import Board
+from unofw.outq import CHUNK, OutQueue
 
 PINS = {
-    "motor_pwm": 2,
-    "motor_dir": 3,
-    "beam": 6,
+    "motor_enable": 2,
+    "motor_forward": 3,
+    "motor_reverse": 4,
+    "sensor": 6,
     "button": 10,
     "uno": 11,
     "lid": 12,
-    "led": 25,
+    "led": 14,
     "buzzer": 15,
 }
+RESERVED_PINS = {
+    23: "the Pico W's Wi-Fi power line (WL_ON; the Pico's SMPS mode pin)",
+    24: "the Pico W's Wi-Fi data line (WL_D; the Pico's VBUS sense)",
+    25: "the Pico W's Wi-Fi chip select (WL_CS; the Pico's LED)",
+    29: "the Pico W's Wi-Fi clock (WL_CLK; the Pico's VSYS sense)",
+}
+DRIVERS = ("tb6612", "drv8833")
+DRIVER = "tb6612"
+REQUIRED_MICROPYTHON = (1, 26, 0)  # the first release whose rp2 machine.Timer runs hard=True callbacks
 PWM_FREQ = 20000
 BEAM_MIN_GAP_MS = 4  # two falling edges closer than this are one card (sensor glitch), not two
-BUTTON_QUIET_MS = 10  # a falling edge this long after the previous edge is latched as a press
+EDGE_SLOTS = 16  # button edges kept between two loop iterations (a bounce storm beyond this is resampled)
+OUT_CAPACITY = 1024
 WATCHDOG_MS = 2000
 SAFE_FLAG = "/unofw_safe"
+
+
+def runtime_problem(impl=None):
+    """Why this interpreter cannot run the firmware safely (one sentence), or None.
+
+    The guard timer must be a hard interrupt so that it stops the motor even while the main loop is stuck;
+    MicroPython's rp2 port runs Timer callbacks as hard interrupts from 1.26 on (older ones fall back to soft)."""
+    impl = sys.implementation if impl is None else impl
+    if impl.name != "micropython":
+        return "this is not MicroPython"
+    version = tuple(impl.version[:3])
+    if version < REQUIRED_MICROPYTHON:
+        return "MicroPython {}.{}.{} is too old: the motor guard needs hard timer interrupts, from 1.26 on".format(
+            *version)
+    return None
+
+
+def check_pins(pins, driver=DRIVER):
+    """Raise ValueError naming the first problem of a pin map (unknown role, reserved or shared pin)."""
+    if driver not in DRIVERS:
+        raise ValueError(f"unknown motor driver {driver!r} (known: {', '.join(DRIVERS)})")
+    used = {}
+    for role in PINS:
+        gpio = pins.get(role)
+        if not isinstance(gpio, int) or gpio < 0 or gpio > 29:
+            raise ValueError(f"pin {role} must be a GPIO number 0-29, got {gpio!r}")
+        if gpio in RESERVED_PINS:
+            raise ValueError(f"pin {role} is GP{gpio}, which is {RESERVED_PINS[gpio]}")
+        if gpio in used:
+            raise ValueError(f"pins {used[gpio]} and {role} both use GP{gpio}")
+        used[gpio] = role
+    for role in pins:
+        if role not in PINS:
+            raise ValueError(f"unknown pin role {role!r}")
 
 
 def take_safe_flag():
@@ -60,59 +116,87 @@ def take_safe_flag():
 
 
 class UsbStdio:
-    """Non-blocking reads from the USB serial port the REPL normally owns."""
+    """The USB serial port the REPL normally owns: reads never wait, writes only when there is room."""
 
     def __init__(self):
         import select
 
-        self._poll = select.poll()
-        self._poll.register(sys.stdin, select.POLLIN)
+        self._rpoll = select.poll()
+        self._rpoll.register(sys.stdin, select.POLLIN)
+        self._wpoll = select.poll()
+        self._wpoll.register(sys.stdout, select.POLLOUT)
         self._in = sys.stdin.buffer
         self._out = sys.stdout.buffer
+        self._rx = bytearray(128)
 
     def read(self):
-        out = bytearray()
-        while len(out) < 128 and self._poll.poll(0):
-            out.extend(self._in.read(1))
-        return bytes(out)
+        if not self._rpoll.poll(0):
+            return None
+        n = 0
+        while n < 128 and self._rpoll.poll(0):
+            self._rx[n] = self._in.read(1)[0]
+            n += 1
+        return bytes(self._rx[:n])
+
+    def writable(self):
+        return bool(self._wpoll.poll(0))
 
     def write(self, data):
-        self._out.write(data)
+        return self._out.write(data)
 
 
 class Rp2040Board(Board):
-    def __init__(self, pins=None, stream=None):
+    def __init__(self, pins=None, stream=None, driver=None):
         p = dict(PINS)
         if pins:
             p.update(pins)
+        self.driver = DRIVER if driver is None else driver
+        check_pins(p, self.driver)  # before any pin is touched: a refused map leaves every pin an input
         Pin = machine.Pin
-        # Direction and PWM low first: the motor must never twitch at boot.
-        self._dir = Pin(p["motor_dir"], Pin.OUT, value=0)
-        self._pwm = machine.PWM(Pin(p["motor_pwm"], Pin.OUT, value=0))
-        self._pwm.freq(PWM_FREQ)
-        self._pwm.duty_u16(0)
-        self._button = Pin(p["button"], Pin.IN, Pin.PULL_UP)
-        self._uno = Pin(p["uno"], Pin.IN, Pin.PULL_UP)
-        # Presses are latched by an IRQ as well as sampled, so a press shorter than a stalled loop iteration is
-        # not lost; only a falling edge after a quiet spell counts, so contact bounce on release latches nothing.
-        self._latched = [False, False]
-        self._last_edge = [time.ticks_ms(), time.ticks_ms()]
-        self._button_handler = self._on_button
-        self._uno_handler = self._on_uno
-        self._button.irq(handler=self._button_handler, trigger=Pin.IRQ_FALLING | Pin.IRQ_RISING)
-        self._uno.irq(handler=self._uno_handler, trigger=Pin.IRQ_FALLING | Pin.IRQ_RISING)
-        self._lid = Pin(p["lid"], Pin.IN, Pin.PULL_UP)
+        # Motor lines low first: the motor must never twitch at boot (external pull-downs hold them until here).
+        self._en = Pin(p["motor_enable"], Pin.OUT, value=0)
+        if self.driver == "tb6612":
+            self._in1 = Pin(p["motor_forward"], Pin.OUT, value=0)
+            self._in2 = Pin(p["motor_reverse"], Pin.OUT, value=0)
+            self._pwm = machine.PWM(self._en)
+            self._pwm_in1 = self._pwm_in2 = None
+            self._pwm.freq(PWM_FREQ)
+            self._pwm.duty_u16(0)
+        else:
+            self._in1 = self._in2 = None
+            self._pwm = None
+            self._pwm_in1 = machine.PWM(Pin(p["motor_forward"], Pin.OUT, value=0))
+            self._pwm_in2 = machine.PWM(Pin(p["motor_reverse"], Pin.OUT, value=0))
+            for pwm in (self._pwm_in1, self._pwm_in2):
+                pwm.freq(PWM_FREQ)
+                pwm.duty_u16(0)
+        self._tripped = array("b", [0])  # guard timer fired: motor refused until reset
+        self._lid_edge = array("b", [0])  # the lid interrupt saw an opening
         self._led = Pin(p["led"], Pin.OUT, value=0)
         self._buzzer = Pin(p["buzzer"], Pin.OUT, value=0)
-        self._beam = Pin(p["beam"], Pin.IN, Pin.PULL_UP)
-        self._cards = 0
-        self._last_beam = time.ticks_add(time.ticks_ms(), -BEAM_MIN_GAP_MS)
-        self._beam_handler = self._on_beam  # bound once: an IRQ must not allocate a new bound method
-        self._beam.irq(handler=self._beam_handler, trigger=Pin.IRQ_FALLING)
+        self._lid = Pin(p["lid"], Pin.IN, Pin.PULL_UP)
+        self._lid_handler = self._on_lid  # bound once: an interrupt handler must not allocate a bound method
+        self._lid.irq(handler=self._lid_handler, trigger=Pin.IRQ_RISING, hard=True)
+        # Button edges: (ticks, level) pairs in a ring per input, [head, count, overflowed] beside it.
+        self._button = Pin(p["button"], Pin.IN, Pin.PULL_UP)
+        self._uno = Pin(p["uno"], Pin.IN, Pin.PULL_UP)
+        self._rings = (array("i", [0] * (2 * EDGE_SLOTS)), array("i", [0] * (2 * EDGE_SLOTS)))
+        self._ring_state = (array("i", [0, 0, 0]), array("i", [0, 0, 0]))
+        self._button_handler = self._on_button
+        self._uno_handler = self._on_uno
+        both = Pin.IRQ_FALLING | Pin.IRQ_RISING
+        self._button.irq(handler=self._button_handler, trigger=both, hard=True)
+        self._uno.irq(handler=self._uno_handler, trigger=both, hard=True)
+        # Cards: [count, ticks of the last counted edge].
+        self._beam = Pin(p["sensor"], Pin.IN, Pin.PULL_UP)
+        self._beam_state = array("i", [0, time.ticks_add(time.ticks_ms(), -BEAM_MIN_GAP_MS)])
+        self._beam_handler = self._on_beam
+        self._beam.irq(handler=self._beam_handler, trigger=Pin.IRQ_FALLING, hard=True)
         self._guard = machine.Timer()
         self._guard_handler = self._on_guard_timer
         self._guard_report = self._report_guard
         self._stream = stream if stream is not None else UsbStdio()
+        self._out = OutQueue(OUT_CAPACITY)
         self._reset_cause = msgs.R_WATCHDOG_RESET if machine.reset_cause() == machine.WDT_RESET else 0
         self._wdt = None
 
@@ -134,7 +218,23 @@ class Rp2040Board(Board):
         return self._stream.read()
 
     def write(self, data):
-        self._stream.write(data)
+        return self._out.put(data)
+
+    def pump(self):
+        out = self._out
+        if out.size == 0 or not self._stream.writable():
+            return 0
+        sent = self._stream.write(out.peek(CHUNK)) or 0
+        out.consume(sent)
+        return sent
+
+    def flush(self, timeout_ms):
+        start = time.ticks_ms()
+        while self._out.size and time.ticks_diff(time.ticks_ms(), start) < timeout_ms:
+            self.pump()
+            self.feed_watchdog()
+            time.sleep_ms(1)
+        return self._out.size == 0
 
     def claim_console(self):
         micropython.kbd_intr(-1)
@@ -143,70 +243,133 @@ class Rp2040Board(Board):
         micropython.kbd_intr(3)
 
     # motor
+    def _hw_off(self):
+        # Safe from interrupt handlers: only register writes, no allocation.
+        if self._pwm is not None:
+            self._pwm.duty_u16(0)
+            self._in1.value(0)
+            self._in2.value(0)
+        else:
+            self._pwm_in1.duty_u16(0)
+            self._pwm_in2.duty_u16(0)
+
     def motor(self, power, forward):
-        self._pwm.duty_u16(0)
-        self._dir.value(1 if forward else 0)
-        self._pwm.duty_u16(int(max(0, min(100, power)) * 65535 // 100))
+        if self._tripped[0] or self._lid.value() == 1:
+            self._hw_off()  # a tripped guard or an open lid: nothing drives the motor, whatever the loop asks
+            return
+        duty = int(max(0, min(100, power)) * 65535 // 100)
+        if self._pwm is not None:
+            # TB6612FNG: PWM off, then the direction, then the PWM (never both inputs high: that is a brake).
+            self._pwm.duty_u16(0)
+            self._in1.value(1 if forward else 0)
+            self._in2.value(0 if forward else 1)
+            self._pwm.duty_u16(duty)
+        else:
+            # DRV8833: PWM on the input of the direction, the other input low (drive / coast).
+            on, off = (self._pwm_in1, self._pwm_in2) if forward else (self._pwm_in2, self._pwm_in1)
+            off.duty_u16(0)
+            on.duty_u16(duty)
 
     def motor_off(self):
-        self._pwm.duty_u16(0)
-        self._dir.value(0)
+        self._hw_off()
+
+    def motor_state(self):
+        """(duty 0-65535, +1 forward / -1 reverse / 0 off) read back from the pins (tests and diagnostics)."""
+        if self._pwm is not None:
+            duty = self._pwm.duty_u16()
+            if duty == 0 or self._in1.value() == self._in2.value():
+                return 0, 0
+            return duty, 1 if self._in1.value() else -1
+        fwd, rev = self._pwm_in1.duty_u16(), self._pwm_in2.duty_u16()
+        if fwd and rev:
+            return 0, 0
+        return (fwd, 1) if fwd else ((rev, -1) if rev else (0, 0))
 
     def guard(self, ms):
-        try:
-            # A hard IRQ runs even if the main loop is stuck inside a C call.
-            self._guard.init(mode=machine.Timer.ONE_SHOT, period=ms, callback=self._guard_handler, hard=True)
-        except TypeError:  # older ports: soft timer only
-            self._guard.init(mode=machine.Timer.ONE_SHOT, period=ms, callback=self._guard_handler)
+        # hard=True: the callback runs in interrupt context even if the main loop is stuck inside a C call.
+        # runtime_problem() refuses a MicroPython whose rp2 Timer cannot do that.
+        self._guard.init(mode=machine.Timer.ONE_SHOT, period=ms, callback=self._guard_handler, hard=True)
 
     def unguard(self):
         self._guard.deinit()
 
+    def guard_tripped(self):
+        return self._tripped[0] == 1
+
     def _on_guard_timer(self, timer):
-        # Runs in interrupt context: switch the motor off right here, tell the main loop later.
-        self._pwm.duty_u16(0)
-        self._dir.value(0)
-        if self.on_guard is not None:
-            micropython.schedule(self._guard_report, 0)
+        # Interrupt context: switch the motor off and latch right here; tell the main loop later.
+        self._tripped[0] = 1
+        self._hw_off()
+        micropython.schedule(self._guard_report, 0)
 
     def _report_guard(self, _):
         if self.on_guard is not None:
             self.on_guard(time.ticks_ms())
 
     # inputs
+    def _on_lid(self, pin):
+        self._hw_off()  # the lid opened: motor off at the edge, before any debouncing or loop iteration
+        self._lid_edge[0] = 1
+
+    def lid_tripped(self):
+        if self._lid_edge[0]:
+            self._lid_edge[0] = 0
+            return True
+        return False
+
     def _on_beam(self, pin):
         now = time.ticks_ms()
-        if time.ticks_diff(now, self._last_beam) >= BEAM_MIN_GAP_MS:
-            self._cards += 1
-            self._last_beam = now
+        state = self._beam_state
+        if time.ticks_diff(now, state[1]) >= BEAM_MIN_GAP_MS:
+            state[0] += 1
+            state[1] = now
 
     def cards(self):
-        return self._cards
+        return self._beam_state[0]
 
-    def _edge(self, index, pin):
-        now = time.ticks_ms()
-        quiet = time.ticks_diff(now, self._last_edge[index]) >= BUTTON_QUIET_MS
-        self._last_edge[index] = now
-        if quiet and pin.value() == 0:
-            self._latched[index] = True
+    def _record(self, index, pin):
+        ring = self._rings[index]
+        state = self._ring_state[index]
+        if state[1] >= EDGE_SLOTS:
+            state[2] = 1  # full: the loop resamples the level instead
+            return
+        slot = (state[0] + state[1]) % EDGE_SLOTS
+        ring[2 * slot] = time.ticks_ms()
+        ring[2 * slot + 1] = pin.value()
+        state[1] += 1
 
     def _on_button(self, pin):
-        self._edge(0, pin)
+        self._record(0, pin)
 
     def _on_uno(self, pin):
-        self._edge(1, pin)
+        self._record(1, pin)
 
-    def _sample(self, index, pin):
-        if self._latched[index]:
-            self._latched[index] = False
-            return True
-        return pin.value() == 0
+    def _take(self, index):
+        state = self._ring_state[index]
+        irq = machine.disable_irq()
+        try:
+            if state[1] == 0:
+                return None
+            slot = state[0]
+            ring = self._rings[index]
+            edge = (ring[2 * slot], ring[2 * slot + 1] == 0)
+            state[0] = (slot + 1) % EDGE_SLOTS
+            state[1] -= 1
+            return edge
+        finally:
+            machine.enable_irq(irq)
 
     def button(self):
-        return self._sample(0, self._button)
+        return self._button.value() == 0
+
+    def button_edge(self):
+        return self._take(0)
 
     def uno(self):
-        return self._sample(1, self._uno)
+        return self._uno.value() == 0
+
+    def uno_edge(self):
+        return self._take(1)
 
     def lid_open(self):
         return self._lid.value() == 1

@@ -1,19 +1,41 @@
-"""One motor run, the same semantics as the host's ``FirePlan`` / ``FireResult``.
+"""One motor run, the same semantics as the host's ``FirePlan`` / ``FireResult``, and the motor's coast gap.
 
-Phases: suspense (optional wait) -> forward (closed loop to a card count with a jam timeout, or open loop for
-``run_ms``) -> retract (short reverse so the next card is pulled back, as the toy does) -> finished.
-A hard ``max_run_ms`` caps every forward phase whatever the plan says. Aborts (host stop, dead-man, lid opened)
-switch the motor off at once and skip the retract.
+Phases: wait (suspense, and the coast gap if the motor last turned the other way) -> forward (closed loop to a
+card count with a jam timeout, or open loop for ``run_ms``) -> coast (motor off for ``COAST_MS``) -> retract
+(short reverse so the next card is pulled back, as the toy does) -> finished. A hard ``max_run_ms`` caps every
+forward phase whatever the plan says. Aborts (host stop, dead-man, lid opened, guard timer) switch the motor off
+at once and skip the retract.
 
 Example::
 
-    run = FireRun(Plan(True, cards=3), Config(), board, now=0)
+    motor = Motor(board)
+    run = FireRun(Plan(True, cards=3), Config(), board, motor, now=0)
     result = None
     while result is None:
         result = run.tick(board.ticks_ms())     # in the firmware's main loop
 """
 
 from unofw import msgs
+
+# Motor off for this long before it may turn the other way: reversing a spinning DC motor draws up to about twice
+# its stall current. The same gap as the GPIO backend's settle time (DeviceSettings.settle_ms); both are checked
+# against firmware/test_vectors.json ("motor" -> "coast_ms").
+COAST_MS = 40
+
+# Firmware-side ceilings of every CONFIG value, inclusive (the host checks the same table, serial_protocol's
+# DEVICE_LIMITS; both are checked against firmware/test_vectors.json "config_limits"). A CONFIG outside them is
+# refused whole with bad_request, so a host bug cannot make the motor run for a minute.
+LIMITS = {
+    "deadman_ms": (100, 5000),
+    "max_run_ms": (100, 10000),
+    "jam_ms": (50, 5000),
+    "retract_ms": (0, 500),
+    "retract_power": (0, 100),
+    "has_sensor": (0, 1),
+    "debounce_ms": (0, 100),
+}
+CONFIG_ORDER = ("deadman_ms", "max_run_ms", "jam_ms", "retract_ms", "retract_power", "has_sensor", "debounce_ms")
+GUARD_MARGIN_MS = 50  # the guard timer fires this long after the run loop's own limit
 
 
 class Plan:
@@ -39,6 +61,19 @@ class Config:
         self.has_sensor = True
         self.debounce_ms = 25
 
+    def guard_ms(self):
+        """How long after the motor starts the board's guard timer switches it off, whatever the loop does."""
+        return self.max_run_ms + COAST_MS + self.retract_ms + GUARD_MARGIN_MS
+
+
+def config_problem(values):
+    """The name of the first CONFIG value outside :data:`LIMITS` (``values`` in ``CONFIG_ORDER``), else None."""
+    for name, value in zip(CONFIG_ORDER, values):
+        low, high = LIMITS[name]
+        if value < low or value > high:
+            return name
+    return None
+
 
 class Result:
     def __init__(self, cards_out, ran_ms, outcome, counted, reason=msgs.R_NONE):
@@ -49,24 +84,76 @@ class Result:
         self.reason = reason
 
 
-SUSPENSE = 0
+FORWARD_DIR = 1
+REVERSE_DIR = -1
+
+
+class Motor:
+    """The motor through the board, remembering which way it last turned and when it stopped, so that it never
+    goes from one direction straight into the other: the other direction waits ``COAST_MS`` after a stop.
+
+    Example::
+
+        motor = Motor(board)
+        motor.drive(100, True, now)          # forward
+        motor.off(now + 200)
+        motor.ready(False, now + 210)        # False: still coasting
+        motor.ready(False, now + 240)        # True
+    """
+
+    def __init__(self, board):
+        self.board = board
+        self.direction = 0  # what is driven now: FORWARD_DIR, REVERSE_DIR or 0 (off)
+        self.last_direction = 0  # the direction of the last time it was on
+        self.off_at = 0
+
+    def ready(self, forward, now):
+        """True when starting in this direction now keeps the coast gap."""
+        wanted = FORWARD_DIR if forward else REVERSE_DIR
+        if self.direction != 0:
+            return self.direction == wanted
+        if self.last_direction == 0 or self.last_direction == wanted:
+            return True
+        return self.board.ticks_diff(now, self.off_at) >= COAST_MS
+
+    def drive(self, power, forward, now):
+        """Drive at ``power`` percent; refused (motor off, False) when it would skip the coast gap."""
+        if not self.ready(forward, now):
+            self.off(now)
+            return False
+        self.direction = FORWARD_DIR if forward else REVERSE_DIR
+        self.last_direction = self.direction
+        self.board.motor(power, forward)
+        return True
+
+    def off(self, now):
+        self.board.motor_off()
+        if self.direction != 0:
+            self.off_at = now
+            self.direction = 0
+
+
+WAIT = 0
 FORWARD = 1
-RETRACT = 2
-FINISHED = 3
+COAST = 2
+RETRACT = 3
+FINISHED = 4
 
 
 class FireRun:
     """A run of a plan that fires (a ``no_fire`` plan is answered by the app without one)."""
 
-    def __init__(self, plan, config, board, now):
+    def __init__(self, plan, config, board, motor, now):
         self.plan = plan
         self.cfg = config
         self.board = board
+        self.motor = motor
         self.closed_loop = config.has_sensor and plan.cards > 0
-        self.phase = SUSPENSE
+        self.phase = WAIT
         self.started = now
         self.motor_on_at = None
         self.motor_off_at = None
+        self.retract_at = None
         self.last_progress = now
         self.base = board.cards()
         self.seen = 0
@@ -91,8 +178,8 @@ class FireRun:
         if count != self.seen:
             self.seen = count
             self.last_progress = now
-        if self.phase == SUSPENSE:
-            if self._diff(now, self.started) < self.plan.suspense_ms:
+        if self.phase == WAIT:
+            if self._diff(now, self.started) < self.plan.suspense_ms or not self.motor.ready(True, now):
                 return None
             self._start_forward(now)
         if self.phase == FORWARD:
@@ -107,8 +194,12 @@ class FireRun:
                     self._end_forward(now, msgs.O_JAM if count else msgs.O_EMPTY, msgs.R_NONE)
             elif on_for >= self.plan.run_ms:
                 self._end_forward(now, msgs.O_OK, msgs.R_NONE)
-        if self.phase == RETRACT and self._diff(now, self.motor_off_at) >= self.cfg.retract_ms:
-            self.board.motor_off()
+        if self.phase == COAST and self._diff(now, self.motor_off_at) >= COAST_MS and self.motor.ready(False, now):
+            self.phase = RETRACT
+            self.retract_at = now
+            self.motor.drive(self.cfg.retract_power, False, now)
+        if self.phase == RETRACT and self._diff(now, self.retract_at) >= self.cfg.retract_ms:
+            self.motor.off(now)
             self._finish()
         if self.phase == FINISHED:
             return self.result
@@ -118,7 +209,7 @@ class FireRun:
         """Motor off now, no retract; returns the result (or None if the run had already finished)."""
         if self.phase == FINISHED:
             return None
-        self.board.motor_off()
+        self.motor.off(now)
         if self.phase == FORWARD:
             self.motor_off_at = now
         self.outcome = outcome
@@ -133,18 +224,17 @@ class FireRun:
         power = self.plan.power
         if power <= 0 or power > 100:
             power = 100
-        self.board.guard(self.cfg.max_run_ms + self.cfg.retract_ms + 50)
-        self.board.motor(power, True)
+        self.board.guard(self.cfg.guard_ms())
+        self.motor.drive(power, True, now)
 
     def _end_forward(self, now, outcome, reason):
         self.outcome = outcome
         self.reason = reason
         self.motor_off_at = now
+        self.motor.off(now)
         if self.cfg.retract_ms > 0:
-            self.phase = RETRACT
-            self.board.motor(self.cfg.retract_power, False)
+            self.phase = COAST  # the motor coasts down before it may turn the other way
         else:
-            self.board.motor_off()
             self._finish()
 
     def _finish(self):

@@ -17,6 +17,7 @@ Example::
 from __future__ import annotations
 
 import os
+import select
 import struct
 import threading
 import tty
@@ -28,16 +29,20 @@ from unolauncher.launcher import serial_protocol as sp
 from unolauncher.launcher.interface import FireResult
 
 ensure_firmware_path()
-from unofw.app import Firmware, run_forever  # noqa: E402
+from unofw.app import Firmware, run_forever, step  # noqa: E402
 
 
 class MemoryStream:
-    """The data channel as two byte buffers (host side: :meth:`host_write`, :meth:`host_read`)."""
+    """The data channel as two byte buffers (host side: :meth:`host_write`, :meth:`host_read`). With
+    ``reading = False`` the host has stopped reading: the port takes nothing (a real USB CDC write would block).
+    ``writes`` keeps the size of every write call the firmware made."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.to_device = bytearray()
         self.to_host = bytearray()
+        self.reading = True
+        self.writes: list[int] = []
 
     def read(self) -> bytes | None:
         with self._lock:
@@ -45,9 +50,16 @@ class MemoryStream:
             self.to_device.clear()
         return data or None
 
-    def write(self, data: bytes) -> None:
+    def writable(self) -> bool:
+        return self.reading
+
+    def write(self, data: bytes) -> int:
+        if not self.reading:
+            raise AssertionError("the firmware wrote to a port that said it could take nothing (it would block)")
         with self._lock:
             self.to_host.extend(data)
+            self.writes.append(len(data))
+        return len(data)
 
     def host_write(self, data: bytes) -> None:
         with self._lock:
@@ -73,17 +85,19 @@ class PtyStream:
         except (BlockingIOError, OSError):
             return None
 
-    def write(self, data: bytes) -> None:
-        view = memoryview(data)
-        for _ in range(200):
-            if not view:
-                return
-            try:
-                view = view[os.write(self.fd, view):]
-            except BlockingIOError:
-                mp_time._real.sleep(0.0005)
-            except OSError:
-                return
+    def writable(self) -> bool:
+        try:
+            return bool(select.select([], [self.fd], [], 0)[1])
+        except (OSError, ValueError):
+            return True  # a vanished host: write() drops the bytes
+
+    def write(self, data: bytes) -> int:
+        try:
+            return os.write(self.fd, data)
+        except BlockingIOError:
+            return 0
+        except OSError:
+            return len(data)  # nobody listens any more: the bytes are gone, as on an unplugged cable
 
 
 class Physics:
@@ -102,6 +116,7 @@ class Physics:
         self.ejected = 0
         self.forward_ms = 0
         self.reverse_ms = 0
+        self.trace: list[tuple[int, int]] = []  # (ms, direction) at every change: +1 forward, -1 reverse, 0 off
         self._acc = 0.0
         self._on_for = 0
         self._last: int | None = None
@@ -132,7 +147,8 @@ class Physics:
         self.at(0, self.board._lid, 1 if is_open else 0)
 
     def motor(self) -> tuple[float, bool]:
-        return self.board._pwm.duty_u16() / 65535, self.board._dir.value() == 1
+        duty, direction = self.board.motor_state()
+        return duty / 65535, direction == 1
 
     def step(self, now: int) -> None:
         dt = 1 if self._last is None else max(0, now - self._last)
@@ -143,6 +159,9 @@ class Physics:
         for _, pin, level in due:
             pin.drive(level)
         power, forward = self.motor()
+        direction = 0 if power <= 0 else (1 if forward else -1)
+        if not self.trace or self.trace[-1][1] != direction:
+            self.trace.append((now, direction))
         if power > 0 and forward:
             self.forward_ms += dt
             self._on_for += dt
@@ -174,9 +193,10 @@ class Harness:
     def __init__(self, **physics: Any) -> None:
         mp_time.use_virtual(0)
         machine.next_reset_cause = physics.pop("reset_cause", machine.PWRON_RESET)
+        driver = physics.pop("driver", None)
         self.rp2040 = load_rp2040()
         self.stream = MemoryStream()
-        self.board = self.rp2040.Rp2040Board(stream=self.stream)
+        self.board = self.rp2040.Rp2040Board(stream=self.stream, driver=driver)
         self.physics = Physics(self.board, **physics)
         mp_time.hooks.append(self.physics.step)
         self.fw = Firmware(self.board)
@@ -189,11 +209,7 @@ class Harness:
     # time
     def loop(self, ms: int) -> None:
         for _ in range(ms):
-            now = self.board.ticks_ms()
-            self.fw.feed(self.board.read(), now)
-            self.fw.tick(now)
-            self.board.feed_watchdog()
-            self.board.idle()
+            step(self.fw, self.board)
             self._collect()
 
     def _collect(self) -> None:
@@ -258,7 +274,7 @@ class Harness:
         return out
 
     def motor_on(self) -> bool:
-        return bool(self.board._pwm.duty_u16())
+        return bool(self.board.motor_state()[0])
 
 
 class SimDevice:
@@ -349,7 +365,7 @@ class SimDevice:
         self.physics.set_lid(is_open)
 
     def motor_on(self) -> bool:
-        return self.board is not None and bool(self.board._pwm.duty_u16())
+        return self.board is not None and bool(self.board.motor_state()[0])
 
     def send_garbage(self, data: bytes) -> None:
         """Line noise from the device side (e.g. a brown-out glitch)."""

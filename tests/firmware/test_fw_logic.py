@@ -32,7 +32,7 @@ def ready(**physics: object) -> Harness:
 
 def test_motor_is_off_at_boot_and_the_main_loop_claims_the_console(harness: Harness) -> None:
     board = harness.board
-    assert board._pwm.duty_u16() == 0 and board._dir.value() == 0
+    assert board.motor_state() == (0, 0) and board._in1.value() == 0 and board._in2.value() == 0
     micropython.kbd_intr_calls.clear()
     machine.WDT.instances.clear()
     ticks = iter(range(50))
@@ -146,7 +146,7 @@ def test_beam_glitch_closer_than_the_minimum_gap_is_one_card() -> None:
 def test_closed_loop_run_counts_cards_then_retracts() -> None:
     h = ready(magazine=20)
     assert fire(h, fire=True, cards=3, power=0.8) == sp.AckCode.OK
-    assert h.motor_on() and h.board._dir.value() == 1
+    assert h.board.motor_state()[1] == 1
     h.loop(600)
     [result] = h.done()
     assert (result.cards_out, result.outcome, result.counted) == (3, "ok", True)

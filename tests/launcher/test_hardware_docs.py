@@ -1,19 +1,27 @@
-"""hardware/: the README's wiring table and wiring.svg are what make_wiring.py generates from pins.toml, and the
-README's jig table matches the [jig] section."""
+"""hardware/: the README's tables, the schematics and the harness drawings are what make_wiring.py generates from
+pins.toml and parts.toml; the firmware's pins and the daemon's defaults are the same maps; every part of the parts
+list is drawn, and nothing else."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from support.binaries import require_binary
 from unolauncher.launcher.pins import DEFAULT_PINS, HEADER_PIN
 
-HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
+ROOT = Path(__file__).resolve().parents[2]
+HARDWARE = ROOT / "hardware"
+PINS = tomllib.loads((HARDWARE / "pins.toml").read_text())
 
 
 def generator() -> Any:
@@ -25,38 +33,109 @@ def generator() -> Any:
     return module
 
 
-def test_readme_wiring_table_matches_pins_toml() -> None:
-    pins = tomllib.loads((HARDWARE / "pins.toml").read_text())["pins"]
-    readme = (HARDWARE / "README.md").read_text()
-    rows = re.findall(r"^\| [^|]+ \| `(\w+)` \| GPIO (\d+) \| (\d+) \|", readme, flags=re.M)
-    assert {role: int(gpio) for role, gpio, _ in rows} == pins
+def firmware_pins() -> dict[str, int]:
+    """``PINS`` of firmware/unofw/rp2040.py, read without importing MicroPython's ``machine``."""
+    tree = ast.parse((ROOT / "firmware" / "unofw" / "rp2040.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "PINS" for t in node.targets):
+            value: dict[str, int] = ast.literal_eval(node.value)
+            return value
+    raise AssertionError("rp2040.py has no PINS")
+
+
+def readme_rows(pattern: str) -> list[tuple[str, ...]]:
+    return re.findall(pattern, (HARDWARE / "README.md").read_text(), flags=re.M)
+
+
+def test_readme_pi_table_matches_pins_toml_and_the_daemon() -> None:
+    rows = readme_rows(r"^\| [^|]+ \| `(\w+)` \| GPIO (\d+) \| (\d+) \|")
+    assert {role: int(gpio) for role, gpio, _ in rows} == PINS["pins"]
     assert all(HEADER_PIN[int(gpio)] == int(header) for _, gpio, header in rows)
     assert [role for role, _, _ in rows] == [role for role, _ in DEFAULT_PINS.items()]
 
 
-def test_readme_jig_table_matches_pins_toml() -> None:
-    data = tomllib.loads((HARDWARE / "pins.toml").read_text())
-    readme = (HARDWARE / "README.md").read_text()
-    rows = re.findall(r"^\| GPIO (\d+) \| GPIO (\d+) \(`(\w+)`\) \|", readme, flags=re.M)
-    assert {role: int(jig) for jig, _, role in rows} == data["jig"]
-    assert all(data["pins"][role] == int(target) for _, target, role in rows)
-
-
-def test_generated_files_are_current() -> None:
+def test_readme_pico_table_matches_pins_toml_and_the_firmware() -> None:
     module = generator()
-    pins, jig = module.load()
+    rows = readme_rows(r"^\| [^|]+ \| `(\w+)` \| GP(\d+) \| (\d+) \|")
+    assert {role: int(gp) for role, gp, _ in rows} == PINS["pico"] == firmware_pins()
+    assert all(module.PICO_PIN[int(gp)] == int(pin) for _, gp, pin in rows)
+    assert not set(PINS["pico"].values()) & {23, 24, 25, 29}  # the Pico W's Wi-Fi pins
+
+
+def test_readme_jig_table_matches_pins_toml() -> None:
+    rows = readme_rows(r"^\| GPIO (\d+) \| GPIO (\d+) \(`(\w+)`\) \|")
+    assert {role: int(jig) for jig, _, role in rows} == PINS["jig"]
+    assert all(PINS["pins"][role] == int(target) for _, target, role in rows)
+
+
+def test_each_driver_table_names_every_host_pin_it_uses() -> None:
     readme = (HARDWARE / "README.md").read_text()
-    assert module.readme_with_table(readme, pins) == readme, "run python hardware/make_wiring.py"
-    assert module.svg(pins, jig) == (HARDWARE / "wiring.svg").read_text(), "run python hardware/make_wiring.py"
+    for name, marker in (("TB6612FNG", "tb6612"), ("DRV8833", "drv8833")):
+        table = readme.split(f"<!-- generated: {marker} ")[1].split(f"<!-- end: {marker} -->")[0]
+        assert f"GPIO {PINS['pins']['motor_forward']} (pin {HEADER_PIN[PINS['pins']['motor_forward']]})" in table
+        assert f"GP{PINS['pico']['motor_reverse']} (pin " in table, name
+    drv = readme.split("<!-- generated: drv8833 ")[1].split("<!-- end: drv8833 -->")[0]
+    assert "never the host's 3.3 V" in drv and "Never PWM here" in drv
 
 
-def test_check_mode_catches_drift(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, str(HARDWARE / "make_wiring.py"), "--check"], capture_output=True, text=True, timeout=60
-    )
+def test_pins_toml_does_not_promise_hardware_pwm_on_the_pi() -> None:
+    text = (HARDWARE / "pins.toml").read_text()
+    assert "hardware PWM0" not in text
+    assert "PWM in software (lgpio)" in text
+
+
+def test_readme_tables_are_current() -> None:
+    module = generator()
+    maps, parts = module.load()
+    readme = (HARDWARE / "README.md").read_text()
+    assert module.readme_with_tables(readme, module.blocks(maps, parts)) == readme, "run python hardware/make_wiring.py"
+
+
+@pytest.mark.parametrize("path", ["pi", "pico"])
+def test_schematic_is_current_and_draws_every_part_of_the_list(path: str) -> None:
+    pytest.importorskip("schemdraw", reason="schemdraw is in the test extras (pip install -e .[test])")
+    module = generator()
+    maps, parts = module.load()
+    svg, drawn = module.schematic(path, maps[path])
+    assert svg == (HARDWARE / f"schematic-{path}.svg").read_bytes(), "run python hardware/make_wiring.py"
+    assert drawn == module.refs_for(parts, path)
+    texts = " ".join(module.svg_texts(svg))
+    for role, gpio in maps[path].items():
+        assert f"{module.gpio_name(path, gpio).replace(' ', '')} ({module.host_pin(path, gpio)})" in texts, role
+        assert module.ROLES[role][2] in texts
+    for ref in drawn:
+        assert re.search(rf"\b{ref}\b", texts), ref
+    for must in ("VM", "STBY", "3V3", "5V", "GND", "470µ 10V", "100n 50V", "220Ω 17mA"):
+        assert must in texts, must
+
+
+@pytest.mark.parametrize("path", ["pi", "pico"])
+def test_harness_source_and_drawing_are_current(path: str) -> None:
+    pytest.importorskip("wireviz", reason="WireViz is in the test extras (pip install -e .[test])")
+    module = generator()
+    maps, _ = module.load()
+    yaml_text = module.harness_yaml(path, maps[path])
+    assert yaml_text == (HARDWARE / f"harness-{path}.yml").read_text(), "run python hardware/make_wiring.py"
+    require_binary("dot")
+    committed = module.svg_texts((HARDWARE / f"harness-{path}.svg").read_bytes())
+    assert module.svg_texts(module.harness_svg(yaml_text)) == committed, "run python hardware/make_wiring.py"
+    for role, gpio in maps[path].items():
+        assert f"{module.gpio_name(path, gpio).replace(' ', '')}" in committed, role
+        assert str(module.host_pin(path, gpio)) in committed, role
+
+
+def test_check_mode_catches_a_changed_pin(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, str(HARDWARE / "make_wiring.py"), "--check", "--tables"],
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     module = generator()
-    module.SVG = tmp_path / "wiring.svg"
-    module.SVG.write_text("<svg/>")
-    module.README = HARDWARE / "README.md"
-    assert module.main(["--check"]) == 1
+    pins = tmp_path / "pins.toml"
+    pins.write_text((HARDWARE / "pins.toml").read_text().replace("button = 17 ", "button = 5  "))
+    module.PINS_FILE = pins
+    assert module.main(["--check", "--tables"]) == 1
+    readme = tmp_path / "README.md"
+    shutil.copy(HARDWARE / "README.md", readme)
+    module.README = readme
+    assert module.main(["--tables"]) == 0  # regenerated: now it is current
+    assert "| Launcher button | `button` | GPIO 5 | 29 |" in readme.read_text()
+    assert module.main(["--check", "--tables"]) == 0

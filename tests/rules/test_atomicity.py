@@ -14,7 +14,7 @@ from unolauncher.launcher.ejection import params_from_table
 from unolauncher.rules import referee as referee_module
 from unolauncher.rules.referee import COMMAND_TYPES, Referee
 from unolauncher.rules.schema import COMMAND_FIELDS, EJECTION_CUSTOM, OPTIONS
-from unolauncher.rules.state import DEFAULT_OPTIONS
+from unolauncher.rules.state import DEFAULT_OPTIONS, OPTIONAL_OPTIONS
 
 from .rigs import ok, refused, start
 
@@ -108,7 +108,7 @@ def test_an_undo_whose_rebuild_fails_changes_nothing(monkeypatch: pytest.MonkeyP
 
 def test_every_command_type_has_a_schema_and_the_options_tables_match_the_code() -> None:
     assert set(COMMAND_FIELDS) == set(COMMAND_TYPES)
-    assert set(OPTIONS) == set(DEFAULT_OPTIONS)
+    assert set(OPTIONS) == set(DEFAULT_OPTIONS) | set(OPTIONAL_OPTIONS)
     for key in EJECTION_CUSTOM:  # each key the schema lets through is one the ejection model knows
         with pytest.raises(ValueError) as info:
             params_from_table({key: "?"})

@@ -34,6 +34,7 @@ KNOWN_BINARIES: dict[str, str] = {
     "chromium": "chromium",
     "systemd-analyze": "systemd",
     "fusermount3": "fuse3",
+    "dot": "graphviz",
 }
 
 HIDE_VARIABLE = "UNOLAUNCHER_TEST_HIDE_BINARIES"

@@ -148,7 +148,14 @@ class Daemon:
         table = self.table
         self.press_handler = PressHandler(
             self.launcher,
-            create_model({"preset": self.config.launcher.preset, "custom": self.config.launcher.custom}, self.launcher),
+            create_model(
+                {
+                    "preset": self.config.launcher.preset,
+                    "custom": self.config.launcher.custom,
+                    "ms_per_card": self.config.launcher.ms_per_card,
+                },
+                self.launcher,
+            ),
             who_may_hit=table.hitter,
             on_hit=table.on_hit,
             on_event=table.on_launcher_event,
@@ -265,6 +272,8 @@ class Daemon:
             options = dict(options or {})
             if launcher.preset != "classic":
                 options.setdefault("ejection_preset", launcher.preset)
+            if launcher.ms_per_card is not None:
+                options.setdefault("ejection_ms_per_card", launcher.ms_per_card)  # journalled with the game
             custom_wanted = options.get("ejection_preset") == "custom" and options.get("ejection_custom") is None
             if custom_wanted and launcher.custom:
                 options["ejection_custom"] = launcher.custom
@@ -285,14 +294,22 @@ class Daemon:
         if found is None:
             return
         state, custom = found
+        from unolauncher.launcher.ejection import MS_PER_CARD
+
         preset = state.get("preset")
-        same_model = handler.model.preset == preset and (preset != "custom" or handler.model.custom == custom)
+        ms_per_card = state.get("ms_per_card", MS_PER_CARD)  # in the state when the game was started calibrated
+        same_model = (
+            handler.model.preset == preset
+            and handler.model.ms_per_card == ms_per_card
+            and (preset != "custom" or handler.model.custom == custom)
+        )
         if same_model and state == handler.state:
             return
         if not same_model:
             from unolauncher.launcher.factory import create_model
 
-            handler.model = create_model({"preset": preset, "custom": custom}, self.launcher)
+            settings = {"preset": preset, "custom": custom, "ms_per_card": ms_per_card}
+            handler.model = create_model(settings, self.launcher)
         handler.restore(state)
 
     def _on_connected(self) -> None:

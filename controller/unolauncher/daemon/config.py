@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from unolauncher.launcher.ejection import MS_PER_CARD_RANGE, PRESETS
+
 DEFAULT_PATH = Path("/etc/unolauncher/config.toml")
 
 
@@ -117,8 +119,6 @@ def _shown(value: Any) -> str:
 
 
 def _preset(key: str, value: Any) -> str:
-    from unolauncher.launcher.ejection import PRESETS
-
     if value not in PRESETS:
         raise ConfigError(f"{key} must be one of {', '.join(PRESETS)}, got {_shown(value)}")
     return str(value)
@@ -175,6 +175,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "backend": _choice("auto", "virtual", "gpio", "serial"),
         "preset": _preset,
         "custom": _custom_table,
+        "ms_per_card": _int_range(*MS_PER_CARD_RANGE, " ms"),
         "seed": _int_range(0, 2**63 - 1),
         "magazine": _int,
         "pins": _table,
@@ -246,6 +247,7 @@ class LauncherConfig:
     backend: str = "auto"
     preset: str = "classic"
     custom: dict[str, Any] | None = None
+    ms_per_card: int | None = None  # measured by `unolauncher selftest --calibrate`
     seed: int | None = None
     magazine: int = 40
     pins: dict[str, Any] | None = None

@@ -22,7 +22,10 @@ How a press is decided (documented in ``docs/ejection.md`` so an auditor can re-
 * Card count: the smallest *n* whose cumulative weight exceeds ``u1 * total``. Suspense: with probability
   ``suspense_chance`` (``u2``) the motor start waits ``suspense_ms_min + u3 * (max - min)`` ms.
 * Motor plan: ``run_ms = spin_up_ms + cards * ms_per_card`` (capped), ``power`` full; without a card sensor
-  (open loop) this is what the device runs; with one it is only the expected duration.
+  (open loop) this is what the device runs; with one it is only the expected duration. ``ms_per_card`` is
+  :data:`MS_PER_CARD` until ``unolauncher selftest --calibrate`` measured the real toy (``[launcher] ms_per_card``);
+  a game records the value it was started with (game option ``ejection_ms_per_card``, and ``ms_per_card`` in the
+  model state when it is not the default), so an audit recomputes the same plans.
 
 Example::
 
@@ -52,7 +55,8 @@ ORIGINAL_SEQUENCE: tuple[int, ...] = (
 )  # fmt: skip
 
 SPIN_UP_MS = 150  # motor from rest to ejecting speed
-MS_PER_CARD = 110  # about 9 cards/s at full power
+MS_PER_CARD = 110  # about 9 cards/s at full power: the default until selftest --calibrate measured the toy
+MS_PER_CARD_RANGE = (20, 1000)  # 50 down to 1 card per second
 MAX_PLAN_RUN_MS = 4000
 
 
@@ -248,7 +252,15 @@ class EjectionModel:
         assert fired == [False, True, False, False, False, True]
     """
 
-    def __init__(self, preset: str = "classic", custom: Any = None, has_sensor: bool = True) -> None:
+    def __init__(self, preset: str = "classic", custom: Any = None, has_sensor: bool = True,
+                 ms_per_card: int | None = None) -> None:
+        if ms_per_card is None:
+            ms_per_card = MS_PER_CARD
+        low, high = MS_PER_CARD_RANGE
+        if isinstance(ms_per_card, bool) or not isinstance(ms_per_card, int) or not low <= ms_per_card <= high:
+            raise EjectionConfigError(f"ms_per_card must be a whole number of milliseconds from {low} to {high}, "
+                                      f"got {ms_per_card!r}")
+        self.ms_per_card = ms_per_card
         if preset not in PRESETS:
             raise EjectionConfigError(f"unknown ejection preset {preset!r} (known: {', '.join(PRESETS)})")
         if preset == "custom":
@@ -267,7 +279,10 @@ class EjectionModel:
         """Fresh state for a game (also what a power cycle means to the sequence count)."""
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise EjectionConfigError(f"the ejection seed must be a whole number, got {seed!r}")
-        return {"preset": self.preset, "seed": seed, "press": 0, "run": 0, "since_lid": 0}
+        state: dict[str, Any] = {"preset": self.preset, "seed": seed, "press": 0, "run": 0, "since_lid": 0}
+        if self.ms_per_card != MS_PER_CARD:
+            state["ms_per_card"] = self.ms_per_card  # a calibrated launcher: the plans depend on it
+        return state
 
     def plan(self, state: dict[str, Any]) -> tuple[FirePlan, dict[str, Any]]:
         """The plan for the next press and the state after it. Pure: ``state`` is not modified."""
@@ -296,7 +311,7 @@ class EjectionModel:
         if u_suspense < params.suspense_chance:
             low, high = params.suspense_ms
             suspense = int(low + u_delay * (high - low))
-        run_ms = min(MAX_PLAN_RUN_MS, SPIN_UP_MS + cards * MS_PER_CARD)
+        run_ms = min(MAX_PLAN_RUN_MS, SPIN_UP_MS + cards * self.ms_per_card)
         return FirePlan(fire=True, cards=cards, run_ms=run_ms, power=1.0, suspense_ms=suspense), new_state
 
     def _draw_cards(self, u: float) -> int:

@@ -15,6 +15,7 @@ dataclass); every key is optional:
                     see :class:`~unolauncher.launcher.gpio.DeviceSettings`
 ``virtual``         table of :class:`~unolauncher.launcher.virtual.VirtualParams` fields (``jam_probability``, …)
 ``preset``, ``custom``  the ejection preset and custom table (:func:`create_model`)
+``ms_per_card``     the launcher's measured milliseconds per card (``selftest --calibrate``; :func:`create_model`)
 ==================  ==========================================================================================
 
 The ``serial`` backend lives in ``launcher/serial_launcher.py`` (imported only when chosen): it is built with
@@ -179,6 +180,8 @@ def _create_serial(settings: Any, clock: Clock) -> Launcher:
 
 
 def create_model(settings: Any, launcher: Launcher | None = None) -> EjectionModel:
-    """The ejection model for these settings (``preset``, ``custom``); open loop when the launcher has no sensor."""
+    """The ejection model for these settings (``preset``, ``custom``, ``ms_per_card``); open loop when the launcher
+    has no sensor."""
     has_sensor = launcher.status().has_sensor if launcher is not None else True
-    return EjectionModel(setting(settings, "preset", "classic"), setting(settings, "custom"), has_sensor=has_sensor)
+    return EjectionModel(setting(settings, "preset", "classic"), setting(settings, "custom"), has_sensor=has_sensor,
+                         ms_per_card=setting(settings, "ms_per_card"))

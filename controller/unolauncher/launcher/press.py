@@ -103,6 +103,8 @@ class PressHandler:
             self.state = self.model.start(seed)
         self.plan_ahead()
         event = {"type": "ejection_start", "preset": self.model.preset, "commitment": commitment(seed)}
+        if "ms_per_card" in self.state:
+            event["ms_per_card"] = self.state["ms_per_card"]  # a calibrated launcher: verify needs it
         self._emit(event)
         return event
 

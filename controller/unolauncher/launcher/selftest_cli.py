@@ -8,7 +8,8 @@
 
 ``--virtual`` runs the same steps against the virtual launcher in virtual time (a simulated person presses the
 button); that is how the command itself is tested. Exit 0 when every part passed, 1 when one failed, 2 when the
-test could not start (bad pin file, no GPIO).
+test could not start (bad pin file, no GPIO). ``--calibrate`` measures cards per second instead and writes
+``ms_per_card`` to the configuration (:mod:`unolauncher.launcher.calibrate`).
 
 Example::
 
@@ -59,9 +60,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for the button (default 20)")
     parser.add_argument("--virtual-magazine", type=int, default=10, help=argparse.SUPPRESS)
     parser.add_argument("--virtual-no-press", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--calibrate", action="store_true",
+                        help="measure cards per second through the beam and write ms_per_card to --config")
+    parser.add_argument("--config", help="configuration file for --calibrate (default /etc/unolauncher/config.toml)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.calibrate:
+        from unolauncher.launcher.calibrate import run_calibration
+
+        return run_calibration(args)
     results: list[Result] = PrintedResults()
     try:
         pins = load_pin_file(Path(args.pins)) if args.pins else DEFAULT_PINS

@@ -191,25 +191,27 @@ class SerialLauncher:
         has_sensor = not (isinstance(pins, dict) and pins.get("sensor") == -1)
         base = sp.DeviceConfig()
 
-        def ms(key: str, scale: float, default: int, low: int, high: int) -> int:
+        def ms(key: str, scale: float, field: str) -> int:
             value = get(key)
             if value is None:
-                return default
+                return int(getattr(base, field))
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise ValueError(f"launcher setting {key} must be a number, got {value!r}")
             result = round(value * scale)
+            low, high = sp.DEVICE_LIMITS[field]
             if not low <= result <= high:
-                raise ValueError(f"launcher setting {key}={value!r} is out of range for the co-processor")
+                raise ValueError(f"launcher setting {key}={value!r} is outside what the co-processor accepts "
+                                 f"({low / scale:g} to {high / scale:g})")
             return result
 
         device = sp.DeviceConfig(
-            deadman_ms=ms("deadman_ms", 1, base.deadman_ms, 100, 60000),
-            max_run_ms=ms("max_run_s", 1000, base.max_run_ms, 100, 60000),
-            jam_ms=ms("jam_timeout_s", 1000, base.jam_ms, 50, 60000),
-            retract_ms=ms("retract_ms", 1, base.retract_ms, 0, 2000),
-            retract_power=ms("retract_power", 100, base.retract_power, 0, 100),
+            deadman_ms=ms("deadman_ms", 1, "deadman_ms"),
+            max_run_ms=ms("max_run_s", 1000, "max_run_ms"),
+            jam_ms=ms("jam_timeout_s", 1000, "jam_ms"),
+            retract_ms=ms("retract_ms", 1, "retract_ms"),
+            retract_power=ms("retract_power", 100, "retract_power"),
             has_sensor=has_sensor,
-            debounce_ms=ms("debounce_ms", 1, base.debounce_ms, 0, 255),
+            debounce_ms=ms("debounce_ms", 1, "debounce_ms"),
         )
         magazine = get("magazine")
         return cls(SerialSettings(port=port, baudrate=int(get("baudrate", 115200)), magazine=magazine, device=device),

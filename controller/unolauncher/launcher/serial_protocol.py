@@ -71,6 +71,7 @@ F_JAMMED = 8
 F_HAS_SENSOR = 16
 F_RETRACTING = 32
 F_HOST_ALIVE = 64
+F_GUARD_TRIPPED = 128
 
 
 class AckCode(IntEnum):
@@ -251,6 +252,19 @@ def decode_fire(body: bytes) -> FirePlan:
     return FirePlan(fire=bool(flags & 1), cards=cards, run_ms=run_ms, power=power / 100, suspense_ms=suspense_ms)
 
 
+# The firmware's ceilings for every CONFIG value, inclusive (firmware/unofw/runner.py LIMITS; both are checked
+# against firmware/test_vectors.json). The host refuses a configuration outside them before it reaches the wire.
+DEVICE_LIMITS: dict[str, tuple[int, int]] = {
+    "deadman_ms": (100, 5000),
+    "max_run_ms": (100, 10000),
+    "jam_ms": (50, 5000),
+    "retract_ms": (0, 500),
+    "retract_power": (0, 100),
+    "has_sensor": (0, 1),
+    "debounce_ms": (0, 100),
+}
+
+
 @dataclass(frozen=True)
 class DeviceConfig:
     """What the host tells the firmware after each handshake (CONFIG)."""
@@ -295,6 +309,7 @@ def decode_status(body: bytes) -> dict[str, Any]:
     return {
         "seq": seq, "motor_on": bool(flags & F_MOTOR_ON), "running": bool(flags & F_RUNNING),
         "lid_open": bool(flags & F_LID_OPEN), "jammed": bool(flags & F_JAMMED),
+        "guard_tripped": bool(flags & F_GUARD_TRIPPED),
         "has_sensor": bool(flags & F_HAS_SENSOR), "retracting": bool(flags & F_RETRACTING),
         "run_cards": run_cards, "total_cards": total, "uptime_s": uptime,
         "last_fault": REASONS[fault] if fault < len(REASONS) else str(fault),

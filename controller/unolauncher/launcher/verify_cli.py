@@ -95,7 +95,8 @@ def verify(
         if game is not None:
             raw_options = game.get("options")
             options: dict[str, Any] = raw_options if isinstance(raw_options, dict) else {}
-            start = {"preset": options.get("ejection_preset", "classic"), "commitment": game.get("ejection_commitment")}
+            start = {"preset": options.get("ejection_preset", "classic"), "commitment": game.get("ejection_commitment"),
+                     "ms_per_card": options.get("ejection_ms_per_card")}
     if preset is None:
         preset = str(start.get("preset", "classic")) if start else "classic"
     report = Report(seed, preset)
@@ -103,7 +104,11 @@ def verify(
         report.mismatches.append(f"seed {seed} does not match the commitment {expected_commitment}")
     if start and start.get("commitment") not in (None, expected_commitment):
         report.mismatches.append(f"the log's commitment {start['commitment']} differs from the given one")
-    model = EjectionModel(preset, custom, has_sensor=has_sensor)
+    ms_per_card = start.get("ms_per_card") if start else None  # the game's calibrated value, if it had one
+    try:
+        model = EjectionModel(preset, custom, has_sensor=has_sensor, ms_per_card=ms_per_card)
+    except EjectionConfigError as exc:
+        raise VerifyInputError(f"the log's ejection settings cannot be used: {exc}") from None
     state = model.start(seed)
     for number, event in lines:
         kind = event.get("type", "press" if "fire" in event or "plan" in event else None)

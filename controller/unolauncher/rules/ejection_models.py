@@ -21,10 +21,11 @@ _MODELS: dict[str, EjectionModel] = {}
 def _model_for(options: dict[str, Any]) -> EjectionModel:
     """The ejection model for a game's options; models are immutable, so one instance per configuration."""
     custom = options.get("ejection_custom")
-    key = json.dumps([options.get("ejection_preset", "classic"), custom], sort_keys=True)
+    ms_per_card = options.get("ejection_ms_per_card")
+    key = json.dumps([options.get("ejection_preset", "classic"), custom, ms_per_card], sort_keys=True)
     model = _MODELS.get(key)
     if model is None:
-        model = EjectionModel(preset=options.get("ejection_preset", "classic"), custom=custom)
+        model = EjectionModel(preset=options.get("ejection_preset", "classic"), custom=custom, ms_per_card=ms_per_card)
         if len(_MODELS) < 64:
             _MODELS[key] = model
     return model

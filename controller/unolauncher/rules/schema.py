@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
+from unolauncher.launcher.ejection import MS_PER_CARD_RANGE
 from unolauncher.rules.refusal import Refusal, _short, refuse
 from unolauncher.strict_json import INT_MAX, INT_MIN
 
@@ -252,6 +253,7 @@ OPTIONS: dict[str, Check] = {
     "ejection_preset": text(),
     "ejection_custom": fields(EJECTION_CUSTOM),
     "hand_size": integer(1, MAX_CARDS),
+    "ejection_ms_per_card": integer(*MS_PER_CARD_RANGE),  # measured by selftest --calibrate; journalled with the game
 }
 DEAL: dict[str, Check] = {
     "dealer": PLAYER,

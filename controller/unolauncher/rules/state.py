@@ -32,6 +32,9 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "ejection_custom": None,  # the table of the ejection model's `custom` preset
     "hand_size": 7,
 }
+# Options a game may carry but that are left out (not defaulted) when absent, so games without them keep their
+# exact JSON: the launcher's measured milliseconds per card (`unolauncher selftest --calibrate`).
+OPTIONAL_OPTIONS: tuple[str, ...] = ("ejection_ms_per_card",)
 
 
 # The state's fields, in serialisation order (a module constant rather than ``GameState.__slots__`` so the module

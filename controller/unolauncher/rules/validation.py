@@ -23,7 +23,7 @@ from unolauncher.rules.cards import COLOR_SET, Ruleset
 from unolauncher.rules.ejection_models import _model_for
 from unolauncher.rules.refusal import _short, refuse
 from unolauncher.rules.schema import EJECTION_CUSTOM, MAX_SCRIPT, fields
-from unolauncher.rules.state import DEFAULT_OPTIONS
+from unolauncher.rules.state import DEFAULT_OPTIONS, OPTIONAL_OPTIONS
 
 CUSTOM_ACTIONS = ("wild", "hit", "attack", "all-hit", "hit-fire", "skip", "reverse", "trade-hands")
 
@@ -41,7 +41,7 @@ def _validate_options(options: Any, rs: Ruleset, players: int) -> dict[str, Any]
         options = {}
     if type(options) is not dict:
         refuse("bad_option", "options must be an object.")
-    unknown = [k for k in options if k not in DEFAULT_OPTIONS]
+    unknown = [k for k in options if k not in DEFAULT_OPTIONS and k not in OPTIONAL_OPTIONS]
     if unknown:
         refuse("bad_option", f"Unknown option {_short(unknown[0])}.")
     merged = dict(DEFAULT_OPTIONS)

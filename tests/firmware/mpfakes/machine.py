@@ -25,6 +25,20 @@ def reset() -> None:
     raise ResetCalled(0)
 
 
+irq_disabled = 0  # nesting depth of disable_irq(), so tests can see the ring buffers are read with IRQs off
+
+
+def disable_irq() -> int:
+    global irq_disabled
+    irq_disabled += 1
+    return irq_disabled
+
+
+def enable_irq(state: int) -> None:
+    global irq_disabled
+    irq_disabled -= 1
+
+
 class Pin:
     IN = 0
     OUT = 1
@@ -40,6 +54,7 @@ class Pin:
         self._value = value if value is not None else (1 if pull == Pin.PULL_UP else 0)
         self.handler: Callable[[Pin], None] | None = None
         self.trigger = 0
+        self.hard = False
         self.writes: list[int] = []
 
     def value(self, v: int | None = None) -> int | None:
@@ -60,6 +75,7 @@ class Pin:
     def irq(self, handler: Callable[[Pin], None] | None = None, trigger: int = 12, hard: bool = False) -> None:
         self.handler = handler
         self.trigger = trigger
+        self.hard = hard
 
     def drive(self, level: int) -> None:
         """The outside world sets an input's level; an edge that matches the IRQ trigger calls the handler."""
