@@ -60,6 +60,7 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"launcher": {"custom": {"miss_hazard": [2], "cards": {"2": 1}}}}, "launcher.custom"),
     ({"launcher": {"custom": {"miss_hazard": [0.5], "cards": {"2": 1}, "jitter": 1}}}, "launcher.custom"),
     ({"launcher": {"custom": {"miss_hazard": [0.5], "cards": {"2": 1}, "suspense_ms": ["1", "2"]}}}, "launcher.custom"),
+    ({"launcher": {"ms_per_card": 5}}, "launcher.ms_per_card"),
     ({"launcher": {"seed": -1}}, "launcher.seed"),
     ({"launcher": {"seed": 2**63}}, "launcher.seed"),
 ]
