@@ -49,11 +49,10 @@ MAX_CARDS = 112  # the largest deck
 MAX_TEXT = 24  # a card ("wild attack-attack"), a colour, a rule set, a preset, a mode
 MAX_LABEL = 80
 MAX_ID = 128
-MAX_UNKNOWN_SHOWN = 40  # an unknown field's name is quoted, shortened
 
-# Unicode categories a name may not contain beyond what str.isprintable() already refuses (Cc control, Cf format —
-# which holds the bidi overrides U+202A-U+202E and isolates U+2066-U+2069 —, Zl/Zp/Zs but the ASCII space, Cs, Co,
-# Cn): nothing else is needed; the constant documents the intent for the reader of a refusal.
+# Names and labels must pass str.isprintable(), which refuses the Unicode categories Cc (control), Cf (format: the
+# bidi overrides U+202A-U+202E, the isolates U+2066-U+2069, zero-width characters), Zl, Zp, Zs but the ASCII space,
+# Cs, Co and Cn. The refusal says it in words:
 NAME_RULE = "printable text without control or bidi-override characters"
 
 
