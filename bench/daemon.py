@@ -224,12 +224,12 @@ def command_to_reply(port: int, table: str, count: int) -> list[float]:
 
 
 def press_to_event(
-    port: int, count: int, workdir: Path, journal_sync: str, legs: Legs | None = None
+    port: int, count: int, workdir: Path, legs: Legs | None = None
 ) -> tuple[list[float], list[float], list[float]]:
     """Press → event samples, alternated one for one with bare round trips (same moments, same load); then
     command → reply samples. Returns (press samples, bare samples, reply samples)."""
     overrides: dict[str, dict[str, Any]] = {
-        "table": {"lockout": False, "journal_sync": journal_sync},
+        "table": {"lockout": False},
         "launcher": {"preset": "gentle"},
         "homeassistant": {"enabled": False},
     }
@@ -347,7 +347,6 @@ def main() -> None:
         help="mosquitto with set_tcp_nodelay true (as systemd/mosquitto-cafe.conf): its own Nagle otherwise adds "
         "~40 ms to command -> reply on the phone's side",
     )
-    parser.add_argument("--journal-sync", choices=["full", "normal"], default="full", help="table.journal_sync")
     parser.add_argument("--legs", action="store_true", help="also time each leg of the press -> event path")
     args = parser.parse_args()
     legs = Legs() if args.legs else None
@@ -359,14 +358,14 @@ def main() -> None:
         tempfile.TemporaryDirectory() as tmp,
         tempfile.TemporaryDirectory(dir=journal_dir) as jd,
     ):
-        press, bare, replies = press_to_event(broker.port, args.presses, Path(jd), args.journal_sync, legs)
+        press, bare, replies = press_to_event(broker.port, args.presses, Path(jd), legs)
         floor = {sync: bare_commit(Path(jd), sync, min(args.presses, 100)) for sync in ("FULL", "NORMAL")}
         ready, rss = startup_and_memory(broker.port, Path(tmp) / "rss", 300)
         bare_rss = bare_import_rss()
     ms = 1000
     print(
         f"press -> event over mosquitto ({args.presses} presses, journal on "
-        f"{'tmpfs' if args.state_dir_on_tmpfs else 'disk'}, synchronous={args.journal_sync}"
+        f"{'tmpfs' if args.state_dir_on_tmpfs else 'disk'}"
         f"{', broker set_tcp_nodelay' if args.broker_nodelay else ''}):"
     )
     print(f"  daemon:     median {statistics.median(press) * ms:.3f} ms, p99 {percentile(press, 0.99) * ms:.3f} ms")

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+import pytest
 from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.reasoncodes import ReasonCode
 
 from support.daemon import TableClient
 from support.net import wait_until
@@ -91,3 +95,33 @@ def test_an_exception_in_the_command_callback_does_not_kill_the_network_loop(
         sender.disconnect()
         sender.loop_stop()
         bus.stop()
+
+
+def test_a_refused_cmd_subscription_keeps_the_table_offline_logs_once_and_is_retried(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A SUBACK with a failure reason code (mosquitto 2.0 never sends one for an ACL, so the broker's answer is
+    handed to the callback here): no ``online``, one log line with the cause and the fix, a retry scheduled with a
+    growing wait; the next accepted subscription brings the table online and says so."""
+    journal = Journal(tmp_path / "j.sqlite3")
+    bus = TableBus(BusSettings(port=1, reconnect_min=1, reconnect_max=4), Topics("t9"), journal, lambda p: None)
+    refused = [ReasonCode(PacketTypes.SUBACK, identifier=0x87), ReasonCode(PacketTypes.SUBACK, identifier=1)]
+    caplog.set_level(logging.INFO, logger="unolauncher.bus.mqtt")
+    try:
+        delays = []
+        for mid in (7, 8):
+            bus._subscribe_mid = mid
+            bus._on_subscribe(bus.client, None, mid, refused, None)
+            assert not bus.subscribed.is_set() and bus._resubscribe_at is not None
+            delays.append(bus._refused["unolauncher/t9/cmd"].delay)
+        assert delays == [1.0, 2.0]
+        lines = [r.getMessage() for r in caplog.records if "refused" in r.getMessage()]
+        assert len(lines) == 1, lines
+        assert "to unolauncher/t9/cmd (Not authorized): the MQTT user must be allowed to subscribe" in lines[0]
+        bus._subscribe_mid = 9
+        granted = [ReasonCode(PacketTypes.SUBACK, identifier=1)] * 2
+        bus._on_subscribe(bus.client, None, 9, granted, None)
+        assert bus.subscribed.is_set() and bus.sessions == 1
+        assert any("accepts unolauncher/t9/cmd again" in r.getMessage() for r in caplog.records)
+    finally:
+        journal.close()

@@ -7,13 +7,16 @@ cards the daemon's referee reported), so at any point the mirror's public state 
 from __future__ import annotations
 
 import functools
+import json
 import time
+from pathlib import Path
 from typing import Any
 
 from support.daemon import TableClient
 from support.net import wait_until
 from unolauncher.rules.bots import Bot
 from unolauncher.rules.referee import Referee
+from unolauncher.store.journal import Journal
 
 # Presses closer together than the launcher's debounce (30 ms) are contact bounce and ignored, as they should be;
 # a player's finger is never that fast, a test's can be.
@@ -69,3 +72,30 @@ def play_steps(table: TableClient, mirror: Referee, bot: Bot, steps: int) -> int
 def public(state: dict[str, Any]) -> dict[str, Any]:
     """The retained state without the daemon's ``seq`` field, for comparison with a mirror referee."""
     return {k: v for k, v in state.items() if k != "seq"}
+
+
+def _strip(event: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in event.items() if k not in ("seq", "ts")}
+
+
+def uninterrupted_run(journal_path: Path) -> tuple[Referee, int]:
+    """Re-run the journalled commands on a fresh referee, checking each command's journalled events.
+
+    Returns the referee and the number of events; fails if the journal is not what an uninterrupted run writes.
+    """
+    journal = Journal(journal_path)
+    try:
+        entries = journal.entries()
+    finally:
+        journal.close()
+    seqs = [seq for _, kind, seq, _ in entries if kind == "event"]
+    assert seqs == list(range(1, len(seqs) + 1)), "event seq must be gap-free"
+    referee = Referee()
+    for index, (_, kind, _, body) in enumerate(entries):
+        if kind != "command":
+            continue
+        expected = referee.handle(body)
+        assert expected[0]["type"] != "rejected", body
+        written = [b for _, k, _, b in entries[index + 1 : index + 1 + len(expected)] if k == "event"]
+        assert [_strip(e) for e in written] == json.loads(json.dumps(expected)), f"events of {body['type']}"
+    return referee, len(seqs)

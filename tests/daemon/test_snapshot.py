@@ -8,6 +8,7 @@ exactly the one a full replay gives, undo included.
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -97,3 +98,53 @@ def test_without_a_usable_snapshot_everything_is_replayed(tmp_path: Path, caplog
         assert restarted.restore() == 67  # both new games and every move
     assert caplog.text.count("cannot be used") == 2
     assert restarted.referee.to_json() == live.referee.to_json()
+
+
+def test_retention_prunes_old_games_and_compacts_snapshots_and_a_restart_is_unchanged(tmp_path: Path) -> None:
+    """``journal_keep_days``: games that began before the horizon leave the journal (whole: from their
+    ``new_game``), snapshots between the first kept one and the newest go, and a restart gives the same referee."""
+    path = tmp_path / "j.sqlite3"
+    live, _ = two_games(path)
+    for seed in (3, 4):
+        assert live.apply(new_game(seed))[0]
+        play(live, 10, seed=seed)
+    journal = live.journal
+    last_seq = journal.last_seq
+    journal.mark_delivered(range(1, last_seq + 1))
+    before = journal.entries()
+    starts = [pos for pos, kind, _, body in before if kind == "command" and body["type"] == "new_game"]
+    assert len(starts) == 4 and sum(kind == "note" for _, kind, _, _ in before) == 4
+
+    assert journal.prune(0, "new_game", SNAPSHOT_NOTE) == {"entries": 0, "snapshots": 2}  # all games within horizon
+    removed = journal.prune(time.time() + 1, "new_game", SNAPSHOT_NOTE)  # all of them older: the current one stays
+    after = journal.entries()
+    assert after[0][0] == starts[-1] and after[0][3]["type"] == "new_game", "whole games: from their new_game"
+    assert removed["entries"] == len(before) - 2 - len(after)
+    assert [kind for _, kind, _, _ in after].count("note") == 1
+    assert journal.last_seq == last_seq and journal.events(1, 10)[0]["seq"] > 1, "seq goes on; resend starts later"
+
+    restarted = Table(Journal(path), Referee, Recorder())
+    restarted.restore()
+    assert restarted.referee.to_json() == live.referee.to_json()
+
+
+def test_retention_never_cuts_after_an_event_the_broker_has_not_acknowledged(tmp_path: Path) -> None:
+    live, _ = two_games(tmp_path / "j.sqlite3")
+    journal = live.journal
+    first_game_events = [e["seq"] for e in journal.events(1, 10_000)][:3]
+    journal.mark_delivered(range(first_game_events[-1] + 1, journal.last_seq + 1))  # game 1's first events wait
+    assert journal.prune(time.time() + 1, "new_game", SNAPSHOT_NOTE)["entries"] == 0
+    journal.mark_delivered(first_game_events)
+    assert journal.prune(time.time() + 1, "new_game", SNAPSHOT_NOTE)["entries"] > 0
+
+
+def test_the_daemon_table_prunes_at_start_up_with_keep_days(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    live, _ = two_games(path)
+    live.journal.mark_delivered(range(1, live.journal.last_seq + 1))
+    kept = Table(Journal(path), Referee, Recorder(), keep_days=30)
+    kept.restore()
+    assert kept.journal.entries()[0][0] == 1, "both games began within 30 days"
+    pruned = Table(Journal(path), Referee, Recorder(), keep_days=1e-9)  # a horizon of a few microseconds
+    pruned.restore()
+    assert pruned.journal.entries()[0][3] == new_game(2) and pruned.referee.to_json() == live.referee.to_json()

@@ -14,7 +14,8 @@ virtual launcher's pins, the table's worker).
 ``DaemonProcess`` writes a TOML config (fast virtual launcher, free ports) and waits for the daemon's
 ``<state_dir>/endpoints.json`` with its own pid and ``ready: true``, which the daemon writes after READY.
 ``TableClient`` subscribes to ``unolauncher/<table>/#``, keeps every event (deduplicated by ``seq``, with the
-arrival order and duplicates recorded), the latest retained state, and answers ``command()`` with the reply
+arrival order and duplicates recorded, and any copy of a ``seq`` that differs from the first in ``conflicts``),
+the latest retained state, and answers ``command()`` with the reply
 carrying the command's ``id``.
 """
 
@@ -224,7 +225,8 @@ class DaemonProcess:
         return code
 
     def kill(self) -> None:
-        """SIGKILL: the power-cut case (no signal handler, no clean-up, no ``offline``)."""
+        """SIGKILL: a crash (no signal handler, no clean-up, no ``offline``). Not a power cut: the kernel still
+        writes everything the daemon wrote; ``support.cutfs`` loses what was not fsynced."""
         if self.process is not None:
             end_process(self.process, 10, signal.SIGKILL)
         self.process = None
@@ -258,6 +260,7 @@ class TableClient:
         self.lock = threading.Lock()
         self.events: dict[int, dict[str, Any]] = {}  # seq -> event (first copy)
         self.arrivals: list[int] = []  # seq of every event message in arrival order, duplicates included
+        self.conflicts: list[tuple[dict[str, Any], dict[str, Any]]] = []  # (first copy, later different copy)
         self.replies: dict[Any, dict[str, Any]] = {}
         self.reply_count = 0
         self.state: dict[str, Any] | None = None
@@ -305,7 +308,9 @@ class TableClient:
                 if topic == f"{self.base}/events":
                     event = json.loads(payload)
                     self.arrivals.append(event["seq"])
-                    self.events.setdefault(event["seq"], event)
+                    first = self.events.setdefault(event["seq"], event)
+                    if first != event:  # the protocol's rule: every copy of a seq is the same event
+                        self.conflicts.append((first, event))
                 elif topic == f"{self.base}/reply":
                     body = json.loads(payload)
                     self.reply_count += 1

@@ -3,9 +3,20 @@
 - ``status`` is retained ``online`` after each connect and the Last Will is a retained ``offline``; because a clean
   ``disconnect()`` does not send the Will, :meth:`TableBus.stop` publishes ``offline`` itself.
 - Events go out from the journal's outbox in ``seq`` order at QoS 1, at most :data:`WINDOW` unacknowledged at a
-  time; a row leaves the outbox only on PUBACK. paho re-sends its unacknowledged QoS 1 messages after a
-  reconnect, so the publisher never re-publishes what paho still holds; after a restart the outbox is published
-  from its oldest row. Delivery is therefore at-least-once: a consumer drops a ``seq`` it has already seen.
+  time; a row leaves the outbox only on a PUBACK that reports success. paho re-sends its unacknowledged QoS 1
+  messages after a reconnect, so the publisher never re-publishes what paho still holds; after a restart the
+  outbox is published from its oldest row. Delivery is therefore at-least-once: a consumer drops a ``seq`` it has
+  already seen.
+- A **refusal** (an MQTT 5 PUBACK or SUBACK with a failure reason code, e.g. 0x87 Not authorized from an ACL)
+  deletes nothing: it is logged once with the cause and the fix, and retried with back-off (``reconnect_min`` up
+  to ``reconnect_max`` seconds). Refused events are retried from the oldest, one at a time until the broker takes
+  one again, then in order as before, so they arrive in order and once.
+- **Bounded memory while offline.** The retained topics (state, launcher, sensors, Home Assistant discovery) are
+  published with :meth:`TableBus.publish_latest`: the newest payload per topic waits here, one per topic, and goes
+  to paho only while connected and once the previous one for that topic is acknowledged. Replies and other
+  messages published while offline wait in a queue of at most :data:`OFFLINE_QUEUE` (the oldest are dropped, and
+  counted in the log). Nothing queues in paho while the broker is away; :meth:`TableBus.backlog` counts what paho
+  holds from its own records, not paho's private ones.
 - Every paho callback catches everything: an exception inside one kills paho's network thread silently.
 - A retained message on ``cmd`` is never a command (it would run again on every connect); under MQTT 5 the
   subscription asks the broker not to send retained messages at all, under 3.1.1 they are dropped on arrival.
@@ -44,8 +55,41 @@ log = logging.getLogger(__name__)
 
 ACK_BATCH_S = 0.02
 WINDOW = 100  # events handed to paho but not yet acknowledged; bounds memory during an outage
+OFFLINE_QUEUE = 100  # replies and other one-off messages kept while the broker is away (the newest)
 HA_STATUS_TOPIC_SUFFIX = "/status"
 HA_REPUBLISH_MIN_S = 5.0
+
+# What to do about a refusal, by MQTT 5 reason code (the broker's log has the details).
+REFUSAL_FIXES = {
+    0x87: "the MQTT user must be allowed to {verb} there (the broker's ACL)",
+    0x90: "the topic name is invalid for this broker",
+    0x95: "the message is larger than the broker's max_packet_size",
+    0x97: "the broker's quota for this client is exhausted",
+    0x9E: "the broker does not allow shared subscriptions",
+}
+
+
+def refusal_sentence(topic: str, reason: Any, verb: str) -> str:
+    """One sentence for the log: what was refused, the broker's reason, and what fixes it.
+
+    Example::
+
+        refusal_sentence("unolauncher/kitchen/events", ReasonCode(PacketTypes.PUBACK, identifier=0x87), "publish")
+        # 'the broker refused to let the table publish to unolauncher/kitchen/events (Not authorized): the MQTT
+        #  user must be allowed to publish there (the broker's ACL)'
+    """
+    fix = REFUSAL_FIXES.get(getattr(reason, "value", -1), "see the broker's log for why")
+    return f"the broker refused to let the table {verb} to {topic} ({reason}): {fix.format(verb=verb)}"
+
+
+@dataclass
+class _Refusal:
+    """A topic the broker refuses: retried at ``retry_at``, the wait doubling each time up to the maximum."""
+
+    reason: str
+    delay: float
+    retry_at: float
+    refusals: int = 1
 
 
 @dataclass
@@ -123,12 +167,24 @@ class TableBus:
         # ``sessions > n and subscribed.is_set()`` means "a connection newer than the n-th one is up and heard".
         self.sessions = 0
         self._subscribe_mid: int | None = None
+        self._resubscribe_at: float | None = None  # the cmd subscription was refused: try again then
         self._stop = threading.Event()
         self._wake = threading.Event()
-        self._acked: collections.deque[int] = collections.deque()  # mids from on_publish (paho thread)
-        self._inflight: dict[int, int] = {}  # mid -> seq, guarded by _flush_lock
+        self._acked: collections.deque[tuple[int, Any]] = collections.deque()  # (mid, reason) from on_publish
+        # Everything handed to paho at QoS 1 and not acknowledged yet: mid -> the event's seq (int), the
+        # coalesced topic (str) or None (a reply, a press, a resend). Written and read under _flush_lock, so an
+        # acknowledgement is never looked up before its publish was recorded.
+        self._unacked: dict[int, int | str | None] = {}
+        self._inflight = 0  # events among them
         self._flush_lock = threading.Lock()
         self._sent_upto = 0  # highest seq handed to paho in this process
+        self._latest: dict[str, tuple[str | bytes, bool]] = {}  # topic -> newest (payload, retain) not yet sent
+        self._latest_busy: dict[str, tuple[str | bytes, bool]] = {}  # coalesced topic -> the value paho holds
+        self._offline: collections.deque[tuple[str, str | bytes, bool, int]] = collections.deque(maxlen=OFFLINE_QUEUE)
+        self._offline_dropped = 0
+        self._refused: dict[str, _Refusal] = {}  # topic -> refusal being retried
+        self._retry_after_seq: int | None = None  # events: resend from the one after this, once the wait is over
+        self._unreachable_logged = False
         self._publisher: threading.Thread | None = None
         self._ha_republished = -HA_REPUBLISH_MIN_S  # monotonic time of the last republish for Home Assistant
         self.retained_commands_ignored = 0
@@ -161,6 +217,7 @@ class TableBus:
         client.max_inflight_messages_set(WINDOW)
         client.on_socket_open = self._on_socket_open
         client.on_connect = self._on_connect
+        client.on_connect_fail = self._on_connect_fail
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         client.on_subscribe = self._on_subscribe
@@ -205,26 +262,60 @@ class TableBus:
                 log.warning("broker refused the connection: %s", reason)
                 return
             log.info("connected to MQTT broker %s:%s", self.settings.host, self.settings.port)
-            if self.settings.mqtt5:  # the broker keeps retained messages on cmd to itself
-                cmd = SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
-                topics: list[tuple[str, Any]] = [(self.topics.cmd, cmd)]
-                if self.settings.ha_prefix:
-                    topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, SubscribeOptions(qos=1)))
-            else:
-                topics = [(self.topics.cmd, 1)]
-                if self.settings.ha_prefix:
-                    topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, 1))
-            _, self._subscribe_mid = client.subscribe(topics)
+            self._unreachable_logged = False
+            self._subscribe()
             self.connected.set()
             self._wake.set()
         except Exception:
             log.exception("error in on_connect")
+
+    def _subscribe(self) -> None:
+        topics: list[tuple[str, Any]]
+        if self.settings.mqtt5:  # the broker keeps retained messages on cmd to itself
+            cmd = SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
+            topics = [(self.topics.cmd, cmd)]
+            if self.settings.ha_prefix:
+                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, SubscribeOptions(qos=1)))
+        else:
+            topics = [(self.topics.cmd, 1)]
+            if self.settings.ha_prefix:
+                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, 1))
+        self._resubscribe_at = None
+        _, self._subscribe_mid = self.client.subscribe(topics)
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        # paho calls this for each failed attempt (broker down, refused TCP, TLS failure); once per outage is enough.
+        try:
+            if not self._unreachable_logged:
+                self._unreachable_logged = True
+                log.warning(
+                    "cannot reach the MQTT broker at %s:%s; retrying every %s-%s s (events wait in the journal)",
+                    self.settings.host,
+                    self.settings.port,
+                    self.settings.reconnect_min,
+                    self.settings.reconnect_max,
+                )
+        except Exception:
+            log.exception("error in on_connect_fail")
 
     def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any) -> None:
         # "online" only once the broker confirmed the cmd subscription: a phone that sees it can send commands.
         try:
             if mid != self._subscribe_mid:
                 return
+            topics = [self.topics.cmd, (self.settings.ha_prefix or "") + HA_STATUS_TOPIC_SUFFIX]
+            failed = {t: r for t, r in zip(topics, reasons, strict=False) if getattr(r, "is_failure", False)}
+            with self._flush_lock:
+                for topic in topics[: len(reasons)]:
+                    if topic in failed:
+                        self._note_refusal(topic, failed[topic], "subscribe")
+                    else:
+                        self._note_accepted(topic)
+                if self.topics.cmd in failed:
+                    # Without cmd the table hears nothing: not "online"; subscribe again after the back-off.
+                    self._resubscribe_at = self._refused[self.topics.cmd].retry_at
+                    self._wake.set()
+                    return
             client.publish(self.topics.status, "online", qos=1, retain=True)
             if self.on_connected:
                 self.on_connected()
@@ -267,28 +358,82 @@ class TableBus:
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
         try:
-            self._acked.append(mid)  # deque.append is atomic; the publisher thread maps mid -> seq
+            self._acked.append((mid, reason))  # deque.append is atomic; the publisher thread maps mid -> message
             self._wake.set()
         except Exception:
             log.exception("error in on_publish")
 
+    # -- refusals -----------------------------------------------------------------------------------------------
+
+    def _note_refusal(self, topic: str, reason: Any, verb: str, retried: bool = True) -> None:
+        """Log a refused topic once (with the cause and the fix) and schedule its retry with back-off."""
+        now = time.monotonic()
+        known = self._refused.get(topic)
+        if known is None:
+            delay = float(self.settings.reconnect_min)
+            self._refused[topic] = _Refusal(str(reason), delay, now + delay)
+            then = (
+                f"nothing is deleted, retrying every {delay}-{self.settings.reconnect_max} s"
+                if retried
+                else "these answers are dropped (a phone that gets none asks again)"
+            )
+            log.warning("%s; %s", refusal_sentence(topic, reason, verb), then)
+        else:
+            known.refusals += 1
+            known.delay = min(known.delay * 2, float(self.settings.reconnect_max))
+            known.retry_at = now + known.delay
+
+    def _note_accepted(self, topic: str) -> None:
+        known = self._refused.pop(topic, None)
+        if known is not None:
+            log.warning("the broker accepts %s again (after %d refusal(s): %s)", topic, known.refusals, known.reason)
+
+    def _waiting_out_refusal(self, topic: str) -> bool:
+        known = self._refused.get(topic)
+        return known is not None and time.monotonic() < known.retry_at
+
     # -- publishing ---------------------------------------------------------------------------------------------
 
     def publish(self, topic: str, payload: Any, retain: bool = False, qos: int = 1) -> None:
-        """Publish JSON (or text) outside the outbox: replies, retained state, discovery. Queued while offline."""
-        if isinstance(payload, str | bytes):
-            data = payload
-        else:
-            data = strict_json.dumps(payload, sort_keys=False, ensure_ascii=True)
-        self.client.publish(topic, data, qos=qos, retain=retain)
+        """Publish JSON (or text) outside the outbox: replies, presses, resends. While the broker is away the
+        newest :data:`OFFLINE_QUEUE` wait here (QoS 0 ones are dropped, as paho would); they go out on reconnect."""
+        data = _encode(payload)
+        with self._flush_lock:
+            if self.connected.is_set():
+                self._hand_to_paho(topic, data, retain, qos, None)
+            elif qos > 0:
+                if len(self._offline) == self._offline.maxlen:
+                    self._offline_dropped += 1
+                self._offline.append((topic, data, retain, qos))
+
+    def publish_latest(self, topic: str, payload: Any, retain: bool = True) -> None:
+        """Publish a value where only the newest matters (retained state, launcher, sensors, discovery).
+
+        At most one message per topic is in paho at a time; a newer value waits here and replaces any older one
+        still waiting, so a long outage or a slow broker costs one payload per topic, never a queue.
+        """
+        with self._flush_lock:
+            self._latest[topic] = (_encode(payload), retain)
+            self._send_latest(topic)
+
+    def _send_latest(self, topic: str) -> None:
+        """Hand ``topic``'s newest value to paho if nothing of it is there and the broker takes it (lock held)."""
+        if not self.connected.is_set() or topic in self._latest_busy or self._waiting_out_refusal(topic):
+            return
+        waiting = self._latest.pop(topic, None)
+        if waiting is not None:
+            self._latest_busy[topic] = waiting
+            self._hand_to_paho(topic, waiting[0], waiting[1], 1, topic)
+
+    def _hand_to_paho(self, topic: str, data: str | bytes, retain: bool, qos: int, key: int | str | None) -> None:
+        info = self.client.publish(topic, data, qos=qos, retain=retain)
+        if qos > 0:
+            self._unacked[info.mid] = key
 
     def backlog(self) -> int:
-        """QoS 1 messages handed to paho and not yet acknowledged (in flight or waiting for a window slot).
-
-        paho has no public counter; its ``_out_messages`` dict is that set (paho-mqtt 2.x). Read without a lock:
-        ``len()`` of a dict is atomic under the GIL.
-        """
-        return len(getattr(self.client, "_out_messages", ()))
+        """QoS 1 messages handed to paho and not yet acknowledged (events in flight, the newest retained values,
+        replies), from this bus's own records; the command-flood guard compares it with its limit."""
+        return len(self._unacked)
 
     def kick(self) -> None:
         """Tell the publisher thread that the outbox has new rows."""
@@ -302,40 +447,99 @@ class TableBus:
         thread: deleting outbox rows is a disk write and does not belong on this path.
         """
         with self._flush_lock:
-            room = WINDOW - len(self._inflight)
+            refused = self.topics.events in self._refused
+            if refused or self._retry_after_seq is not None:
+                # Refused: wait until every event in paho is answered and the back-off is over, then go back to the
+                # oldest refused one and send it alone; the rest follow, in order, once the broker takes one.
+                if self._inflight or self._waiting_out_refusal(self.topics.events):
+                    return
+                if self._retry_after_seq is not None:
+                    self._sent_upto, self._retry_after_seq = self._retry_after_seq, None
+            room = (1 if refused else WINDOW) - self._inflight
             if room <= 0:
                 return
             rows = self.journal.pending(after_seq=self._sent_upto, limit=room)
             for seq, body in rows:
-                info = self.client.publish(self.topics.events, body, qos=1)
-                self._inflight[info.mid] = seq
+                self._hand_to_paho(self.topics.events, body, False, 1, seq)
+                self._inflight += 1
                 self._sent_upto = seq
             if len(rows) == room:
                 self._wake.set()  # there may be more: the publisher thread continues when acks make room
 
     def _drain_acks(self) -> None:
+        delivered: list[int] = []
         with self._flush_lock:
-            delivered = []
             while self._acked:
-                seq = self._inflight.pop(self._acked.popleft(), None)
-                if seq is not None:
-                    delivered.append(seq)
+                mid, reason = self._acked.popleft()
+                if mid not in self._unacked:
+                    continue  # not ours to track (QoS 0, the status messages)
+                key = self._unacked.pop(mid)
+                refused = getattr(reason, "is_failure", False)
+                if isinstance(key, int):  # an event
+                    self._inflight -= 1
+                    if refused:
+                        self._note_refusal(self.topics.events, reason, "publish")
+                        first = key - 1 if self._retry_after_seq is None else min(self._retry_after_seq, key - 1)
+                        self._retry_after_seq = first
+                    else:
+                        self._note_accepted(self.topics.events)
+                        delivered.append(key)
+                elif isinstance(key, str):  # the newest value of a coalesced topic
+                    sent = self._latest_busy.pop(key)
+                    if refused:
+                        self._note_refusal(key, reason, "publish")
+                        self._latest.setdefault(key, sent)  # retried after the back-off, unless a newer one waits
+                    else:
+                        self._note_accepted(key)
+                elif refused:  # a reply, press or resend: not retried (a newer one will come), logged once
+                    self._note_refusal(self.topics.reply, reason, "publish", retried=False)
+                else:
+                    self._note_accepted(self.topics.reply)
         if delivered:
             self.journal.mark_delivered(delivered)
 
+    def _send_waiting(self) -> None:
+        """After a (re)connect or an acknowledgement: the offline queue, then each coalesced topic's newest value."""
+        with self._flush_lock:
+            if not self.connected.is_set():
+                return
+            if self._offline_dropped:
+                log.warning("%d message(s) published while the broker was away were dropped", self._offline_dropped)
+                self._offline_dropped = 0
+            while self._offline:
+                self._hand_to_paho(*self._offline.popleft(), None)
+            for topic in list(self._latest):
+                self._send_latest(topic)
+
     def _publish_loop(self) -> None:
         while not self._stop.is_set():
-            self._wake.wait(1.0)
+            self._wake.wait(self._next_retry_in())
             # Let acknowledgements gather for a moment: one outbox transaction per batch, not per PUBACK.
             self._stop.wait(ACK_BATCH_S)
             self._wake.clear()
             try:
                 self._drain_acks()
+                due = self._resubscribe_at is not None and time.monotonic() >= self._resubscribe_at
+                if due and self.connected.is_set():
+                    self._subscribe()
+                self._send_waiting()
                 self.flush()
             except Exception:
                 log.exception("outbox publisher error; retrying")
                 self._stop.wait(0.5)
 
+    def _next_retry_in(self) -> float:
+        """How long the publisher may sleep: 1 s, or less when a refused topic is due for its retry."""
+        now = time.monotonic()
+        return min([1.0, *(r.retry_at - now for r in self._refused.values() if r.retry_at > now)])
+
     def outbox_idle(self) -> bool:
         """True when every journalled event has been acknowledged by the broker."""
         return not self._inflight and self.journal.outbox_size() == 0
+
+
+def _encode(payload: Any) -> str | bytes:
+    """Text and bytes as they are; anything else as strict JSON (never NaN: browsers and HA refuse it)."""
+    if isinstance(payload, str | bytes):
+        return payload
+    return strict_json.dumps(payload, sort_keys=False, ensure_ascii=True)

@@ -97,6 +97,7 @@ class Daemon:
             virtual=self.virtual,
             prepare=self._prepare_command,
             after_apply=self._sync_ejection,
+            keep_days=self.config.table.journal_keep_days,
         )
         replayed = self.table.restore()
         self.say(
@@ -116,7 +117,7 @@ class Daemon:
         path = self.state_dir / JOURNAL_FILE
         try:
             self.state_dir.mkdir(parents=True, exist_ok=True)
-            return Journal(path, synchronous=self.config.table.journal_sync.upper())
+            return Journal(path)
         except OSError as exc:
             raise ConfigError(f"table.state_dir {self.state_dir} cannot be used: {exc.strerror or exc}") from None
         except sqlite3.Error as exc:
@@ -326,7 +327,7 @@ class Daemon:
         if not ha.enabled or self.bus is None:
             return
         for topic, payload in discovery_messages(self.topics, ha.prefix, __version__):
-            self.bus.publish(topic, payload, retain=True)
+            self.bus.publish_latest(topic, payload)
 
     # -- run and stop -------------------------------------------------------------------------------------------
 

@@ -30,17 +30,18 @@ class MqttOutput:
     def backlog(self) -> int:
         return self.bus.backlog()
 
+    # The retained topics: only the newest value matters, so they coalesce instead of queuing (TableBus).
     def state(self, public_state: dict[str, Any]) -> None:
-        self.bus.publish(self.topics.state, public_state, retain=True)
+        self.bus.publish_latest(self.topics.state, public_state)
 
     def launcher_status(self, status: dict[str, Any]) -> None:
-        self.bus.publish(self.topics.launcher, status, retain=True)
+        self.bus.publish_latest(self.topics.launcher, status)
 
     def press(self, press: dict[str, Any]) -> None:
         self.bus.publish(self.topics.press, press)
 
     def sensors(self, values: dict[str, Any]) -> None:
-        self.bus.publish(self.topics.sensors, values, retain=True)
+        self.bus.publish_latest(self.topics.sensors, values)
 
     def resend(self, events: list[dict[str, Any]]) -> None:
         # Straight to paho, not through the outbox: these were delivered once already; consumers dedupe by seq.

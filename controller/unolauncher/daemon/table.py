@@ -47,14 +47,16 @@ RESEND_LIMIT = 1000  # events per ``resend`` request
 # Beyond it a command is answered ``busy`` at once instead of queued: memory stays bounded during a flood, and paho's
 # network thread never waits (it is the thread that answers).
 MAX_QUEUED_COMMANDS = 256
-# Messages handed to paho and not yet acknowledged by the broker (replies, state, events). During a flood the replies
-# pile up there faster than the broker acknowledges them (measured: 17,000 waiting, +50 MB): past this many, new
-# commands are answered ``busy`` too, so that paho's queue stays bounded as well.
+# Messages handed to paho and not yet acknowledged by the broker (replies, state, events), as the bus counts them
+# (TableBus.backlog). During a flood the replies pile up there faster than the broker acknowledges them (measured:
+# 17,000 waiting, +50 MB): past this many, new commands are answered ``busy`` too, so that paho's queue stays bounded.
 MAX_OUTGOING_BACKLOG = 1000
 # The journal note holding a referee snapshot, written after each new game: a restart replays the commands after the
 # last one (at most about one game) instead of every command the table ever took (20,000 replay in 0.15 s here, and
 # a café table takes that many in a few weeks; a Pi Zero is ~10x slower).
 SNAPSHOT_NOTE = "referee_snapshot"
+# Journal retention (``table.journal_keep_days``) is applied at start-up and after a new game, at most this often.
+PRUNE_INTERVAL_S = 3600.0
 
 
 class RefereeLike(Protocol):
@@ -146,6 +148,7 @@ class Table:
         virtual: VirtualControls | None = None,
         prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         after_apply: Callable[[], None] | None = None,
+        keep_days: float = 0,
     ) -> None:
         self.journal = journal
         self.referee_factory = referee_factory
@@ -169,6 +172,8 @@ class Table:
         self._presses_unsettled = 0  # accepted presses whose hit has not reached the referee (guarded by lock)
         self._worker: threading.Thread | None = None
         self._snapshot_due = False  # a new game was journalled; snapshot the referee at the next quiet moment
+        self.keep_days = keep_days  # journal retention in days; 0 keeps everything
+        self._pruned_at: float | None = None  # monotonic time of the last prune
 
     # -- start-up -----------------------------------------------------------------------------------------------
 
@@ -177,6 +182,7 @@ class Table:
         referee, count = self._replayed()
         with self.lock:
             self.referee = referee
+        self.prune_journal()
         return count
 
     def _replayed(self) -> tuple[RefereeLike, int]:
@@ -217,7 +223,8 @@ class Table:
 
     def _last_snapshot(self) -> tuple[RefereeLike, int]:
         """The referee of the journal's last usable snapshot and the snapshot's position; a fresh referee and 0
-        without one (every command is then replayed, which gives the same referee)."""
+        without one (every command is then replayed, which gives the same referee). Snapshots are tried newest first
+        down to the oldest, which is where a pruned journal starts."""
         for pos, note in self.journal.notes_newest_first(SNAPSHOT_NOTE):
             try:
                 return self.referee_factory.from_json(note["referee"]), pos
@@ -240,7 +247,27 @@ class Table:
             log.warning("could not journal a referee snapshot: %s", exc)
             return
         self._snapshot_due = False
+        self.prune_journal()
 
+    def prune_journal(self) -> None:
+        """Apply ``keep_days`` (worker or start-up only): games that began before the horizon leave the journal,
+        and so do the snapshots no restart needs. At most once per :data:`PRUNE_INTERVAL_S`."""
+        now = time.monotonic()
+        if self.keep_days <= 0 or (self._pruned_at is not None and now - self._pruned_at < PRUNE_INTERVAL_S):
+            return
+        self._pruned_at = now
+        try:
+            removed = self.journal.prune(time.time() - self.keep_days * 86400, "new_game", SNAPSHOT_NOTE)
+        except Exception as exc:  # not fatal: the journal only stays bigger until the next try
+            log.warning("could not prune the journal: %s", exc)
+            return
+        if removed["entries"] or removed["snapshots"]:
+            log.info(
+                "journal retention (%s days): %d entries and %d old snapshot(s) removed",
+                self.keep_days,
+                removed["entries"],
+                removed["snapshots"],
+            )
     def start(self) -> None:
         self._worker = threading.Thread(target=self._work, name="table-worker", daemon=True)
         self._worker.start()

@@ -92,6 +92,14 @@ def _write_error(exc: sqlite3.Error, path: Path) -> JournalError:
     return JournalError(f"The journal could not be written ({exc}).")
 
 
+def _type_needle(name: str) -> str:
+    """``"type":"<name>"`` as the writer spells it (compact, keys sorted): found with SQLite's ``instr``, which works
+    on any row, where ``json_extract`` fails the whole query at one row that is not strict JSON (SQLite 3.40). The
+    commands' and notes' nested objects have no ``type`` key, and a quote inside a string is escaped, so only the
+    row's own type matches."""
+    return '"type":' + strict_json.dumps(name)
+
+
 def _dumps(value: Any) -> str:
     return strict_json.dumps(value)  # compact, sorted keys; refuses what could not be read back
 
@@ -99,8 +107,11 @@ def _dumps(value: Any) -> str:
 class Journal:
     """Append-only journal plus outbox. One instance per thread that writes (SQLite connections are not shared).
 
-    ``synchronous`` is ``FULL`` by default: a commit survives a power cut, which is the point of the journal
-    (WAL + FULL costs one fsync of the WAL per transaction).
+    Every commit is fsynced (``synchronous=FULL``; WAL + FULL costs one fsync of the WAL per transaction): an
+    event is published only after its commit returned, so a power cut can never take back an event that a
+    subscriber saw (``tests/reliability/test_power_cut.py`` cuts the power under a playing daemon to prove it).
+    ``NORMAL`` is not offered: after a power cut it lost commits whose events were already published, and the
+    restarted table gave their ``seq`` numbers to other events.
 
     Example::
 
@@ -110,15 +121,16 @@ class Journal:
             referee.handle(command)
     """
 
-    def __init__(self, path: Path, synchronous: str = "FULL") -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
-        self.synchronous = synchronous
         path.parent.mkdir(parents=True, exist_ok=True)
         # check_same_thread=False + our own lock: the daemon's worker writes, the publisher reads and deletes.
         self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30)
         self._lock = threading.Lock()
+        # FULL before anything is written: the switch to WAL and the schema of a new journal are synced too (a
+        # power cut right after the first start must not leave a file without its tables).
+        self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(f"PRAGMA synchronous={synchronous}")
         self._db.executescript(SCHEMA)
         self._db.executescript(QUARANTINE_SCHEMA)
         row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
@@ -217,7 +229,55 @@ class Journal:
                 with self._transaction():
                     self._db.executemany("DELETE FROM outbox WHERE seq = ?", rows)
             finally:
-                self._db.execute(f"PRAGMA synchronous={self.synchronous}")
+                self._db.execute("PRAGMA synchronous=FULL")
+
+    def prune(self, before_ts: float, game_start: str, base_note: str) -> dict[str, int]:
+        """Retention: delete whole games that began before ``before_ts``, and the snapshots no restart needs.
+
+        A game begins at a command whose ``type`` is ``game_start``; ``base_note`` is the type of the notes a
+        restart starts from (the referee snapshot written after each new game). The journal keeps everything from
+        the oldest game that began at or after ``before_ts`` — the current game at least — provided a snapshot
+        follows that game's start; between the first snapshot it keeps and the newest one, snapshots are dropped (a
+        restart reads the newest; the first is where a full replay starts). Nothing is cut after an event that is
+        still in the outbox. Returns ``{"entries": n, "snapshots": m}`` deleted. Freed pages are reused by later
+        writes (no VACUUM: it would rewrite the whole file on the SD card).
+
+        Example::
+
+            journal.prune(time.time() - 30 * 86400, "new_game", "referee_snapshot")
+        """
+        nothing = {"entries": 0, "snapshots": 0}
+        with self._lock:
+            snapshots = [
+                int(pos)
+                for (pos,) in self._db.execute(
+                    "SELECT pos FROM journal WHERE kind = 'note' AND instr(body, ?) > 0 ORDER BY pos",
+                    (_type_needle(base_note),),
+                )
+            ]
+            starts = self._db.execute(
+                "SELECT pos, ts FROM journal WHERE kind = 'command' AND instr(body, ?) > 0 AND pos < ? ORDER BY pos",
+                (_type_needle(game_start), snapshots[-1] if snapshots else 0),
+            ).fetchall()
+            if not starts:
+                return nothing
+            cut = next((int(pos) for pos, ts in starts if ts >= before_ts), int(starts[-1][0]))
+            undelivered = self._db.execute(
+                "SELECT MIN(j.pos) FROM outbox o JOIN journal j ON j.seq = o.seq"
+            ).fetchone()[0]
+            if undelivered is not None and undelivered < cut:
+                earlier = [int(pos) for pos, _ in starts if pos <= undelivered]
+                if not earlier:
+                    return nothing
+                cut = earlier[-1]
+            first_kept = next(pos for pos in snapshots if pos > cut)
+            with self._transaction():
+                entries = self._db.execute("DELETE FROM journal WHERE pos < ?", (cut,)).rowcount
+                dropped = self._db.execute(
+                    "DELETE FROM journal WHERE kind = 'note' AND instr(body, ?) > 0 AND pos > ? AND pos < ?",
+                    (_type_needle(base_note), first_kept, snapshots[-1]),
+                ).rowcount
+        return {"entries": entries, "snapshots": dropped}
 
     # -- reading ------------------------------------------------------------------------------------------------
 
@@ -260,7 +320,7 @@ class Journal:
         """The notes whose ``type`` is ``note_type`` as ``(pos, note)``, newest first, walking the journal backwards
         from its end (a recent note is found at once). A note that cannot be read is skipped with one log line, so
         the caller gets the last good one."""
-        needle = strict_json.dumps({"type": note_type})[1:-1]  # '"type":"<name>"', as the writer spells it
+        needle = _type_needle(note_type)
         before = 2**62
         while True:
             with self._lock:  # one row per query: SQLite walks the primary key backwards and stops at the first
