@@ -65,14 +65,15 @@ class Stamps:
 class Legs:
     """``--legs``: when each seam of the press → event path is first passed, per press (monotonic clock).
 
-    The seams, in path order: the press is decided and the motor is on if the plan fires (``FirePlan.to_json``
-    for the event), the ``press`` event leaves the press handler (``PressHandler._emit``), the table's worker
-    starts journalling (``Table._journal_pending`` with records waiting), the journal transaction is committed
-    (``Journal.append_batch`` returns), paho writes the event's packet to its socket (``Client._sock_send``); the
-    last leg ends at the subscriber. Wrapping costs a few microseconds per seam.
+    The seams, in path order: the press is claimed (``Table.claim_press`` returns: the referee used up its next
+    plan with the ``pressed`` command), the motor is on if the plan fires and the press's record is handed to the
+    worker (``Table.press_started``), the table's worker starts journalling (``Table._journal_pending`` with
+    records waiting), the journal transaction is committed (``Journal.append_batch`` returns), paho writes the
+    event's packet to its socket (``Client._sock_send``); the last leg ends at the subscriber. Wrapping costs a few
+    microseconds per seam.
     """
 
-    NAMES = ("edge → decided, motor on", "→ press emitted", "→ worker journals", "→ committed", "→ packet sent",
+    NAMES = ("edge → claimed", "→ motor on, handed over", "→ worker journals", "→ committed", "→ packet sent",
              "→ subscriber")
 
     def __init__(self) -> None:
@@ -81,8 +82,6 @@ class Legs:
 
     def install(self) -> None:
         from unolauncher.daemon.table import Table
-        from unolauncher.launcher.interface import FirePlan
-        from unolauncher.launcher.press import PressHandler
         from unolauncher.store.journal import Journal
 
         marks = self.marks
@@ -100,8 +99,8 @@ class Legs:
 
             setattr(cls, name, wrapped)
 
-        at(FirePlan, "to_json", 1, before=True)
-        at(PressHandler, "_emit", 2, before=True, when=lambda obj, event: event.get("type") == "press")
+        at(Table, "claim_press", 1)
+        at(Table, "press_started", 2, before=True)
         at(Table, "_journal_pending", 3, before=True, when=lambda obj: bool(obj._unjournalled))
         at(Journal, "append_batch", 4)
         at(mqtt.Client, "_sock_send", 5, before=True, when=lambda obj, buf: b"/events" in bytes(buf[:64]))

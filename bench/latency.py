@@ -2,11 +2,13 @@
 """Press-edge → motor-pin-high latency through the whole press path, against a bare gpiozero baseline.
 
 Whole path (what the daemon wires): mock button pin falls → GpioLauncher edge callback (own debounce) →
-PressHandler → ``who_may_hit`` (a real ``Referee.hitter`` under a lock) → EjectionModel.plan
-→ GpioLauncher.fire → driver pins. Baseline, same run, same pin class: ``Button.when_pressed = motor.forward`` on a
-gpiozero ``Motor``. Both time from just before ``drive_low()`` to the moment the motor pin's state becomes > 0
-(recorded inside the pin), alternating press by press so machine noise hits both alike. Also: presses/s the ejection
-model plans.
+PressHandler → the daemon's ``Table.claim_press`` (under the table's lock: ``Referee.hitter`` and
+``Referee.handle({"type": "pressed"})``, which uses up the referee's next plan, planned ahead after the previous
+hit) → GpioLauncher.fire → driver pins; ``Table.on_hit`` after each run. The table's worker is not started (the
+journal is written off this path), so its records just gather. Baseline, same run, same pin class:
+``Button.when_pressed = motor.forward`` on a gpiozero ``Motor``. Both time from just before ``drive_low()`` to the
+moment the motor pin's state becomes > 0 (recorded inside the pin), alternating press by press so machine noise hits
+both alike. Also: presses/s the ejection model plans.
 
     .venv/bin/python bench/latency.py [--presses 20000] [--plans 200000]
 
@@ -17,11 +19,11 @@ from __future__ import annotations
 
 import argparse
 import gc
+import shutil
 import statistics
 import sys
-import threading
+import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,35 +34,44 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # sup
 
 from support.benchstats import TimedPin, percentile, timed_press
 from unolauncher.clock import VirtualClock
-from unolauncher.launcher.ejection import EjectionModel
+from unolauncher.daemon.table import Table
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.pins import DEFAULT_PINS
 from unolauncher.launcher.press import PressHandler
+from unolauncher.rules.ejection import EjectionModel
 from unolauncher.rules.referee import Referee
+from unolauncher.store.journal import Journal
+
+ALWAYS = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"3": 1}}  # every press fires, no suspense
 
 
-def who_may_hit_factory() -> Callable[[], str | None]:
-    """A real ``Referee.hitter`` on a fresh Attack game, asked under a lock as the daemon asks it."""
-    referee = Referee()
-    referee.handle({"type": "new_game", "ruleset": "attack", "players": ["ann", "bo"], "seed": 1, "mode": "table"})
-    lock = threading.Lock()
+class QuietOutput:
+    """The table's output with nowhere to go (the worker, which would use it, is not started)."""
 
-    def hitter() -> str | None:
-        with lock:  # the daemon asks the referee under its lock
-            return referee.hitter()
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: 0
 
-    assert hitter() is not None
-    return hitter
+
+def daemon_table(state_dir: Path) -> Table:
+    """The daemon's table on a real referee: a table-mode Attack game whose every press fires; hits carry the count,
+    so the game goes on turn after turn."""
+    table = Table(Journal(state_dir / "journal.sqlite3"), Referee, QuietOutput())
+    table.referee.handle(
+        {"type": "new_game", "ruleset": "attack", "players": ["ann", "bo"], "seed": 1, "mode": "table",
+         "secret": "5e" * 32,
+         "options": {"ejection_preset": "custom", "ejection_custom": ALWAYS, "target_score": 10**6}}
+    )  # fmt: skip
+    return table
 
 
 def plans_per_second(count: int) -> dict[str, float]:
     rates = {}
     for preset in ("classic", "sequence"):
         model = EjectionModel(preset)
-        state = model.start(1)
+        state = model.start("5e" * 32)
         started = time.perf_counter()
         for _ in range(count):
-            _, state = model.plan(state)
+            _, state = model.plan(state, "ann")
         rates[preset] = count / (time.perf_counter() - started)
     return rates
 
@@ -80,10 +91,14 @@ def main() -> None:
     factory.pin(pins.lid).drive_low()
     clock.advance(1)
     hits: list[Any] = []
-    always = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"3": 1}}  # every press fires, no suspense
-    model = EjectionModel("custom", always)
-    handler = PressHandler(launcher, model, who_may_hit_factory(), lambda *a: hits.append(a), lambda e: None)
-    handler.start(1)
+    state_dir = Path(tempfile.mkdtemp(prefix="latency-"))
+    table = daemon_table(state_dir)
+
+    def on_hit(*result: Any) -> None:
+        hits.append(result)
+        table.on_hit(*result)
+
+    PressHandler(launcher, table.claim_press, on_hit, lambda e: None)
     # The baseline on other pins of the same factory.
     factory.pin(5, pin_class=TimedPin)
     bare_motor = Motor(forward=5, backward=13, pwm=True, pin_factory=factory)
@@ -116,16 +131,18 @@ def main() -> None:
     if len(hits) < len(full):
         raise RuntimeError("not every press produced a hit")
     launcher.close()
+    table.journal.close()
+    shutil.rmtree(state_dir, ignore_errors=True)
     bare_button.close()
     bare_motor.close()
 
     med_full, med_bare = statistics.median(full), statistics.median(bare)
     p99_full, p99_bare = percentile(full, 0.99), percentile(bare, 0.99)
     print(f"press-edge -> motor-pin-high on gpiozero mock pins, {len(full)} presses each, alternating")
-    print("who_may_hit: real Referee.hitter under a lock; model: EjectionModel (every press fires, no suspense)")
+    print("claim: real Referee.hitter + Referee.handle(pressed) under a lock (every press fires, no suspense)")
     print(f"{'path':<44}{'median us':>10}{'p99 us':>10}")
     print(f"{'bare gpiozero when_pressed -> Motor.forward':<44}{med_bare:>10.1f}{p99_bare:>10.1f}")
-    print(f"{'button -> PressHandler -> model -> device':<44}{med_full:>10.1f}{p99_full:>10.1f}")
+    print(f"{'button -> PressHandler -> referee -> device':<44}{med_full:>10.1f}{p99_full:>10.1f}")
     ratio_med, ratio_p99 = med_full / med_bare, p99_full / p99_bare
     print(f"ratio: median {ratio_med:.2f}x (target <= 2x), p99 {ratio_p99:.2f}x (target <= 3x)")
     rates = plans_per_second(args.plans)

@@ -37,14 +37,15 @@ from firmware.mpfakes import mp_time  # noqa: E402
 from gpiozero.pins.mock import MockFactory, MockPWMPin  # noqa: E402
 
 from support.benchstats import TimedPin, percentile, timed_press  # noqa: E402
+from support.claims import ModelClaims  # noqa: E402
 from support.net import wait_until  # noqa: E402
 from unolauncher.clock import RealClock, VirtualClock  # noqa: E402
 from unolauncher.launcher import serial_protocol as sp  # noqa: E402
-from unolauncher.launcher.ejection import EjectionModel  # noqa: E402
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher  # noqa: E402
 from unolauncher.launcher.pins import DEFAULT_PINS  # noqa: E402
 from unolauncher.launcher.press import PressHandler  # noqa: E402
 from unolauncher.launcher.serial_launcher import SerialLauncher, SerialSettings  # noqa: E402
+from unolauncher.rules.ejection import EjectionModel  # noqa: E402
 
 
 def summary(name: str, values: list[float], unit: str = "µs") -> str:
@@ -161,11 +162,11 @@ ALWAYS_ONE = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"1": 1}}  # e
 
 
 def press_handler(launcher: Any, hits: list[Any], events: list[dict[str, Any]] | None = None) -> PressHandler:
-    """The daemon's press path: who may hit → ejection model (custom: always one card) → ``launcher.fire``."""
-    handler = PressHandler(launcher, EjectionModel("custom", ALWAYS_ONE), lambda: "ann",
-                           lambda *hit: hits.append(hit), (events if events is not None else []).append)
-    handler.start(1)
-    return handler
+    """The press path: a claim (who may hit, the plan of an ejection model: custom, always one card) →
+    ``launcher.fire``."""
+    claims = ModelClaims(EjectionModel("custom", ALWAYS_ONE))
+    return PressHandler(launcher, claims.claim, lambda *hit: hits.append(hit),
+                        (events if events is not None else []).append)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -395,7 +395,8 @@ def daemon_config(table: str, state_dir: Path, port: int) -> str:
     return (
         f'[table]\nid = "{table}"\nstate_dir = "{state_dir}"\n\n'
         f'[broker]\nembedded = false\nhost = "127.0.0.1"\nport = {port}\n\n'
-        '[launcher]\nbackend = "virtual"\n\n[dashboard]\nenabled = false\n\n[homeassistant]\nenabled = false\n'
+        '[launcher]\nbackend = "virtual"\nallow_rigged = true\n\n'  # the bots seed their games
+        '[dashboard]\nenabled = false\n\n[homeassistant]\nenabled = false\n'
     )
 
 

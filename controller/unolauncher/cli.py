@@ -25,7 +25,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "run": ("unolauncher.daemon.run_cli", "run the table daemon (launcher, referee, journal, MQTT, dashboard)"),
     "replay": ("unolauncher.rules.replay_cli", "apply commands from a JSONL file and print the events"),
     "simulate": ("unolauncher.rules.simulate_cli", "play bot games and print statistics"),
-    "verify": ("unolauncher.launcher.verify_cli", "check a game's ejection outcomes against its seed commitment"),
+    "verify": ("unolauncher.launcher.verify_cli", "check every launcher press against its round's commitment"),
+    "export": ("unolauncher.launcher.export_cli", "write one game's events from a journal, for a third party's verify"),
     "selftest": ("unolauncher.launcher.selftest_cli", "check the wiring of a real launcher part by part"),
     "league": ("unolauncher.league_cli", "live standings of many tables on one broker"),
 }

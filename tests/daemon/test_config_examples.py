@@ -16,7 +16,7 @@ from daemon.game import NEW_GAME, PRESS_GAP_S, hit_event_after
 from support.daemon import DaemonProcess, TableClient, running_daemon
 from support.net import wait_until
 from unolauncher.daemon.config import parse_config
-from unolauncher.launcher.ejection import params_from_table
+from unolauncher.rules.ejection import params_from_table
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS_WITH_CONFIG = ["README.md", "docs/configuration.md", "docs/ejection.md"]
@@ -48,15 +48,14 @@ def custom_example() -> dict[str, Any]:
 
 def test_the_documented_custom_preset_runs_a_daemon_and_its_games(tmp_path: Path) -> None:
     custom = custom_example()
+    params_from_table(custom)  # the ejection model takes it
     with running_daemon(tmp_path, overrides={"launcher": {"preset": "custom", "custom": custom}}) as daemon:
-        assert daemon.press_handler.model.preset == "custom"
-        assert daemon.press_handler.model.params == params_from_table(custom)
-        assert daemon.table is not None
+        assert daemon.table is not None and daemon.journal is not None
         ok, code, message, _ = daemon.table.apply({"type": "new_game", "ruleset": "attack", "players": ["a", "b"]})
         assert ok, (code, message)
-        state = daemon.table.referee.state  # type: ignore[attr-defined]
-        assert state.options["ejection_preset"] == "custom" and state.options["ejection_custom"] == custom
-        assert daemon.press_handler.state == state.ejection
+        # The round's launcher commitment is for the configured table (the presses are planned from it).
+        [started] = [e for e in daemon.journal.events() if e["type"] == "round_started"]
+        assert (started["preset"], started["custom"]) == ("custom", custom)
 
 
 def test_a_custom_table_in_new_game_is_used_and_every_later_command_answered(tmp_path: Path) -> None:

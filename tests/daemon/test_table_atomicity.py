@@ -1,8 +1,8 @@
 """The table applies a command whole or not at all, and answers every command exactly once, whatever raises.
 
-Faults are injected where the daemon met them: the press handler's sync after a command (``after_apply``, where the
-``custom`` preset once raised and every later command went unanswered), a referee that raises instead of refusing,
-and a command hook (``prepare``) that fails.
+Faults are injected where the daemon met them: a step after the journal write (where the ``custom`` preset once
+raised in the press handler's sync and every later command went unanswered), a referee that raises instead of
+refusing, and a command hook (``prepare``) that fails.
 """
 
 from __future__ import annotations
@@ -47,16 +47,22 @@ def replayed(journal: Journal) -> dict[str, Any]:
     return referee.to_json()
 
 
-def test_a_failing_after_apply_hook_loses_no_reply_and_the_state_is_republished(tmp_path: Path) -> None:
-    def broken_sync() -> None:
-        raise ValueError("simulated: the press handler cannot take this game's ejection model")
+def test_a_failure_after_the_journal_write_loses_no_reply(tmp_path: Path) -> None:
+    class Flaky(Published):  # publishing the retained state fails once, after the command was journalled
+        failed = False
 
-    output = Published()
-    table = Table(Journal(tmp_path / "j.sqlite3"), Referee, output, after_apply=broken_sync)
+        def state(self, public_state: dict[str, Any]) -> None:
+            if not self.failed:
+                self.failed = True
+                raise ValueError("simulated: the bus could not take the state")
+            super().state(public_state)
+
+    output = Flaky()
+    table = Table(Journal(tmp_path / "j.sqlite3"), Referee, output)
     replies = run(table, dict(NEW_GAME), {"type": "status"}, {"type": "hit"})
     assert [(r["id"], r["ok"]) for r in replies] == [(0, True), (1, True), (2, True)]
     assert replayed(table.journal) == table.referee.to_json()
-    assert output.states[-1]["seq"] == table.journal.last_seq  # published before the hook failed
+    assert output.states[-1]["seq"] == table.journal.last_seq
 
 
 def test_a_referee_that_raises_is_rebuilt_from_the_journal(tmp_path: Path) -> None:

@@ -18,13 +18,14 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+from support.claims import ModelClaims
 from unolauncher.clock import RealClock, VirtualClock
-from unolauncher.launcher.ejection import EjectionModel
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.interface import FirePlan, FireResult
 from unolauncher.launcher.pins import DEFAULT_JIG, DEFAULT_PINS
 from unolauncher.launcher.press import PressHandler
 from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
+from unolauncher.rules.ejection import EjectionModel
 
 from .jig import JigToy, wire_mock_jig
 
@@ -55,15 +56,12 @@ class Bench:
 
 def make_press_handler(bench: Bench, cards: int = 3) -> PressHandler:
     always = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {str(cards): 1}}
-    handler = PressHandler(
+    return PressHandler(
         bench.launcher,
-        EjectionModel("custom", always),
-        lambda: "ann",
+        ModelClaims(EjectionModel("custom", always)).claim,
         lambda player, plan, result: bench.hits.append((player, plan, result)),
         bench.events.append,
     )
-    handler.start(1)
-    return handler
 
 
 @pytest.fixture(params=["virtual", "jig"])

@@ -1,4 +1,6 @@
-"""`unolauncher verify` (fairness audit round trip) and `unolauncher selftest --virtual`."""
+"""`unolauncher verify` and `unolauncher export` (the fairness audit, docs/ejection.md) and `unolauncher selftest
+--virtual`. The logs come from a real referee fed what the daemon feeds it: secrets, ``pressed`` before each hit,
+lid openings, entropy, undo."""
 
 from __future__ import annotations
 
@@ -11,80 +13,150 @@ from typing import Any
 import pytest
 
 from unolauncher.cli import main
-from unolauncher.launcher.ejection import EjectionModel, commitment
-from unolauncher.launcher.press import PressHandler
+from unolauncher.rules.referee import Referee
+from unolauncher.store.journal import Journal
 
-from .conftest import Rig
+PLAYERS = ["ann", "bob"]
 
 
-def play_game(rig: Rig, preset: str, seed: int, presses: int) -> list[dict[str, Any]]:
-    """A real game on the virtual launcher: the events a table would journal."""
-    events: list[dict[str, Any]] = []
-    handler = PressHandler(rig.launcher, EjectionModel(preset), lambda: "ann", lambda *a: None, events.append)
-    handler.start(seed)
+def secret(n: int) -> str:
+    return f"{n:064x}"
+
+
+class Log:
+    """A referee driven like the daemon drives it, its events stamped with seq as the journal stamps them."""
+
+    def __init__(self, preset: str = "classic", rigged: bool = False, mode: str = "table") -> None:
+        self.ref = Referee()
+        self.events: list[dict[str, Any]] = []
+        self.secrets = 0
+        start: dict[str, Any] = {"type": "new_game", "ruleset": "attack", "players": PLAYERS, "mode": mode, "seed": 5,
+                                 "options": {"ejection_preset": preset, "target_score": 10_000}}  # fmt: skip
+        if not rigged:
+            start["secret"] = self.next_secret()
+        self.apply(start)
+
+    def next_secret(self) -> str:
+        self.secrets += 1
+        return secret(self.secrets)
+
+    def apply(self, command: dict[str, Any]) -> list[dict[str, Any]]:
+        events = self.ref.handle(command)
+        assert events and events[0]["type"] != "rejected", (command, events)
+        for event in events:
+            self.events.append({**event, "seq": len(self.events) + 1})
+        return events
+
+    def press(self) -> None:
+        player = self.ref.hitter()
+        press = self.apply({"type": "pressed", "player": player})[-1]
+        if player is not None:
+            self.apply({"type": "hit", "player": player, "cards": press["plan"]["cards"]})
+
+    def write(self, path: Path) -> Path:
+        path.write_text("".join(json.dumps(e) + "\n" for e in self.events))
+        return path
+
+
+def honest_log(preset: str = "classic", presses: int = 20) -> Log:
+    log = Log(preset)
     for i in range(presses):
-        if i == presses // 2:  # a refill halfway: the lid is part of the audit trail
-            rig.sim.open_lid()
-            rig.clock.advance(0.1)
-            rig.sim.load(20)
-            rig.sim.close_lid()
-            rig.clock.advance(0.1)
-        rig.sim.press_button()
-        rig.clock.advance(4)
-    handler.reveal()
-    return events
+        if i == presses // 2:
+            log.apply({"type": "lid_opened"})  # a refill halfway: part of the audit trail
+        if i == 3:
+            log.apply({"type": "entropy", "entropy": "c0ffee" * 5})
+        log.press()
+    log.apply({"type": "undo", "secret": log.next_secret()})  # a hit taken back: the presses stay on the record
+    log.press()
+    log.apply({"type": "new_game", "ruleset": "attack", "players": PLAYERS, "secret": log.next_secret()})  # reveals
+    return log
 
 
-def write(path: Path, events: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(e) + "\n" for e in events))
-    return path
-
-
-@pytest.mark.parametrize("preset", ["classic", "sequence"])
-def test_fairness_round_trip(rig: Rig, tmp_path: Path, capsys: pytest.CaptureFixture[str], preset: str) -> None:
-    events = play_game(rig, preset, seed=8675309, presses=30)
-    assert sum(e["type"] == "press" for e in events) == 30
-    log = write(tmp_path / "game.jsonl", events)
-    code = main(["verify", "--seed", "8675309", "--commitment", commitment(8675309), "--presses", str(log)])
+@pytest.mark.parametrize("preset", ["classic", "sequence", "brutal"])
+def test_fairness_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str], preset: str) -> None:
+    log = honest_log(preset)
+    assert main(["verify", "--events", str(log.write(tmp_path / "game.jsonl"))]) == 0
     out = capsys.readouterr().out
-    assert code == 0, out
-    assert f"verified 30 presses (preset {preset})" in out
+    assert "verified 1 commitment(s), 21 press(es): every outcome matches its commitment" in out
+    assert "1 commitment(s) still open" in out  # the second game's round: its secret is not out yet
 
 
-def test_tampered_press_is_reported(rig: Rig, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    events = play_game(rig, "classic", seed=5, presses=12)
-    presses = [e for e in events if e["type"] == "press"]
-    victim = next(e for e in presses if e["plan"]["fire"])
-    victim["plan"]["cards"] += 1  # the table claims one more card than the seed gives
-    log = write(tmp_path / "game.jsonl", events)
-    code = main(["verify", "--seed", "5", "--commitment", commitment(5), "--presses", str(log)])
+def test_a_tampered_press_is_named_with_its_round_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = honest_log()
+    victim = next(e for e in log.events if e["type"] == "press" and e["plan"]["fire"])
+    victim["plan"]["cards"] += 1  # the table claims one more card than the secret gives
+    assert main(["verify", "--events", str(log.write(tmp_path / "game.jsonl"))]) == 1
     out = capsys.readouterr().out
-    assert code == 1
-    assert f"press {victim['index']}: cards {victim['plan']['cards']} (expected {victim['plan']['cards'] - 1})" in out
+    line = victim["seq"]  # one event per line, seq from 1
+    cards = victim["plan"]["cards"]
+    assert f"round 1 ({victim['commitment'][:12]}…): line {line}: press {victim['index']}: cards {cards} " \
+           f"(expected {cards - 1})" in out  # fmt: skip
+    assert "NOT verified" in out
 
 
-def test_dropped_press_and_wrong_seed_reported(rig: Rig, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    events = play_game(rig, "classic", seed=5, presses=6)
-    first_press = next(i for i, e in enumerate(events) if e["type"] == "press")
-    del events[first_press]
-    log = write(tmp_path / "game.jsonl", events)
-    assert main(["verify", "--seed", "5", "--commitment", commitment(5), "--presses", str(log)]) == 1
-    assert "press index 1 where press 0 was due" in capsys.readouterr().out
-    assert main(["verify", "--seed", "6", "--commitment", commitment(5), "--presses", str(log)]) == 1
-    assert "seed 6 does not match the commitment" in capsys.readouterr().out
+def test_a_dropped_press_a_wrong_secret_and_a_foreign_press_are_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = honest_log()
+    first = next(i for i, e in enumerate(log.events) if e["type"] == "press")
+    dropped = log.events.pop(first)
+    assert main(["verify", "--events", str(log.write(tmp_path / "a.jsonl"))]) == 1
+    out = capsys.readouterr().out
+    assert "press index 1 where press 0 was due" in out
+    assert f"seq {dropped['seq'] + 1} follows seq {dropped['seq'] - 1}" in out
+    assert "the reveal counts 21 press(es), the events hold 20" in out
+
+    log = honest_log()
+    reveal = next(e for e in log.events if e["type"] == "ejection_reveal")
+    reveal["secret"] = secret(99)
+    assert main(["verify", "--events", str(log.write(tmp_path / "b.jsonl"))]) == 1
+    assert "the revealed secret does not hash to the commitment" in capsys.readouterr().out
+
+    log = honest_log()
+    press = next(e for e in log.events if e["type"] == "press")
+    press["commitment"] = "0" * 64
+    assert main(["verify", "--events", str(log.write(tmp_path / "c.jsonl"))]) == 1
+    assert "press under commitment '" + "0" * 64 + "', which no event opened" in capsys.readouterr().out
+
+
+def test_a_rigged_round_is_not_vouched_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = Log(rigged=True)  # no secret from the daemon: derived from the seed someone chose
+    for _ in range(5):
+        log.press()
+    log.apply({"type": "new_game", "ruleset": "attack", "players": PLAYERS, "seed": 1})
+    path = log.write(tmp_path / "rigged.jsonl")
+    assert main(["verify", "--events", str(path)]) == 1
+    assert "is rigged: its secret was derived from a seed" in capsys.readouterr().out
+    assert main(["verify", "--events", str(path), "--allow-rigged"]) == 0
+
+
+def test_a_log_that_begins_inside_a_commitment_checks_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Journal retention deletes whole games: the first kept game begins with the reveal of the round it replaced,
+    whose commitment and presses are gone. That part cannot be checked, and is not a mismatch; the same reveal
+    after the log's first commitment is one."""
+    log = honest_log()
+    start = next(i for i, e in enumerate(log.events) if e["type"] == "ejection_reveal")  # the second game's start
+    kept = log.events[start:]
+    log.events = kept
+    assert main(["verify", "--events", str(log.write(tmp_path / "pruned.jsonl"))]) == 0
+    out = capsys.readouterr().out
+    assert "1 event(s) of a commitment opened before the log begins: not checked" in out
+    opened = next(i for i, e in enumerate(kept) if e["type"] == "round_started")
+    log.events = [*kept[1 : opened + 1], kept[0], *kept[opened + 1 :]]  # the reveal after a commitment it opened
+    assert main(["verify", "--events", str(log.write(tmp_path / "moved.jsonl"))]) == 1
+    assert "which no event opened" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--seed", "x", "--commitment", "0" * 64], "--seed must be a whole number"),
-        (["--seed", "1", "--commitment", "abc"], "--commitment must be 64 hexadecimal"),
-        (["--seed", "1", "--commitment", "0" * 64, "--presses", "/nonexistent.jsonl"], "does not exist"),
+        (["--events", "/nonexistent.jsonl"], "does not exist"),
+        (["--state-dir", "/nonexistent"], "holds no journal"),
     ],
 )
 def test_verify_bad_input_exit_2(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
-    if "--presses" not in args:
-        args = [*args, "--presses", "-"]
     assert main(["verify", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
@@ -93,24 +165,47 @@ def test_verify_bad_input_exit_2(args: list[str], message: str, capsys: pytest.C
 def test_verify_bad_json_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = tmp_path / "bad.jsonl"
     log.write_text('{"type": "press", "plan": {"fire": false}}\nnot json\n')
-    assert main(["verify", "--seed", "1", "--commitment", commitment(1), "--presses", str(log)]) == 2
+    assert main(["verify", "--events", str(log)]) == 2
     assert "line 2 is not valid JSON" in capsys.readouterr().err
 
 
-def test_verify_reads_stdin_in_a_real_process(tmp_path: Path) -> None:
-    model = EjectionModel("gentle")
-    state = model.start(3)
-    lines = [json.dumps({"type": "ejection_start", "preset": "gentle", "commitment": commitment(3)})]
-    for i in range(10):
-        plan, state = model.plan(state)
-        lines.append(json.dumps({"type": "press", "index": i, "plan": plan.to_json()}))
+def test_verify_reads_stdin_in_a_real_process() -> None:
+    log = honest_log("gentle", presses=10)
     proc = subprocess.run(
-        [sys.executable, "-m", "unolauncher.cli", "verify", "--seed", "3", "--commitment", commitment(3),
-         "--presses", "-"],
-        input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "unolauncher.cli", "verify", "--events", "-"],
+        input="".join(json.dumps(e) + "\n" for e in log.events), capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    assert "verified 10 presses (preset gentle)" in proc.stdout
+    assert "verified 1 commitment(s), 11 press(es)" in proc.stdout
+
+
+def journal_of(state_dir: Path, *logs: Log) -> None:
+    """What the daemon's journal holds after these games (their events, in order)."""
+    journal = Journal(state_dir / "journal.sqlite3")
+    for log in logs:
+        journal.append_events([{k: v for k, v in e.items() if k != "seq"} for e in log.events])
+    journal.close()
+
+
+def test_export_writes_one_game_for_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = honest_log()
+    log.press()
+    journal_of(tmp_path, log)
+    assert main(["verify", "--state-dir", str(tmp_path)]) == 0
+    assert "verified 1 commitment(s), 21 press(es)" in capsys.readouterr().out
+    first, second = tmp_path / "1.jsonl", tmp_path / "2.jsonl"
+    assert main(["export", "--state-dir", str(tmp_path), "--game", "1", "--output", str(first)]) == 0
+    assert main(["export", "--state-dir", str(tmp_path), "--output", str(second)]) == 0  # the last game
+    exported = [json.loads(line) for line in first.read_text().splitlines()]
+    assert exported[0]["type"] == "game_started" and exported[-1]["type"] == "ejection_reveal"  # the replaced round
+    assert json.loads(second.read_text().splitlines()[0])["type"] == "game_started"
+    capsys.readouterr()
+    assert main(["verify", "--events", str(first)]) == 0
+    assert "verified 1 commitment(s), 21 press(es)" in capsys.readouterr().out
+    assert main(["verify", "--events", str(second)]) == 0  # its one round is still open: nothing to check yet
+    assert "1 commitment(s) still open" in capsys.readouterr().out
+    assert main(["export", "--state-dir", str(tmp_path), "--game", "3"]) == 2
+    assert "there is no game 3: the journal holds games 1 to 2" in capsys.readouterr().err
 
 
 def test_selftest_virtual_passes(capsys: pytest.CaptureFixture[str]) -> None:
@@ -136,19 +231,3 @@ def test_selftest_with_pin_file_and_bad_file(tmp_path: Path, capsys: pytest.Capt
     pins.write_text("[pins]\nbutton = 14\n")
     assert main(["selftest", "--virtual", "--pins", str(pins)]) == 2
     assert "reserved for the UART" in capsys.readouterr().err
-
-
-def test_verify_reads_the_referees_game_started(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    model = EjectionModel("brutal")
-    state = model.start(77)
-    lines: list[dict[str, Any]] = [
-        {"type": "game_started", "options": {"ejection_preset": "brutal"}, "ejection_commitment": commitment(77)}
-    ]
-    for i in range(5):
-        plan, state = model.plan(state)
-        lines.append({"type": "press", "index": i, "plan": plan.to_json()})
-    log = write(tmp_path / "game.jsonl", lines)
-    assert main(["verify", "--seed", "77", "--commitment", commitment(77), "--presses", str(log)]) == 0
-    assert "verified 5 presses (preset brutal)" in capsys.readouterr().out
-    assert main(["verify", "--seed", "77", "--commitment", "f" * 64, "--presses", str(log)]) == 1
-    assert "differs from the given one" in capsys.readouterr().out

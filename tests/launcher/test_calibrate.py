@@ -14,10 +14,12 @@ from unolauncher.cli import main
 from unolauncher.daemon.app import Daemon
 from unolauncher.daemon.config import load_config
 from unolauncher.launcher.calibrate import CalibrationError, fit, with_ms_per_card
-from unolauncher.launcher.ejection import MS_PER_CARD, SPIN_UP_MS, EjectionConfigError, EjectionModel, commitment
-from unolauncher.launcher.factory import create_model
-from unolauncher.launcher.verify_cli import verify
+from unolauncher.rules.ejection import MS_PER_CARD, SPIN_UP_MS, EjectionConfigError, EjectionModel
+from unolauncher.rules.ejection_audit import audit
+from unolauncher.rules.ejection_models import _model_for
 from unolauncher.rules.referee import Referee
+
+NEW_GAME = {"type": "new_game", "ruleset": "attack", "players": ["a", "b"]}
 
 CONFIG = """# kitchen table
 [table]
@@ -78,8 +80,9 @@ def test_calibrate_measures_the_virtual_toy_and_writes_the_configuration(tmp_pat
     assert measured is not None and abs(measured - 1000 / 9.0) <= 3  # VirtualParams: 9 cards/s at full power
     assert f"ms_per_card = {measured}" in out
     assert (tmp_path / "config.toml.bak").read_text() == CONFIG
-    model = create_model(vars(load_config(config).launcher))  # what the daemon builds from that file
-    assert model.ms_per_card == measured and model.start(1)["ms_per_card"] == measured
+    # What the daemon does with that file: every new game records the value, and its model plans with it.
+    options = Daemon(load_config(config), say=lambda text: None)._prepare_command(dict(NEW_GAME))["options"]
+    assert options == {"ejection_ms_per_card": measured} and _model_for(options).ms_per_card == measured
 
 
 def test_calibrate_without_a_beam_or_with_too_few_cards_fails_and_leaves_the_file(
@@ -102,10 +105,8 @@ def test_calibrate_without_a_beam_or_with_too_few_cards_fails_and_leaves_the_fil
 
 def test_the_model_uses_the_measured_value_and_refuses_nonsense() -> None:
     model = EjectionModel("custom", {"miss_hazard": [1.0], "cards": {"3": 1}}, ms_per_card=150)
-    plan, _ = model.plan(model.start(4))
+    plan, _ = model.plan(model.start("4" * 64))
     assert plan.run_ms == SPIN_UP_MS + 3 * 150
-    assert model.start(4)["ms_per_card"] == 150
-    assert "ms_per_card" not in EjectionModel("classic").start(4)  # uncalibrated games keep their exact state
     for bad in (0, 5000, True, 110.5, "110"):
         with pytest.raises(EjectionConfigError, match="ms_per_card"):
             EjectionModel(ms_per_card=bad)  # type: ignore[arg-type]
@@ -115,30 +116,27 @@ def test_the_daemon_records_the_configured_value_with_each_new_game(tmp_path: Pa
     config = tmp_path / "config.toml"
     config.write_text(with_ms_per_card(CONFIG, 130))
     daemon = Daemon(load_config(config), say=lambda text: None)
-    command = daemon._prepare_command({"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "seed": 3})
+    command = daemon._prepare_command(dict(NEW_GAME))
     assert command["options"] == {"ejection_ms_per_card": 130}
     plain = Daemon(load_config(None), say=lambda text: None)
-    assert "options" not in plain._prepare_command({"type": "new_game", "ruleset": "attack", "players": ["a", "b"]})
+    assert "options" not in plain._prepare_command(dict(NEW_GAME))
 
 
 def test_a_game_started_with_it_plans_and_verifies_with_it() -> None:
     ref = Referee()
-    game = {"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 77,
+    game = {"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 77, "secret": "7" * 64,
             "options": {"ejection_ms_per_card": 140}}
-    started = of(ok(ref, game), "game_started")[0]
-    assert started["options"]["ejection_ms_per_card"] == 140
-    seed = ref.state.ejection_seed
-    assert ref.state.ejection is not None and ref.state.ejection["ms_per_card"] == 140
-    plans = []
+    events = ok(ref, game)
+    assert of(events, "game_started")[0]["options"]["ejection_ms_per_card"] == 140
+    assert of(events, "round_started")[0]["ms_per_card"] == 140  # each commitment says how its plans were made
     for _ in range(40):  # the referee's own plans, press after press
-        plan = ref.next_fire_plan()
-        plans.append({"type": "press", "plan": plan.to_json()})
-        ok(ref, {"type": "hit"})
-    fired = [p for p in plans if p["plan"]["fire"]]
-    assert fired and all(p["plan"]["run_ms"] == SPIN_UP_MS + p["plan"]["cards"] * 140 for p in fired)
-    log = [(1, started), *[(i + 2, p) for i, p in enumerate(plans)]]
-    assert verify(seed, commitment(seed), log).ok
-    without = [(1, {**started, "options": {}}), *log[1:]]  # a log that lost the value: every fired plan differs
-    assert len(verify(seed, commitment(seed), without).mismatches) == len(fired)
+        events += ok(ref, {"type": "hit"})
+    events += ok(ref, {**game, "options": {}, "secret": "8" * 64})  # a new game reveals the first one's round
+    fired = [e["plan"] for e in of(events, "press") if e["plan"]["fire"]]
+    assert fired and all(plan["run_ms"] == SPIN_UP_MS + plan["cards"] * 140 for plan in fired)
+    assert audit((str(i), e) for i, e in enumerate(events)).ok()
+    without = [{k: v for k, v in e.items() if k != "ms_per_card"} for e in events]  # a log that lost the value
+    report = audit((str(i), e) for i, e in enumerate(without))
+    assert len(report.mismatches) == len(fired) and all("run_ms" in m for m in report.mismatches)
     assert MS_PER_CARD != 140
     refused(Referee(), {**game, "options": {"ejection_ms_per_card": 5}}, "bad_option")

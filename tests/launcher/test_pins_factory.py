@@ -12,7 +12,6 @@ from unolauncher.clock import VirtualClock
 from unolauncher.launcher.factory import (
     LauncherSetupError,
     create_launcher,
-    create_model,
     gpio_unavailable_reason,
     make_pin_factory,
 )
@@ -114,7 +113,6 @@ def test_factory_reads_config_objects() -> None:
     launcher, sim = create_launcher(config, VirtualClock())
     try:
         assert sim is not None and sim.pins.button == 5
-        assert create_model(config, launcher).preset == "gentle"
     finally:
         launcher.close()
 

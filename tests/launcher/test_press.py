@@ -1,4 +1,5 @@
-"""The press path on the virtual launcher: button → who may hit → model → motor → hit, with its events."""
+"""The press path on the virtual launcher: button → the table's claim (who may hit, the plan) → motor → hit, with its
+events. The table is stood in for by ``ModelClaims`` (a model and its state; the referee's in the daemon)."""
 
 from __future__ import annotations
 
@@ -6,34 +7,33 @@ import math
 from typing import Any
 
 import pytest
-from gpiozero.pins.mock import MockFactory
 
-from unolauncher.clock import VirtualClock
-from unolauncher.launcher.ejection import EjectionModel, commitment
+from support.claims import ModelClaims
 from unolauncher.launcher.feedback import pulse_interval
 from unolauncher.launcher.interface import FirePlan, FireResult
-from unolauncher.launcher.press import PressHandler
+from unolauncher.launcher.press import PressClaim, PressHandler
+from unolauncher.rules.ejection import EjectionModel
 
-from .conftest import Rig, make_rig
+from .conftest import Rig
 
 ALWAYS = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"3": 1}}
 NEVER_TWICE = {"miss_hazard": [0.0, 0.0, 1.0], "hit_repeat": [0.0], "cards": {"2": 1}}  # fires every 3rd press
 
 
-class Table:
-    """Stands in for the daemon: records hits, decides who may hit."""
+class Table(ModelClaims):
+    """Stands in for the daemon: plans presses (the referee's job there), records hits and events."""
 
     def __init__(self, rig: Rig, model: EjectionModel, hitter: str | None = "ann", lockout: bool = True) -> None:
-        self.hitter = hitter
+        super().__init__(model, hitter)
         self.hits: list[tuple[str | None, FirePlan, FireResult]] = []
         self.events: list[dict[str, Any]] = []
         self.handler = PressHandler(
             rig.launcher,
-            model,
-            who_may_hit=lambda: self.hitter,
+            self.claim,
             on_hit=lambda player, plan, result: self.hits.append((player, plan, result)),
             on_event=self.events.append,
             lockout=lockout,
+            on_lid_opened=self.lid_opened,
         )
 
     def types(self) -> list[str]:
@@ -42,9 +42,7 @@ class Table:
 
 @pytest.fixture
 def table(rig: Rig) -> Table:
-    t = Table(rig, EjectionModel("custom", ALWAYS))
-    t.handler.start(42)
-    return t
+    return Table(rig, EjectionModel("custom", ALWAYS))
 
 
 def test_press_fires_counts_and_reports_hit(rig: Rig, table: Table) -> None:
@@ -54,10 +52,9 @@ def test_press_fires_counts_and_reports_hit(rig: Rig, table: Table) -> None:
     assert len(table.hits) == 1
     player, plan, result = table.hits[0]
     assert player == "ann" and plan.cards == 3 and result.cards_out == 3 and result.outcome == "ok"
-    assert table.types() == ["ejection_start", "press", "fired"]
-    assert table.events[0]["commitment"] == commitment(42)
-    assert table.events[1]["index"] == 0 and table.events[1]["plan"]["cards"] == 3
-    assert table.events[2] == {"type": "fired", "player": "ann", "cards": 3, "outcome": "ok", "ran_ms": 372,
+    assert table.types() == ["fired"]  # the press event is the referee's (with the pressed command)
+    assert table.presses == 1
+    assert table.events[0] == {"type": "fired", "player": "ann", "cards": 3, "outcome": "ok", "ran_ms": 372,
                                "counted": True}  # fmt: skip
 
 
@@ -69,7 +66,7 @@ def test_presses_while_motor_runs_are_ignored(rig: Rig, table: Table) -> None:
     rig.sim.press_button()
     rig.clock.advance(2)
     assert table.types().count("ignored_press") == 2
-    assert len(table.hits) == 1 and table.handler.state["press"] == 1  # ignored presses use no model press
+    assert len(table.hits) == 1 and table.presses == 1  # ignored presses use no plan
 
 
 def test_lockout_when_nobody_may_hit(rig: Rig, table: Table) -> None:
@@ -78,7 +75,7 @@ def test_lockout_when_nobody_may_hit(rig: Rig, table: Table) -> None:
     rig.clock.advance(1)
     assert not rig.sim.pin("motor_enable").states[1:]  # the motor pin never moved
     assert table.types()[-1] == "lockout" and table.hits == []
-    assert table.handler.state["press"] == 0
+    assert table.presses == 0
 
 
 def test_without_lockout_an_unattributed_press_still_fires(rig: Rig) -> None:
@@ -93,13 +90,12 @@ def test_press_refused_with_lid_open(rig: Rig, table: Table) -> None:
     rig.clock.advance(0.1)
     rig.sim.press_button()
     rig.clock.advance(1)
-    assert "press_refused" in table.types() and table.hits == []
+    assert "press_refused" in table.types() and table.hits == [] and table.presses == 0
     assert len(rig.sim.pin("motor_enable").states) == 1
 
 
 def test_no_fire_press_reports_zero_and_pulses_faster(rig: Rig) -> None:
     table = Table(rig, EjectionModel("custom", NEVER_TWICE))
-    table.handler.start(1)
     rig.sim.press_button()
     rig.clock.advance(0.2)
     assert table.hits[0][2] == FireResult(0, 0, "no_fire")
@@ -130,7 +126,6 @@ def test_pulses_give_up_after_a_while(rig: Rig) -> None:
 
 def test_lid_restarts_the_sequence_count(rig: Rig) -> None:
     table = Table(rig, EjectionModel("sequence"))
-    table.handler.start(5)
     for _ in range(3):
         rig.sim.press_button()
         rig.clock.advance(3)
@@ -154,12 +149,12 @@ def test_jam_and_empty_events_forwarded(rig: Rig, table: Table) -> None:
     assert "jam" in table.types() and table.hits[0][2].outcome == "jam"
 
 
-def test_who_may_hit_raising_leaves_motor_off(rig: Rig) -> None:
-    def broken() -> str | None:
+def test_a_claim_raising_leaves_motor_off(rig: Rig) -> None:
+    def broken(lockout: bool) -> PressClaim | None:
         raise RuntimeError("referee bug")
 
     events: list[dict[str, Any]] = []
-    PressHandler(rig.launcher, EjectionModel("custom", ALWAYS), broken, lambda *a: None, events.append)
+    PressHandler(rig.launcher, broken, lambda *a: None, events.append)
     rig.sim.press_button()
     rig.clock.advance(1)
     assert not rig.sim.motor_pin_high and len(rig.sim.pin("motor_enable").states) == 1
@@ -172,41 +167,35 @@ def test_on_hit_raising_is_reported_and_next_press_works(rig: Rig) -> None:
     def on_hit(*args: Any) -> None:
         raise RuntimeError("daemon bug")
 
-    handler = PressHandler(rig.launcher, EjectionModel("custom", ALWAYS), lambda: "bo", on_hit, events.append)
+    claims = ModelClaims(EjectionModel("custom", ALWAYS), hitter="bo")
+    PressHandler(rig.launcher, claims.claim, on_hit, events.append)
     rig.sim.press_button()
     rig.clock.advance(2)
     assert not rig.sim.motor_pin_high
     assert any(e["type"] == "fault" and "daemon bug" in e["message"] for e in events)
     rig.sim.press_button()
-    assert rig.sim.motor_pin_high and handler.state["press"] == 2
+    assert rig.sim.motor_pin_high and claims.presses == 2
     rig.clock.advance(2)
 
 
-def test_reveal_and_restore(rig: Rig, table: Table) -> None:
+def test_a_claimed_press_the_launcher_will_not_run_is_reported_as_not_started(rig: Rig, table: Table) -> None:
+    """Its plan is used up (it is on the record), so the table must hear of it: a fault with no card, not a hit."""
+    assert rig.launcher.fire(FirePlan(fire=True, cards=2, run_ms=400), lambda result: None)  # a dispense run
     rig.sim.press_button()
-    rig.clock.advance(2)
-    saved = dict(table.handler.state)
-    assert table.handler.reveal()["seed"] == 42
-    other = make_rig(MockFactory(pin_class=rig.factory.pin_class), VirtualClock())
-    try:
-        again = Table(other, EjectionModel("custom", ALWAYS))
-        again.handler.restore(saved)
-        assert again.handler.state == saved and again.handler.seed == 42
-    finally:
-        other.launcher.close()
-
-
-def test_plan_ahead_never_uses_a_stale_plan(rig: Rig) -> None:
-    """The next plan is computed ahead; swapping the model or the state must not let the old one through."""
-    table = Table(rig, EjectionModel("custom", ALWAYS))
-    table.handler.start(9)
-    assert table.handler._ahead is not None and table.handler._ahead[2].fire  # planned before any press
-    table.handler.model = EjectionModel("custom", NEVER_TWICE)  # what the daemon does on a preset change
-    rig.sim.press_button()
-    rig.clock.advance(1)
-    assert table.hits[-1][1].fire is False and not rig.sim.pin("motor_enable").states[1:]
-    table.handler.restore(EjectionModel("custom", NEVER_TWICE).start(9) | {"press": 2, "run": -2})
-    rig.sim.press_button()  # the restored state says: third dry press -> fires
+    assert table.presses == 1 and table.hits[-1][0] == "ann"
+    assert table.hits[-1][2].outcome == "fault" and table.hits[-1][2].cards_out == 0
+    rig.clock.advance(3)
+    rig.sim.press_button()  # the launcher is free again: the next press runs
     assert rig.sim.motor_pin_high
+    rig.clock.advance(3)
+    assert table.hits[-1][2].cards_out == 3
+
+
+def test_after_press_runs_once_the_motor_is_on(rig: Rig) -> None:
+    claims = ModelClaims(EjectionModel("custom", ALWAYS))
+    motor_at_after_press: list[bool] = []
+    PressHandler(rig.launcher, claims.claim, lambda *a: None, lambda e: None,
+                 after_press=lambda: motor_at_after_press.append(rig.sim.motor_pin_high))  # fmt: skip
+    rig.sim.press_button()
+    assert motor_at_after_press == [True]
     rig.clock.advance(2)
-    assert table.hits[-1][2].cards_out == 2

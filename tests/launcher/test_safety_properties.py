@@ -11,13 +11,14 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from support.claims import ModelClaims
 from unolauncher.clock import RealClock, VirtualClock
-from unolauncher.launcher.ejection import EjectionModel
 from unolauncher.launcher.factory import create_launcher
 from unolauncher.launcher.gpio import DeviceSettings
 from unolauncher.launcher.interface import FireResult
 from unolauncher.launcher.press import PressHandler
 from unolauncher.launcher.virtual import VirtualParams
+from unolauncher.rules.ejection import EjectionModel
 
 from .conftest import make_rig
 
@@ -61,16 +62,16 @@ def test_motor_safety_invariants(steps: list[tuple[str, Any]], preset: str, seed
     for role in ("motor_enable", "motor_forward", "motor_reverse"):
         rig.sim.pin(role).listeners.append(motor_changed)
     hits: list[FireResult] = []
-    handler = PressHandler(rig.launcher, EjectionModel(preset), lambda: "ann", lambda p, plan, r: hits.append(r),
-                           lambda e: None)  # fmt: skip
-    handler.start(seed)
+    claims = ModelClaims(EjectionModel(preset), secret=f"{seed:064x}")
+    PressHandler(rig.launcher, claims.claim, lambda p, plan, r: hits.append(r), lambda e: None,
+                 on_lid_opened=claims.lid_opened)  # fmt: skip
     accepted_fires = 0
     try:
         for action, value in steps:
             if action == "press":
-                before = handler.state["press"]
+                before = claims.presses
                 rig.sim.press_button(hold_s=0.05)
-                if handler.state["press"] > before and hits[-1:] != [FireResult(0, 0, "no_fire")]:
+                if claims.presses > before and hits[-1:] != [FireResult(0, 0, "no_fire")]:
                     accepted_fires += 1
                 clock.advance(value)
             elif action == "open_lid":
@@ -92,7 +93,7 @@ def test_motor_safety_invariants(steps: list[tuple[str, Any]], preset: str, seed
         clock.advance(MAX_RUN_S + 5)  # everything settles
         assert not rig.sim.motor_pin_high and not rig.launcher.running
         assert violations == []
-        assert handler.state["press"] == len(hits)  # every accepted press got exactly one result
+        assert claims.presses == len(hits)  # every claimed press got exactly one result
         assert rig.sim.cards_out == rig.launcher.cards_counted + rig.launcher.stray_cards
     finally:
         rig.launcher.close()
@@ -112,7 +113,7 @@ def test_virtual_backend_on_the_real_clock() -> None:
 
     always = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"2": 1}}
     try:
-        PressHandler(launcher, EjectionModel("custom", always), lambda: "ann", on_hit, lambda e: None).start(3)
+        PressHandler(launcher, ModelClaims(EjectionModel("custom", always)).claim, on_hit, lambda e: None)
         time.sleep(0.06)  # the lid line settles (debounce on the real clock)
         sim.press_button()
         assert sim.motor_pin_high

@@ -204,7 +204,14 @@ class HostileTable(RuleBasedStateMachine):
         text = json.dumps(payload).encode()
         expect_id = command_id if isinstance(command, dict) and len(text) <= MAX_PAYLOAD else None
         answer = self._reply(text, expect_id)
-        if isinstance(command, dict) and type(command.get("type")) is str and command["type"] not in DAEMON_COMMANDS:
+        kind = command.get("type") if isinstance(command, dict) else None
+        daemon_refuses = kind in ("pressed", "lid_opened") or (isinstance(command, dict) and "secret" in command)
+        if type(kind) is str and kind not in DAEMON_COMMANDS and daemon_refuses:
+            # Refused by the daemon before the referee: only its launcher reports presses, only it draws secrets.
+            expected = "not_allowed" if kind in ("pressed", "lid_opened") else "rigged_not_allowed"
+            if len(text) <= MAX_PAYLOAD:
+                assert (answer["ok"], answer["code"]) == (False, expected), answer
+        elif type(kind) is str and kind not in DAEMON_COMMANDS:
             prepared = dict(command)
             if prepared["type"] == "new_game" and "seed" not in prepared:
                 prepared["seed"] = CONFIG_SEED

@@ -28,30 +28,43 @@ GAMES: dict[str, dict[str, Any]] = {
     "mario-kart-3p": {"ruleset": "mario-kart", "players": ["ann", "bob", "cy"], "seed": 303, "strategy": "greedy"},
     "classic-2p": {"ruleset": "classic", "players": ["ann", "bob"], "seed": 404, "strategy": "greedy"},
 }
-# A table-mode UNO Attack round as the daemon would journal it: hits carry the launcher's count.
+# A table-mode UNO Attack game as the daemon would journal it: hits carry the launcher's count, each after the
+# launcher's own `pressed`; secrets drawn for each commitment; a phone's entropy; a refill; an undo that reopens a
+# round whose secret was revealed (a fresh commitment); one hit without a count (the model decides: a press too).
+SECRETS = [f"{n:x}" * 64 for n in (10, 11, 12)]
 TABLE_ATTACK = [
     {
         "type": "new_game",
         "ruleset": "attack",
         "players": ["ann", "bob", "cy"],
         "seed": 9,
+        "secret": SECRETS[0],
         "mode": "table",
         "options": {"target_score": 200},
         "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 3, "bob": 7, "cy": 7}},
     },
+    {"type": "entropy", "entropy": "0123456789abcdef0123456789abcdef"},
     {"type": "play", "player": "ann", "card": "red hit-2", "id": 1},
+    {"type": "pressed", "player": "bob"},
     {"type": "hit", "cards": 0},
+    {"type": "pressed", "player": "bob"},
+    {"type": "lid_opened"},
     {"type": "hit", "cards": 3},
     {"type": "play", "player": "cy", "card": "red 9"},
     {"type": "uno", "player": "ann"},
     {"type": "play", "player": "ann", "card": "red skip"},
     {"type": "pass", "player": "ann"},
+    {"type": "pressed", "player": "cy"},
     {"type": "hit", "player": "cy", "cards": 1},
     {"type": "play", "player": "ann", "card": "wild attack-attack", "color": "green", "target": "bob"},
     {"type": "hit"},
+    {"type": "pressed", "player": "bob"},
     {"type": "hit", "cards": 2},
     {"type": "score", "hands": {"bob": 61, "cy": 40}},
-    {"type": "next_round", "deal": {"starter": "green 2"}},
+    {"type": "undo", "secret": SECRETS[1]},
+    {"type": "score", "hands": {"bob": 60, "cy": 40}},
+    {"type": "next_round", "deal": {"starter": "green 2"}, "secret": SECRETS[2]},
+    {"type": "pressed", "player": "bob"},
     {"type": "hit", "cards": 1},
 ]
 BAD_LINES = ['{"type": "play", "player": "nobody", "card": "red 1"}', "this is not json", '{"type": "undo"}']

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from unolauncher.launcher.ejection import params_from_table
 from unolauncher.rules import referee as referee_module
+from unolauncher.rules.ejection import params_from_table
 from unolauncher.rules.referee import COMMAND_TYPES, Referee
 from unolauncher.rules.schema import COMMAND_FIELDS, EJECTION_CUSTOM, OPTIONS
 from unolauncher.rules.state import DEFAULT_OPTIONS, OPTIONAL_OPTIONS

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from unolauncher.launcher.ejection import commitment
 from unolauncher.rules.bots import Bot, play_game
+from unolauncher.rules.ejection import commitment
 from unolauncher.rules.referee import Referee
 
 from .rigs import kinds, of, ok, refused, start
@@ -148,19 +148,31 @@ def test_hitter_follows_owed_hits_then_the_current_player_and_is_none_without_a_
     refused(classic, {"type": "hit"}, "not_in_ruleset")
 
 
-def test_ejection_commitment_at_start_and_seed_revealed_at_the_end() -> None:
+def test_each_round_is_committed_at_its_start_and_revealed_at_its_end() -> None:
     ref = Referee()
-    events = ok(
-        ref, {"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "seed": 3, "launcher": {"seed": 12345}}
-    )
-    assert events[0]["ejection_commitment"] == commitment(12345)
-    play_game(ref, Bot("greedy", seed=3))
-    events_over = [e for e in ref.handle({"type": "undo"})]
-    assert events_over[0]["type"] == "undone"
-    # Redo the last command to reach game_over again and read the revealed seed.
-    last = events_over[0]["command"]
-    over = of(ok(ref, last), "game_over")[0]
-    assert over["ejection_seed"] == 12345
+    secrets_ = [f"{i:064x}" for i in range(1, 60)]
+    start = {"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "seed": 3, "secret": secrets_[0],
+             "options": {"target_score": 500}}
+    events = ok(ref, start)
+    opened = of(events, "round_started")[0]
+    assert opened["commitment"] == commitment(secrets_[0]) and opened["preset"] == "classic"
+    assert "rigged" not in opened and secrets_[0] not in json.dumps(events)
+    bot = Bot("greedy", seed=3)
+    rounds = 1
+    while ref.public_state()["phase"] != "over":
+        command = bot.next_command(ref)
+        assert command is not None
+        if command["type"] == "next_round":
+            command["secret"] = secrets_[rounds]
+        events = ok(ref, command)
+        for ended in of(events, "round_ended"):  # the secret comes out with the scores: the round can be audited
+            assert ended["secret"] == secrets_[rounds - 1] and ended["commitment"] == commitment(ended["secret"])
+        for started in of(events, "round_started"):
+            rounds += 1
+            assert started["commitment"] == commitment(secrets_[rounds - 1])
+            assert secrets_[rounds - 1] not in json.dumps(events)
+    assert rounds >= 2
+    assert "ejection_seed" not in of(events, "game_over")[0]
 
 
 def test_hits_without_a_count_use_the_script_then_the_seeded_model() -> None:
@@ -169,10 +181,12 @@ def test_hits_without_a_count_use_the_script_then_the_seeded_model() -> None:
     )
     assert ok(ref, {"type": "hit"})[0]["cards"] == 2
     assert ok(ref, {"type": "hit"})[0]["cards"] == 0
-    plan = ref.next_fire_plan()
+    plan = ref.next_fire_plan(ref.hitter())
+    assert plan is not None
     events = ok(ref, {"type": "hit"})
     assert events[0]["cards"] == (plan.cards if plan.fire else 0)
-    assert ok(ref, {"type": "hit", "cards": 5})[0]["cards"] == 5  # the table's count wins
+    assert of(events, "press")[0]["plan"] == plan.to_json()  # a model decision is a press on the record
+    assert kinds(ok(ref, {"type": "hit", "cards": 5})) == ["hit", "turn"]  # the table's count wins; no press
 
 
 def test_undo_restores_the_previous_state_exactly_and_can_take_back_new_game() -> None:
@@ -187,8 +201,9 @@ def test_undo_restores_the_previous_state_exactly_and_can_take_back_new_game() -
         snapshots.append(ref.to_json())
     for expected in reversed(snapshots[:-1]):
         assert kinds(ref.handle({"type": "undo"})) == ["undone"]
-        assert ref.to_json() == expected
-    assert kinds(ref.handle({"type": "undo"})) == ["undone"]  # takes back new_game: no game again
+        assert ref.to_json() == expected  # no press in Mario Kart: the launcher's record did not move either
+    # Taking back new_game: no game again, and its round's launcher secret comes out.
+    assert kinds(ref.handle({"type": "undo"})) == ["undone", "ejection_reveal"]
     assert ref.public_state()["phase"] == "idle"
     refused(ref, {"type": "undo"}, "nothing_to_undo")
 
@@ -209,7 +224,7 @@ def test_to_json_from_json_round_trip_continues_identically() -> None:
     assert copy.to_json() == ref.to_json()
 
 
-@pytest.mark.parametrize("data", [{}, {"version": 2}, {"version": 1}, {"version": 1, "state": {}, "history": []}, []])
+@pytest.mark.parametrize("data", [{}, {"version": 2}, {"version": 1}, {"version": 2, "state": {}, "history": []}, []])
 def test_from_json_refuses_what_to_json_did_not_produce(data: object) -> None:
     with pytest.raises(ValueError, match="not a referee state"):
         Referee.from_json(data)  # type: ignore[arg-type]

@@ -58,8 +58,9 @@ def test_unparsable_lines_name_their_line_number_and_replay_goes_on() -> None:
     assert '"line":2' in errors[0] and "line 2: not valid JSON" in errors[0]
     assert '"line":3' in errors[1] and "UTF-8" in errors[1]
     assert '"line":5' in errors[2]
-    last = json.loads(out[-1])
-    assert last["type"] == "undone" and last["command"]["type"] == "new_game"
+    undone, reveal = json.loads(out[-2]), json.loads(out[-1])
+    assert undone["type"] == "undone" and undone["command"]["type"] == "new_game"
+    assert reveal["type"] == "ejection_reveal" and reveal["reason"] == "undone"  # the round it took back
 
 
 def test_the_lines_that_broke_replay_are_error_lines_and_replay_goes_on() -> None:

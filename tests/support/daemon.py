@@ -44,9 +44,11 @@ if TYPE_CHECKING:
     from unolauncher.clock import Clock
     from unolauncher.daemon.app import Daemon
 
-# A virtual launcher fast enough for tests: a 4-card run takes ~50 ms instead of ~1 s.
+# A virtual launcher fast enough for tests: a 4-card run takes ~50 ms instead of ~1 s. ``allow_rigged``: most tests
+# bring their own seed or deal to make a game reproducible; the fairness tests turn it off to play honest games.
 FAST_LAUNCHER: dict[str, Any] = {
     "backend": "virtual",
+    "allow_rigged": True,
     "magazine": 500,
     "retract_ms": 0,
     "settle_ms": 5,

@@ -34,7 +34,7 @@ from unolauncher.clock import Clock, RealClock
 from unolauncher.daemon.config import Config, ConfigError
 from unolauncher.daemon.mqtt_output import MqttOutput
 from unolauncher.daemon.notify import Notifier
-from unolauncher.daemon.table import Table
+from unolauncher.daemon.table import CommandRefused, Table
 from unolauncher.store.journal import Journal
 
 log = logging.getLogger("unolauncher.daemon")
@@ -96,7 +96,6 @@ class Daemon:
             launcher=self.launcher,
             virtual=self.virtual,
             prepare=self._prepare_command,
-            after_apply=self._sync_ejection,
             keep_days=self.config.table.journal_keep_days,
         )
         replayed = self.table.restore()
@@ -128,7 +127,9 @@ class Daemon:
     def _start_launcher(self) -> None:
         from unolauncher.launcher.factory import LauncherSetupError, create_launcher
 
-        settings = {k: v for k, v in vars(self.config.launcher).items() if v is not None and k != "seed"}
+        settings = {
+            k: v for k, v in vars(self.config.launcher).items() if v is not None and k not in ("seed", "allow_rigged")
+        }
         try:
             self.launcher, self.virtual = create_launcher(settings, self.clock)
         except (LauncherSetupError, ValueError) as exc:
@@ -142,28 +143,20 @@ class Daemon:
             self.say(f"launcher: {self.launcher.status().backend}")
 
     def _wire_press_handler(self) -> None:
-        from unolauncher.launcher.factory import create_model
         from unolauncher.launcher.press import PressHandler
 
         assert self.table is not None
         table = self.table
         self.press_handler = PressHandler(
             self.launcher,
-            create_model(
-                {
-                    "preset": self.config.launcher.preset,
-                    "custom": self.config.launcher.custom,
-                    "ms_per_card": self.config.launcher.ms_per_card,
-                },
-                self.launcher,
-            ),
-            who_may_hit=table.hitter,
+            claim=table.claim_press,
             on_hit=table.on_hit,
             on_event=table.on_launcher_event,
             lockout=self.config.table.lockout,
+            on_lid_opened=table.on_lid_opened,
+            after_press=table.press_started,
             on_uno=table.on_uno_button,
         )
-        self._sync_ejection()
 
     def _bus_settings(self) -> BusSettings:
         """Where to connect: starts the embedded broker first when that is the configured broker."""
@@ -257,61 +250,76 @@ class Daemon:
     # -- hooks the table and the bus call -----------------------------------------------------------------------
 
     def _prepare_command(self, command: dict[str, Any]) -> dict[str, Any]:
-        """Fill in what a phone's ``new_game`` leaves out: a secret random seed, the configured preset and, for the
-        ``custom`` preset, the configured ``[launcher.custom]`` table.
+        """What the daemon adds to a command from outside, or why it refuses it (:class:`CommandRefused`).
 
-        The filled-in command is what is journalled, so a replay is still exact.
+        Fairness (docs/ejection.md): nobody who sends commands chooses the launcher's outcomes. The daemon draws the
+        secret behind every launcher commitment itself (``secret`` on ``new_game``, ``next_round`` and ``undo``,
+        which may open one) and refuses a command that brings its own, or that rigs the game (``seed``,
+        ``launcher.seed``/``script``, a full-mode ``deal``) unless ``[launcher] allow_rigged = true``; the launcher's
+        own ``pressed``/``lid_opened`` never come from outside. The filled-in command is what is journalled, so a
+        replay is still exact.
         """
-        if command.get("type") != "new_game":
+        kind = command.get("type")
+        if kind in ("pressed", "lid_opened"):
+            raise CommandRefused("not_allowed", f"{kind} is reported by the launcher itself, not sent as a command.")
+        if "secret" in command:
+            raise CommandRefused(
+                "rigged_not_allowed", "The launcher's secrets are drawn by the table daemon; no command may bring one."
+            )
+        if kind not in ("new_game", "next_round", "undo"):
             return command
         launcher = self.config.launcher
+        rig = self._rigging_field(command)
+        if rig is not None and not launcher.allow_rigged:
+            raise CommandRefused(
+                "rigged_not_allowed",
+                f"{kind} may not carry {rig}: it would let the sender choose the game's outcomes "
+                "(the table's [launcher] allow_rigged setting is off).",
+            )
         command = dict(command)
-        if "seed" not in command:
-            command["seed"] = launcher.seed if launcher.seed is not None else secrets.randbelow(2**62)
-        options = command.get("options")
-        if options is None or isinstance(options, dict):
-            options = dict(options or {})
+        if kind == "new_game":
+            if launcher.seed is not None and "seed" not in command:
+                command["seed"] = launcher.seed  # allow_rigged is on (the configuration insists): a rigged game
+            elif rig not in ("seed", "launcher.seed", "launcher.script"):
+                command.setdefault("seed", secrets.randbelow(2**62))  # the deal's shuffle
+                command["secret"] = secrets.token_hex(32)
+            options = command.get("options")
+            configured: dict[str, Any] = {}
             if launcher.preset != "classic":
-                options.setdefault("ejection_preset", launcher.preset)
+                configured["ejection_preset"] = launcher.preset
+                if launcher.preset == "custom":
+                    configured["ejection_custom"] = launcher.custom
             if launcher.ms_per_card is not None:
-                options.setdefault("ejection_ms_per_card", launcher.ms_per_card)  # journalled with the game
-            custom_wanted = options.get("ejection_preset") == "custom" and options.get("ejection_custom") is None
-            if custom_wanted and launcher.custom:
-                options["ejection_custom"] = launcher.custom
-            if options or command.get("options") is not None:
-                command["options"] = options
+                configured["ejection_ms_per_card"] = launcher.ms_per_card  # journalled with the game
+            if (options is None or isinstance(options, dict)) and configured:
+                command["options"] = options = {**configured, **(options or {})}
+            if (
+                isinstance(options, dict)  # a phone asking for the custom preset without a table: the configured one
+                and options.get("ejection_preset") == "custom"
+                and options.get("ejection_custom") is None
+                and launcher.custom
+            ):
+                command["options"] = {**options, "ejection_custom": launcher.custom}
+        else:
+            command["secret"] = secrets.token_hex(32)  # the referee uses it only if the command opens a commitment
         return command
 
-    def _sync_ejection(self) -> None:
-        """Make the press handler plan press *i* from the referee's ejection state (seeded by the game).
-
-        The referee advances its model on every accepted hit; copying its state here after each command keeps
-        the press handler's next plan equal to the referee's ``next_fire_plan()``. Called by the worker only.
-        """
-        handler, table = self.press_handler, self.table
-        if handler is None or table is None:
-            return
-        found = table.referee_ejection()
-        if found is None:
-            return
-        state, custom = found
-        from unolauncher.launcher.ejection import MS_PER_CARD
-
-        preset = state.get("preset")
-        ms_per_card = state.get("ms_per_card", MS_PER_CARD)  # in the state when the game was started calibrated
-        same_model = (
-            handler.model.preset == preset
-            and handler.model.ms_per_card == ms_per_card
-            and (preset != "custom" or handler.model.custom == custom)
-        )
-        if same_model and state == handler.state:
-            return
-        if not same_model:
-            from unolauncher.launcher.factory import create_model
-
-            settings = {"preset": preset, "custom": custom, "ms_per_card": ms_per_card}
-            handler.model = create_model(settings, self.launcher)
-        handler.restore(state)
+    def _rigging_field(self, command: dict[str, Any]) -> str | None:
+        """The first field of a ``new_game``/``next_round`` that would rig it, or ``None``. A table-mode ``deal``
+        only reports the real cards on the table (the starter, who dealt): that steers nothing."""
+        if command.get("type") == "new_game":
+            if "seed" in command:
+                return "seed"
+            rig = command.get("launcher")
+            for key in ("seed", "script"):
+                if isinstance(rig, dict) and key in rig:
+                    return f"launcher.{key}"
+            mode = command.get("mode", "full")
+        elif command.get("type") == "next_round" and self.table is not None:
+            mode = self.table.snapshot().get("mode")
+        else:
+            return None
+        return "deal" if command.get("deal") is not None and mode != "table" else None
 
     def _on_connected(self) -> None:
         """After every (re)connect: retained state, launcher status, sensors and discovery (paho's thread)."""

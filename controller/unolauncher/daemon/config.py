@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from unolauncher.launcher.ejection import MS_PER_CARD_RANGE, PRESETS
+from unolauncher.rules.ejection import MS_PER_CARD_RANGE, PRESETS
 
 DEFAULT_PATH = Path("/etc/unolauncher/config.toml")
 
@@ -194,6 +194,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "custom": _custom_table,
         "ms_per_card": _int_range(*MS_PER_CARD_RANGE, " ms"),
         "seed": _int_range(0, 2**63 - 1),
+        "allow_rigged": _bool,
         "magazine": _int,
         "pins": _table,
         "pins_file": _PATH,
@@ -266,7 +267,8 @@ class LauncherConfig:
     preset: str = "classic"
     custom: dict[str, Any] | None = None
     ms_per_card: int | None = None  # measured by `unolauncher selftest --calibrate`
-    seed: int | None = None
+    seed: int | None = None  # rigs every game (only with allow_rigged)
+    allow_rigged: bool = False  # accept seed / launcher.seed / launcher.script / a full-mode deal from commands
     magazine: int = 40
     pins: dict[str, Any] | None = None
     pins_file: str | None = None
@@ -334,6 +336,10 @@ def parse_config(data: dict[str, Any], source: str = "config") -> Config:
         raise ConfigError("broker.password and broker.password_file are exclusive; set only one")
     if config.launcher.preset == "custom" and config.launcher.custom is None:
         raise ConfigError('launcher.custom must be set when launcher.preset is "custom" (docs/ejection.md)')
+    if config.launcher.seed is not None and not config.launcher.allow_rigged:
+        raise ConfigError(
+            "launcher.seed makes every game's launcher outcomes predictable; it needs launcher.allow_rigged = true"
+        )
     return config
 
 

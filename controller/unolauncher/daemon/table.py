@@ -5,9 +5,11 @@ Threads and who may touch what:
 - the **worker** thread (one, started by :meth:`Table.start`) is the only one that changes the referee and writes
   commands and events to the journal, in the order it takes them from its queue, so journal order = the order the
   referee saw them;
-- the launcher's input thread (a GPIO edge) only *reads* the referee (``hitter()``) under :attr:`Table.lock`,
-  which is held only for ``referee.handle()`` itself, never across a disk or network write: the press → motor
-  path never waits on SQLite or MQTT;
+- the launcher's input thread (a GPIO edge) *claims* a press under :attr:`Table.lock` (:meth:`Table.claim_press`:
+  who may hit, and the referee's next plan, used up by a ``pressed`` command), which is held only for
+  ``referee.handle()`` itself, never across a disk or network write: the press → motor path never waits on SQLite
+  or MQTT. A lid opening is a ``lid_opened`` command the same way. The ejection model's state lives in the
+  referee alone; nothing copies it;
 - a finished run's hit is applied to the referee **at once** by the launcher thread (:meth:`Table.on_hit`), so the
   next press is attributed from a referee that already counts it, however slow the disk; it is journalled by the
   worker right after, before anything about it is published;
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -38,6 +41,7 @@ from typing import Any, Protocol
 from unolauncher.bus.discovery import sensor_values
 from unolauncher.daemon.commands import DAEMON_COMMANDS, check_daemon_command, decode_command, reply
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
+from unolauncher.launcher.press import PressClaim
 from unolauncher.store.journal import Journal, JournalError, UnreadableRow
 
 log = logging.getLogger(__name__)
@@ -65,6 +69,10 @@ class RefereeLike(Protocol):
     def public_state(self) -> dict[str, Any]: ...
 
     def hitter(self) -> str | None: ...
+
+    def commitment(self) -> str | None: ...
+
+    def next_fire_plan(self, player: str | None) -> FirePlan | None: ...
 
     def to_json(self) -> dict[str, Any]: ...
 
@@ -124,14 +132,23 @@ HIT_SETTLE_TIMEOUT_S = 0.5
 HANDOFF_YIELD_S = 0.0003
 
 
+class CommandRefused(Exception):
+    """Raised by the table's ``prepare`` hook: the daemon refuses this command before the referee sees it."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 @dataclass
 class _Record:
     """Something to journal: an applied command with its events, or launcher/daemon events alone."""
 
     command: dict[str, Any] | None
     events: list[dict[str, Any]]
-    public: dict[str, Any] | None = None  # the referee's public state right after the command
-    origin: str = "worker"  # "worker" (a command from the queue), "hit" (applied by on_hit), "launcher"
+    public: dict[str, Any] | None = None  # the referee's public state right after the command, if it can change it
+    origin: str = "worker"  # "worker" (a command from the queue), "hit" (applied by on_hit), "press", "launcher"
     seq: int = 0  # the journal's last seq once written
     error: Exception | None = None
 
@@ -147,7 +164,6 @@ class Table:
         launcher: Launcher | None = None,
         virtual: VirtualControls | None = None,
         prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-        after_apply: Callable[[], None] | None = None,
         keep_days: float = 0,
     ) -> None:
         self.journal = journal
@@ -156,8 +172,9 @@ class Table:
         self.output = output
         self.launcher = launcher
         self.virtual = virtual
-        self.prepare = prepare  # fills in defaults (e.g. a new_game's seed) before the referee sees a command
-        self.after_apply = after_apply  # runs on the worker after each accepted command
+        # Fills in what the daemon adds (a new_game's seed, launcher secrets) before the referee sees a command, or
+        # refuses it (CommandRefused): see Daemon._prepare_command.
+        self.prepare = prepare
         self.lock = threading.Lock()
         self.last_cards_out: int | None = None
         self._last_launcher: dict[str, Any] = {}
@@ -269,6 +286,7 @@ class Table:
                 removed["snapshots"],
             )
     def start(self) -> None:
+        self._plan_ahead()
         self._worker = threading.Thread(target=self._work, name="table-worker", daemon=True)
         self._worker.start()
 
@@ -312,23 +330,90 @@ class Table:
         self._queue.put(("republish",))
 
     def hitter(self) -> str | None:
-        """Who a press is attributed to now (the launcher's input thread calls this).
-
-        Counts every hit whose cards are out: if a press was accepted and its hit is not in the referee yet (the
-        few microseconds between the end of a run and :meth:`on_hit`), it waits for that hit first.
-        """
+        """Who a press would be attributed to now (counting every hit whose cards are out, see :meth:`_settle_hits`)."""
         with self._settled:
-            if self._presses_unsettled > 0 and not self._settled.wait_for(
-                lambda: self._presses_unsettled <= 0, HIT_SETTLE_TIMEOUT_S
-            ):
-                log.warning("a press's hit never reached the table; attributing the next press without it")
-                self._presses_unsettled = 0
+            self._settle_hits()
             return self.referee.hitter()
 
+    def _settle_hits(self) -> None:
+        """Wait (caller holds the lock) until every accepted press's hit is in the referee: the few microseconds
+        between the end of a run and :meth:`on_hit`. The bound only guards against a hit that never comes."""
+        if self._presses_unsettled > 0 and not self._settled.wait_for(
+            lambda: self._presses_unsettled <= 0, HIT_SETTLE_TIMEOUT_S
+        ):
+            log.warning("a press's hit never reached the table; attributing the next press without it")
+            self._presses_unsettled = 0
+
+    def claim_press(self, lockout: bool) -> PressClaim | None:
+        """A button press (launcher thread): who it counts for and the plan to fire, or ``None`` when nobody may hit
+        and ``lockout`` is on.
+
+        The plan is the referee's: a ``pressed`` command uses it up (and is journalled like any command), so the
+        model's state has one owner and a replay of the journal gives this press the same plan. With no launcher
+        commitment open (between rounds, ``lockout = false``) the command carries a fresh secret for free play.
+        """
+        with self._settled:
+            self._settle_hits()
+            referee = self.referee
+            player = referee.hitter()
+            if player is None and lockout:
+                return None
+            command: dict[str, Any] = {"type": "pressed", "player": player}
+            plan = referee.next_fire_plan(player)  # planned ahead (see _plan_ahead): no hashing here
+            if plan is None:
+                command["secret"] = secrets.token_hex(32)
+            events = referee.handle(command)
+            if not events or events[-1].get("type") != "press":  # the referee refusing its own launcher: a bug
+                log.error("the referee refused a press: %s", events)
+                return None
+            self._unjournalled.append(_Record(command, events, origin="press"))
+            self._presses_unsettled += 1  # its hit follows (on_hit), also for a plan that does not fire
+        return PressClaim(player, plan if plan is not None else FirePlan.from_json(events[-1]["plan"]))
+
+    def _plan_ahead(self) -> None:
+        """Let the referee compute the next press's plan now, off the press path (it keeps it until its launcher
+        record or the hitter changes): after every command, hit and lid opening. Takes the lock."""
+        with self.lock:
+            referee = self.referee
+            referee.next_fire_plan(referee.hitter())
+
+    def press_started(self) -> None:
+        """After the motor is on (launcher thread): the press's record goes to the worker for the journal. The short
+        step aside lets the worker take the GIL at once (see :data:`HANDOFF_YIELD_S`)."""
+        self._queue.put(_JOURNAL)
+        time.sleep(HANDOFF_YIELD_S)
+
+    def on_lid_opened(self) -> None:
+        """The lid opened (launcher thread): a refill, which restarts the sequence count — a ``lid_opened`` command
+        to the referee, journalled like a press (nothing to record when no launcher commitment is open)."""
+        command = {"type": "lid_opened"}
+        with self.lock:
+            events = self.referee.handle(command)
+            if not events or events[0].get("type") == "rejected":
+                return
+            self._unjournalled.append(_Record(command, events, origin="launcher"))
+        self._queue.put(_JOURNAL)
+        self._plan_ahead()
+
     def on_hit(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
-        """A press's run finished (launcher thread): the hit goes to the referee now, the journal right after."""
+        """A press's run finished (launcher thread): the hit goes to the referee now, the journal right after.
+
+        A planned fire that brought no card out because the run failed (a fault, a lost co-processor link, the lid
+        opened, an empty magazine, a jam) is not a hit: ``hit_failed``, and the hit stays owed. Cards the sensor
+        did count still count; a planned click (no fire) is a legal 0-card hit.
+        """
         self.last_cards_out = result.cards_out
-        if player is None:
+        if plan.fire and result.cards_out == 0 and result.outcome != "ok":
+            failed: dict[str, Any] = {
+                "type": "hit_failed",
+                "player": player,
+                "reason": result.outcome,
+                "message": f"The launcher's run ended without a card ({result.detail or result.outcome}); "
+                + ("press again." if player else "nothing was owed."),
+            }
+            with self._settled:
+                self._settle(_Record(None, [failed], origin="launcher"))
+        elif player is None:
             # Lockout off and nobody owed a hit: the launcher fired, but there is nobody to give the cards to.
             record = _Record(None, [{"type": "unattributed_hit", "cards": result.cards_out}], origin="launcher")
             with self._settled:
@@ -352,6 +437,7 @@ class Table:
                     record = _Record(command, events, public=self.referee.public_state(), origin="hit")
                 self._settle(record)
         self._queue.put(_JOURNAL)
+        self._plan_ahead()
 
     def _settle(self, record: _Record) -> None:
         """Queue a press's outcome for the journal and let a waiting :meth:`hitter` go on. Caller holds the lock."""
@@ -364,15 +450,10 @@ class Table:
         self._queue.put(("uno_button",))
 
     def on_launcher_event(self, event: dict[str, Any]) -> None:
-        """A launcher-level event (press, fired, jam, ignored_press, lid, ...) from the launcher's threads."""
-        press = event.get("type") == "press"
+        """A launcher-level event (fired, jam, ignored_press, lid, ...) from the launcher's threads."""
         with self.lock:
-            if press:
-                self._presses_unsettled += 1  # its hit follows (on_hit), also for a plan that does not fire
             self._unjournalled.append(_Record(None, [event], origin="launcher"))
         self._queue.put(_JOURNAL)
-        if press:
-            time.sleep(HANDOFF_YIELD_S)
 
     # -- the worker ---------------------------------------------------------------------------------------------
 
@@ -436,7 +517,10 @@ class Table:
         raises (it promises not to), it is rebuilt from the journal.
         """
         if self.prepare is not None:
-            command = self.prepare(command)
+            try:
+                command = self.prepare(command)
+            except CommandRefused as refusal:
+                return False, refusal.code, refusal.message, self.journal.last_seq
         with self.lock:
             try:
                 events = self.referee.handle(command)
@@ -489,7 +573,7 @@ class Table:
     def _journalled(self, batch: list[_Record], written: list[list[dict[str, Any]]]) -> None:
         """Publish what a journalled batch changed, and what follows from it (dispensing, a snapshot)."""
         self.output.events_journalled()  # hand the new events to MQTT first: this is the press -> event path
-        if any(r.origin == "launcher" and r.events and r.events[0].get("type") == "press" for r in batch):
+        if any(r.origin == "press" for r in batch):
             time.sleep(HANDOFF_YIELD_S)
         seq = self.journal.last_seq - sum(len(w) for w in written)
         latest: _Record | None = None
@@ -497,19 +581,18 @@ class Table:
         for record, stamped in zip(batch, written, strict=True):
             seq += len(stamped)
             record.seq = seq
-            if record.command is not None:
+            if record.public is not None:
                 latest = record
             if record.origin != "worker":
                 launcher_changed = True
-            for event in record.events:
-                if event.get("type") == "press" and record.origin == "launcher":
-                    self.output.press({"player": event.get("player"), "index": event.get("index")})
+            if record.origin == "press":
+                press = record.events[-1]
+                self.output.press({"player": press.get("player"), "index": press.get("index")})
         if latest is not None:
             assert latest.public is not None
             self.output.state({**latest.public, "seq": latest.seq})
             self._publish_sensors(latest.public)
-            if self.after_apply is not None:
-                self.after_apply()
+            self._plan_ahead()
         elif launcher_changed:  # with a command, _publish_sensors above has published the launcher status already
             self._publish_launcher()
         for record in batch:
@@ -640,17 +723,6 @@ class Table:
         if sensors != self._last_sensors:
             self._last_sensors = sensors
             self.output.sensors(sensors)
-
-    def referee_ejection(self) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
-        """The ejection model's state inside the referee and the game's ``custom`` preset table (``None`` for a
-        built-in preset); ``None`` before the first game."""
-        with self.lock:
-            state = getattr(self.referee, "state", None)
-            ejection = getattr(state, "ejection", None)
-            if not isinstance(ejection, dict):
-                return None
-            custom = getattr(state, "options", {}).get("ejection_custom")
-            return dict(ejection), (dict(custom) if isinstance(custom, dict) else None)
 
     def snapshot(self) -> dict[str, Any]:
         """Public state plus the journal position (for ``status`` and the retained ``state`` topic)."""

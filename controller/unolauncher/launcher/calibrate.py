@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from unolauncher.launcher.ejection import MS_PER_CARD_RANGE
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
+from unolauncher.rules.ejection import MS_PER_CARD_RANGE
 
 RUNS = (2, 4, 6, 2, 4, 6)
 RUN_TIMEOUT_S = 8.0

@@ -14,8 +14,6 @@ dataclass); every key is optional:
 ``jam_timeout_s``, ``max_run_s``, ``retract_ms``, ``retract_power``, ``debounce_ms``, ``settle_ms``:
                     see :class:`~unolauncher.launcher.gpio.DeviceSettings`
 ``virtual``         table of :class:`~unolauncher.launcher.virtual.VirtualParams` fields (``jam_probability``, …)
-``preset``, ``custom``  the ejection preset and custom table (:func:`create_model`)
-``ms_per_card``     the launcher's measured milliseconds per card (``selftest --calibrate``; :func:`create_model`)
 ==================  ==========================================================================================
 
 The ``serial`` backend lives in ``launcher/serial_launcher.py`` (imported only when chosen): it is built with
@@ -40,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 from unolauncher.clock import Clock
-from unolauncher.launcher.ejection import EjectionModel
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.interface import Launcher
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap, PinMapError, load_pin_file, resolve_pins
@@ -177,11 +174,3 @@ def _create_serial(settings: Any, clock: Clock) -> Launcher:
     from unolauncher.launcher.serial_launcher import SerialLauncher  # pyserial only when this backend is chosen
 
     return SerialLauncher.from_settings(settings, clock)
-
-
-def create_model(settings: Any, launcher: Launcher | None = None) -> EjectionModel:
-    """The ejection model for these settings (``preset``, ``custom``, ``ms_per_card``); open loop when the launcher
-    has no sensor."""
-    has_sensor = launcher.status().has_sensor if launcher is not None else True
-    return EjectionModel(setting(settings, "preset", "classic"), setting(settings, "custom"), has_sensor=has_sensor,
-                         ms_per_card=setting(settings, "ms_per_card"))

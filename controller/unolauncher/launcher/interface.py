@@ -1,8 +1,8 @@
 """The one launcher interface every backend implements (gpiozero pins, virtual launcher, serial co-processor).
 
-Nothing above this interface knows which backend is there. The ejection model turns a press into a
-:class:`FirePlan`; the backend executes it and reports a :class:`FireResult` through a callback, because a
-run takes seconds and the press callback must return in microseconds.
+Nothing above this interface knows which backend is there. The ejection model (``rules/ejection.py``, owned by the
+referee) turns a press into a :class:`FirePlan`; the backend executes it and reports a :class:`FireResult` through
+a callback, because a run takes seconds and the press callback must return in microseconds.
 
 Example::
 
@@ -19,31 +19,9 @@ from dataclasses import asdict, dataclass, field
 from operator import attrgetter
 from typing import Any, Literal, Protocol
 
+from unolauncher.rules.ejection import FirePlan  # the plan is decided by the pure core; backends execute it
+
 Outcome = Literal["ok", "no_fire", "jam", "empty", "max_run", "stopped", "fault"]
-
-
-@dataclass(frozen=True)
-class FirePlan:
-    """What one press should do.
-
-    ``cards`` is the target count for a launcher with a card-exit sensor (closed loop); ``run_ms`` and
-    ``power`` drive a launcher without one (open loop). ``suspense_ms`` delays the motor start for drama.
-    A plan with ``fire=False`` ejects nothing (the toy's "click").
-
-    Example::
-
-        FirePlan(fire=True, cards=4, run_ms=900, power=0.8)
-        FirePlan(fire=False)
-    """
-
-    fire: bool
-    cards: int = 0
-    run_ms: int = 0
-    power: float = 1.0
-    suspense_ms: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -1,30 +1,29 @@
-"""The press path: button edge → who may hit → ejection model → launcher, and the results back to the daemon.
+"""The press path: button edge → the table's claim (who may hit, and the referee's next plan) → launcher, and the
+run's result back to the table.
 
 Runs on the launcher's input thread (gpiozero's edge thread, or the serial reader). It is benchmarked
 (``bench/latency.py``): between the edge and the motor pin there is no disk, no network and no thread hand-off —
-just a callback, a lock, the plan computed ahead of time (:meth:`PressHandler.plan_ahead`), and three pin writes.
-Events and the hit go out *after* the motor is on; ``on_event`` and ``on_hit`` should hand heavy work (journal,
-MQTT) to another thread.
+just a callback, the claim and three pin writes. The plan is not this module's to choose: the ejection model's
+state belongs to the referee alone (``rules/ejection_stream.py``), and the claim uses its next plan up with a
+journalled ``pressed`` command, so a replay of the journal gives every press the same plan again. The table's
+``after_press`` (hand the press's record to the journal) and ``on_hit`` run *after* the motor is on.
 
 Events (``on_event``; every one a dict with ``type``):
 
-* ``press`` — an accepted press: ``player``, ``index`` (the model's press number), ``plan`` (the FirePlan);
-  this is the line ``unolauncher verify`` recomputes;
 * ``fired`` — a run ended: ``player``, ``cards`` (counted), ``outcome``, ``ran_ms``, ``counted``;
 * ``ignored_press`` — a press while the motor runs (the toy ignores rapid presses too);
-* ``lockout`` — nobody may hit now (option ``lockout``): nothing fires;
+* ``lockout`` — nobody may hit now (option ``lockout``): nothing fires, no plan is used;
 * ``press_refused`` — the lid is open;
-* ``lid_open`` / ``lid_closed`` (the lid restarts the ``sequence`` count), and the launcher's own ``jam``,
-  ``magazine_empty``, ``max_run``, ``fault``, forwarded;
-* ``ejection_start`` (``preset``, ``commitment``) from :meth:`PressHandler.start`, ``ejection_reveal`` (``seed``)
-  from :meth:`PressHandler.reveal`.
+* the launcher's own ``lid_open``, ``lid_closed``, ``jam``, ``magazine_empty``, ``max_run``, ``fault``, forwarded.
+
+(The ``press`` event itself — ``player``, ``index``, ``plan``, ``commitment``, the line ``unolauncher verify``
+recomputes — comes from the referee, with the ``pressed`` command.)
 
 Example::
 
-    handler = PressHandler(launcher, EjectionModel("classic"), who_may_hit=referee.hitter,
-                           on_hit=lambda player, plan, result: submit(player, result.cards_out),
-                           on_event=journal_event)
-    handler.start(seed=1234)   # emits ejection_start with sha256(seed)
+    handler = PressHandler(launcher, claim=table.claim_press, on_hit=table.on_hit, on_event=table.on_launcher_event,
+                           on_lid_opened=table.on_lid_opened, after_press=table.press_started)
+    launcher.on_press()        # the button: claim, fire, and (when the run ends) on_hit
 """
 
 from __future__ import annotations
@@ -32,9 +31,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from unolauncher.launcher.ejection import EjectionModel, commitment
 from unolauncher.launcher.interface import EventCallback, FirePlan, FireResult, Launcher
 
 log = logging.getLogger(__name__)
@@ -42,163 +41,135 @@ log = logging.getLogger(__name__)
 HitCallback = Callable[[str | None, FirePlan, FireResult], None]
 
 _NO_FIRE = FireResult(0, 0, "no_fire")
+# A press whose plan was used up but whose run the launcher would not start (a dispense run in progress, the lid
+# opening at that instant): not a hit; the table records ``hit_failed`` and the hit stays owed.
+_NOT_STARTED = FireResult(0, 0, "fault", detail="the launcher did not start the run")
 
 
-class PressHandler:
-    """Wires a :class:`Launcher`'s button to the ejection model and reports hits.
-
-    ``who_may_hit()`` returns the player a press counts for, or ``None`` when no hit is allowed now; with
-    ``lockout`` (default) such a press does nothing but emit ``lockout``, without it the launcher still fires and
-    ``on_hit`` gets ``player=None``.
+@dataclass(frozen=True)
+class PressClaim:
+    """What the table gave a press: who it counts for (``None``: nobody, ``lockout = false``) and the plan to fire.
 
     Example::
 
-        handler = PressHandler(launcher, EjectionModel("sequence"), lambda: "ann", on_hit, events.append)
-        handler.start(7)
-        handler.press()          # press 1 of the sequence: no fire -> on_hit("ann", plan, no_fire result)
+        PressClaim("ann", FirePlan(fire=True, cards=3, run_ms=480))
+    """
+
+    player: str | None
+    plan: FirePlan
+
+
+# The table's claim: ``claim(lockout)`` — ``None`` when nobody may hit and ``lockout`` is on (nothing is used up).
+ClaimCallback = Callable[[bool], PressClaim | None]
+
+
+class PressHandler:
+    """Wires a :class:`Launcher`'s button and lid to the table and reports hits.
+
+    ``claim(lockout)`` answers a press: the player it counts for and the plan to fire, or ``None`` when nobody may
+    hit now and ``lockout`` is on (such a press does nothing but emit ``lockout``). Without lockout the launcher
+    still fires and ``on_hit`` gets ``player=None``.
+
+    Example::
+
+        handler = PressHandler(launcher, lambda lockout: PressClaim("ann", FirePlan(fire=False)), on_hit,
+                               events.append)
+        handler.press()          # a click: on_hit("ann", plan, no_fire result)
     """
 
     def __init__(
         self,
         launcher: Launcher,
-        model: EjectionModel,
-        who_may_hit: Callable[[], str | None],
+        claim: ClaimCallback,
         on_hit: HitCallback,
         on_event: EventCallback,
         lockout: bool = True,
-        seed: int | None = None,
+        on_lid_opened: Callable[[], None] | None = None,
+        after_press: Callable[[], None] | None = None,
         on_uno: Callable[[], None] | None = None,
     ) -> None:
         self.launcher = launcher
-        self.model = model
         self.lockout = lockout
-        self._who = who_may_hit
+        self._claim = claim
         self._on_hit = on_hit
         self._on_event = on_event
+        self._on_lid_opened = on_lid_opened
+        self._after_press = after_press
         self._on_uno = on_uno
-        self._lock = threading.RLock()
+        self._lock = threading.Lock()
         self._busy = False
         self._lid_open = False
         self._tension = 0
         self._indicate: Callable[[bool, int], None] | None = getattr(launcher, "indicate", None)
-        self.state: dict[str, Any] = model.start(seed if seed is not None else 0)
-        # The next press's plan, computed ahead while nothing is waiting (it is pure, so computing it early changes
-        # nothing): (model, state it was planned from, plan, state after). Used only if both are still current.
-        self._ahead: tuple[EjectionModel, dict[str, Any], FirePlan, dict[str, Any]] | None = None
-        self.seed: int | None = seed
         launcher.on_press = self.press
         launcher.on_lid = self._lid
         launcher.on_event = self._emit  # the launcher's own events (jam, lid_open, ...) go out as they are
         launcher.on_uno = self._uno
-        status = launcher.status()
-        self._lid_open = status.lid_open
-        self.plan_ahead()
-
-    # ------------------------------------------------------------------ game boundaries
-
-    def start(self, seed: int) -> dict[str, Any]:
-        """A new game: fresh model state for ``seed``; emits and returns ``ejection_start`` with the commitment."""
-        with self._lock:
-            self.seed = seed
-            self.state = self.model.start(seed)
-        self.plan_ahead()
-        event = {"type": "ejection_start", "preset": self.model.preset, "commitment": commitment(seed)}
-        if "ms_per_card" in self.state:
-            event["ms_per_card"] = self.state["ms_per_card"]  # a calibrated launcher: verify needs it
-        self._emit(event)
-        return event
-
-    def reveal(self) -> dict[str, Any]:
-        """Game over: emit and return the seed so anyone can run ``unolauncher verify``."""
-        event = {"type": "ejection_reveal", "preset": self.model.preset, "seed": self.seed}
-        self._emit(event)
-        return event
-
-    def restore(self, state: dict[str, Any]) -> None:
-        """Continue from a saved model state (daemon restart)."""
-        with self._lock:
-            self.state = dict(state)
-            self.seed = state.get("seed")
-        self.plan_ahead()
+        self._lid_open = launcher.status().lid_open
 
     # ------------------------------------------------------------------ the press
 
     def press(self) -> None:
-        """One debounced button press. Fast path: motor on first, everything else after."""
+        """One debounced button press (the launcher's input thread only). Fast path: motor on first, everything
+        else after."""
         if self._busy:
             self._emit({"type": "ignored_press"})
             return
         if self._lid_open:
             self._emit({"type": "press_refused", "reason": "lid_open", "message": "Close the lid to fire."})
             return
-        # Asked outside our lock: the daemon answers under the referee's lock, and it may call start() while
-        # holding that lock, so holding ours here could deadlock.
-        player = self._who()
-        if player is None and self.lockout:
+        claim = self._claim(self.lockout)  # outside our lock: the table answers under its own
+        if claim is None:
             self._emit({"type": "lockout", "message": "Nobody may hit now."})
             return
-        with self._lock:
-            if self._busy:
-                accepted = False
-            else:
-                state = self.state
-                ahead = self._ahead
-                if ahead is not None and ahead[0] is self.model and ahead[1] is state:
-                    plan, next_state = ahead[2], ahead[3]
-                else:
-                    plan, next_state = self.model.plan(state)
-                accepted = True
-                if plan.fire:
-                    self._busy = True
-                    try:
-                        accepted = self.launcher.fire(plan, lambda result: self._done(player, plan, result))
-                    except BaseException:
-                        self._busy = False
-                        self.launcher.stop()
-                        raise
-                    if not accepted:
-                        self._busy = False
-                if accepted:
-                    self.state = next_state
+        player, plan = claim.player, claim.plan
+        started = True
+        if plan.fire:
+            with self._lock:
+                self._busy = True
+            try:
+                started = self.launcher.fire(plan, lambda result: self._done(player, plan, result))
+            except BaseException:
+                self._run_over()
+                self.launcher.stop()
+                self._report(player, plan, _NOT_STARTED)
+                raise
+            if not started:
+                self._run_over()
         # ---- the motor is on (if it should be); now the slower bookkeeping
-        if not accepted:
-            self._emit({"type": "ignored_press"})
+        if self._after_press is not None:
+            self._after_press()
+        if not started:
+            self._report(player, plan, _NOT_STARTED)
             return
-        # The event first: it starts the journal → MQTT path on the table's worker, which the LED and chime
-        # (0.1 ms of pin writes and timers, measured by bench/daemon.py --legs) need not delay.
-        self._emit({"type": "press", "player": player, "index": state["press"], "plan": plan.to_json()})
         self._feedback(chime=True)
         if not plan.fire:
-            self._done(player, plan, _NO_FIRE)
-        self.plan_ahead()
-
-    def plan_ahead(self) -> None:
-        """Plan the next press now, off the press→motor path (called after each press and state change)."""
-        with self._lock:
-            model, state = self.model, self.state
-        plan, next_state = model.plan(state)
-        with self._lock:
-            if self.model is model and self.state is state:
-                self._ahead = (model, state, plan, next_state)
+            self._report(player, plan, _NO_FIRE)
 
     def _done(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
+        """A run ended (the backend's thread)."""
+        self._run_over()
+        self._emit(
+            {
+                "type": "fired",
+                "player": player,
+                "cards": result.cards_out,
+                "outcome": result.outcome,
+                "ran_ms": result.ran_ms,
+                "counted": result.counted,
+                **({"detail": result.detail} if result.detail else {}),
+            }
+        )
+        self._report(player, plan, result)
+
+    def _run_over(self) -> None:
         with self._lock:
-            if plan.fire:
-                self._busy = False
+            self._busy = False
+
+    def _report(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
+        with self._lock:
             self._tension = 0 if result.cards_out > 0 else self._tension + 1
         self._feedback(chime=False)
-        if plan.fire:
-            self._emit(
-                {
-                    "type": "fired",
-                    "player": player,
-                    "cards": result.cards_out,
-                    "outcome": result.outcome,
-                    "ran_ms": result.ran_ms,
-                    "counted": result.counted,
-                    **({"detail": result.detail} if result.detail else {}),
-                }
-            )
         try:
             self._on_hit(player, plan, result)
         except Exception as exc:
@@ -217,10 +188,13 @@ class PressHandler:
     def _lid(self, is_open: bool) -> None:
         with self._lock:
             self._lid_open = is_open
-            if is_open:
-                self.state = self.model.lid_opened(self.state)
-        self.plan_ahead()
-        # lid_open / lid_closed events come from the launcher itself (its on_event is our _emit)
+        # lid_open / lid_closed events come from the launcher itself (its on_event is our _emit); an opening is a
+        # refill, which restarts the sequence count: that is the referee's to record.
+        if is_open and self._on_lid_opened is not None:
+            try:
+                self._on_lid_opened()
+            except Exception:
+                log.exception("on_lid_opened failed")
 
     def _uno(self) -> None:
         if self._on_uno is not None:

@@ -1,35 +1,38 @@
-"""``unolauncher verify``: the fairness audit. Recompute every press of a game from its revealed seed.
+"""``unolauncher verify``: the fairness audit. Recompute every press under every revealed launcher commitment.
 
-At game start the table publishes ``sha256(seed)`` (the ``ejection_start`` event); at game end it reveals the seed
-(``ejection_reveal``). Anyone holding the game's event log can then check that the seed matches the commitment and
-that every ``press`` event is exactly what the ejection model gives for that seed — the table could not have chosen
-outcomes after seeing who was pressing.
+Each round's launcher outcomes are committed before its first press (``round_started`` carries
+``sha256(secret)``; the daemon draws the secret) and the secret comes out when the round ends (``round_ended``), or
+when it is replaced, undone or ends free play (``ejection_reveal``). With the events in hand anyone can check that
+the secret matches the commitment and that every ``press`` is exactly what the ejection model gives for that
+secret, the players' entropy and the press's number and player. What that proves — and what it cannot — is in
+``docs/ejection.md``.
 
-The presses file is JSON Lines: the table's events in order (other event types are skipped). Used are
-``ejection_start`` (``preset``, ``commitment``; or the referee's ``game_started``), ``press`` (``index`` and
-``plan``, or ``fire``/``cards`` at top level) and ``lid_open`` (the ``sequence`` preset restarts its count there).
+    unolauncher verify --state-dir /var/lib/unolauncher     # every commitment in a table's journal
+    unolauncher verify --events game.jsonl                  # an `unolauncher export` file (or '-' for stdin)
 
-Exit status: 0 all outcomes match, 1 a mismatch (each one listed), 2 unusable input.
+Exit status: 0 every revealed commitment matches (commitments still open are listed, not failed); 1 a mismatch
+(each one named: which round, which line or seq, which press), or a rigged round without ``--allow-rigged``;
+2 unusable input.
 
 Example::
 
-    $ unolauncher verify --seed 1234 --commitment 03ac67… --presses game-events.jsonl
-    verified 57 presses (preset classic): every outcome matches seed 1234
+    $ unolauncher verify --state-dir .state
+    verified 3 commitment(s), 57 press(es): every outcome matches its commitment
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
+import sqlite3
 import sys
-import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from unolauncher.launcher.ejection import PRESETS, EjectionConfigError, EjectionModel, commitment
+from unolauncher.rules.ejection_audit import audit
 
-PLAN_FIELDS = ("fire", "cards", "run_ms", "power", "suspense_ms")
+JOURNAL_FILE = "journal.sqlite3"  # as the daemon names it (daemon/app.py)
 
 
 class VerifyInputError(ValueError):
@@ -37,157 +40,73 @@ class VerifyInputError(ValueError):
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seed", required=True, help="the revealed seed (a whole number)")
-    parser.add_argument("--commitment", required=True, help="the sha256 hex published at game start")
-    parser.add_argument("--presses", required=True, help="JSON Lines file of the game's events ('-' = stdin)")
-    parser.add_argument("--preset", choices=PRESETS, help="ejection preset (default: the log's, else classic)")
-    parser.add_argument("--custom", help="TOML or JSON file with the custom preset's table")
-    parser.add_argument("--no-sensor", action="store_true", help="the launcher ran open loop (no card sensor)")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--state-dir", help="a table's state directory: check its journal")
+    source.add_argument("--events", help="JSON Lines of a table's events, e.g. from `unolauncher export` ('-' = stdin)")
+    parser.add_argument(
+        "--allow-rigged", action="store_true", help="accept rounds whose secret came from a chosen seed (tests, demos)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        seed = _parse_seed(args.seed)
-        expected_commitment = _parse_commitment(args.commitment)
-        lines = _read_lines(args.presses)
-        custom = _read_custom(args.custom) if args.custom else None
-        report = verify(seed, expected_commitment, lines, args.preset, custom, not args.no_sensor)
-    except (VerifyInputError, EjectionConfigError) as exc:
+        events = list(journal_events(Path(args.state_dir)) if args.state_dir else read_events(args.events))
+    except VerifyInputError as exc:
         print(f"unolauncher verify: {exc}", file=sys.stderr)
         return 2
-    for line in report.mismatches:
+    report = audit(events)
+    for line in report.lines(args.allow_rigged):
         print(line)
-    print(report.summary())
-    return 0 if report.ok else 1
+    return 0 if report.ok(args.allow_rigged) else 1
 
 
-class Report:
-    """The audit's findings."""
-
-    def __init__(self, seed: int, preset: str) -> None:
-        self.seed = seed
-        self.preset = preset
-        self.presses = 0
-        self.mismatches: list[str] = []
-
-    @property
-    def ok(self) -> bool:
-        return not self.mismatches
-
-    def summary(self) -> str:
-        if self.ok:
-            return f"verified {self.presses} presses (preset {self.preset}): every outcome matches seed {self.seed}"
-        return f"{len(self.mismatches)} mismatch(es) in {self.presses} presses (preset {self.preset}, seed {self.seed})"
-
-
-def verify(
-    seed: int,
-    expected_commitment: str,
-    lines: list[tuple[int, dict[str, Any]]],
-    preset: str | None = None,
-    custom: Any = None,
-    has_sensor: bool = True,
-) -> Report:
-    """Recompute every press in ``lines`` ((line number, event) pairs) and list each difference."""
-    start = next((event for _, event in lines if event.get("type") == "ejection_start"), None)
-    if start is None:  # the referee's game_started carries the same facts under other names
-        game = next((event for _, event in lines if event.get("type") == "game_started"), None)
-        if game is not None:
-            raw_options = game.get("options")
-            options: dict[str, Any] = raw_options if isinstance(raw_options, dict) else {}
-            start = {"preset": options.get("ejection_preset", "classic"), "commitment": game.get("ejection_commitment"),
-                     "ms_per_card": options.get("ejection_ms_per_card")}
-    if preset is None:
-        preset = str(start.get("preset", "classic")) if start else "classic"
-    report = Report(seed, preset)
-    if commitment(seed) != expected_commitment:
-        report.mismatches.append(f"seed {seed} does not match the commitment {expected_commitment}")
-    if start and start.get("commitment") not in (None, expected_commitment):
-        report.mismatches.append(f"the log's commitment {start['commitment']} differs from the given one")
-    ms_per_card = start.get("ms_per_card") if start else None  # the game's calibrated value, if it had one
+def journal_events(state_dir: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every event in a state directory's journal, in ``seq`` order, as ("seq N", event). Read-only: a running
+    daemon is not disturbed."""
+    path = state_dir / JOURNAL_FILE
+    if not path.is_file():
+        raise VerifyInputError(f"{state_dir} holds no journal ({JOURNAL_FILE})")
     try:
-        model = EjectionModel(preset, custom, has_sensor=has_sensor, ms_per_card=ms_per_card)
-    except EjectionConfigError as exc:
-        raise VerifyInputError(f"the log's ejection settings cannot be used: {exc}") from None
-    state = model.start(seed)
-    for number, event in lines:
-        kind = event.get("type", "press" if "fire" in event or "plan" in event else None)
-        if kind == "lid_open":
-            state = model.lid_opened(state)
-        elif kind == "press":
-            recorded = event.get("plan", event)
-            if not isinstance(recorded, dict) or "fire" not in recorded:
-                raise VerifyInputError(f"line {number}: a press must carry a plan with 'fire'")
-            index = state["press"]
-            if "index" in event and event["index"] != index:
-                report.mismatches.append(
-                    f"line {number}: press index {event['index']} where press {index} was due (a press is missing "
-                    "or repeated)"
-                )
-            plan, state = model.plan(state)
-            wanted = plan.to_json()
-            diffs = [
-                f"{key} {recorded[key]!r} (expected {wanted[key]!r})"
-                for key in PLAN_FIELDS
-                if key in recorded and recorded[key] != wanted[key]
-            ]
-            report.presses += 1
-            if diffs:
-                report.mismatches.append(f"line {number}: press {index}: " + ", ".join(diffs))
-    return report
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            rows = db.execute("SELECT seq, body FROM journal WHERE kind = 'event' ORDER BY seq").fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise VerifyInputError(f"the journal {path} cannot be read ({exc})") from None
+    for seq, body in rows:
+        try:
+            event = json.loads(body)
+        except ValueError:
+            raise VerifyInputError(f"the journal's event seq {seq} is not JSON") from None
+        if isinstance(event, dict):
+            yield f"seq {seq}", event
 
 
-def _parse_seed(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise VerifyInputError(f"--seed must be a whole number, got {text!r}") from None
-
-
-def _parse_commitment(text: str) -> str:
-    value = text.strip().lower()
-    if not re.fullmatch(r"[0-9a-f]{64}", value):
-        raise VerifyInputError("--commitment must be 64 hexadecimal characters (a sha256 digest)")
-    return value
-
-
-def _read_lines(path: str) -> list[tuple[int, dict[str, Any]]]:
+def read_events(path: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The events of a JSON Lines file (``-``: stdin) as ("line N", event)."""
     if path == "-":
-        return _parse_lines(sys.stdin, "stdin")
+        yield from _parse_lines(sys.stdin, "stdin")
+        return
     try:
         with open(path, encoding="utf-8") as handle:
-            return _parse_lines(handle, path)
+            yield from _parse_lines(handle, path)
     except FileNotFoundError:
-        raise VerifyInputError(f"presses file {path} does not exist") from None
+        raise VerifyInputError(f"events file {path} does not exist") from None
     except UnicodeDecodeError:
-        raise VerifyInputError(f"presses file {path} is not UTF-8 text") from None
+        raise VerifyInputError(f"events file {path} is not UTF-8 text") from None
     except OSError as exc:
-        raise VerifyInputError(f"presses file {path} cannot be read: {exc.strerror}") from None
+        raise VerifyInputError(f"events file {path} cannot be read: {exc.strerror}") from None
 
 
-def _parse_lines(handle: TextIO, name: str) -> list[tuple[int, dict[str, Any]]]:
-    result = []
+def _parse_lines(handle: TextIO, name: str) -> Iterator[tuple[str, dict[str, Any]]]:
     for number, line in enumerate(handle, start=1):
         if not line.strip():
             continue
         try:
             event = json.loads(line)
-        except json.JSONDecodeError:
+        except ValueError:
             raise VerifyInputError(f"{name} line {number} is not valid JSON") from None
         if not isinstance(event, dict):
             raise VerifyInputError(f"{name} line {number} must be a JSON object")
-        result.append((number, event))
-    return result
-
-
-def _read_custom(path: str) -> Any:
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError:
-        raise VerifyInputError(f"custom table file {path} cannot be read") from None
-    try:
-        data = json.loads(text) if path.endswith(".json") else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError):
-        kind = "JSON" if path.endswith(".json") else "TOML"
-        raise VerifyInputError(f"custom table file {path} is not valid {kind}") from None
-    return data.get("custom", data) if isinstance(data, dict) else data
+        yield f"line {number}", event

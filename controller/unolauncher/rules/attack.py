@@ -119,7 +119,7 @@ class AttackRules(Stock, Scoring):
         # -- apply ----------------------------------------------------------------------------------------
         events: list[Event] = []
         self._close_exposure(seat)
-        count = self._ejection_count(cards)
+        count = self._ejection_count(cards, s.players[seat], events)  # the press event, if the model decided
         got = self._take(seat, count, events, hit=True)
         owed_left = 0
         if s.owed:
@@ -148,19 +148,20 @@ class AttackRules(Stock, Scoring):
             self._pass_turn(seat, 0, events)
         return events
 
-    def _ejection_count(self, cards: int | None) -> int:
-        s = self._s
-        plan = None
-        if self._model is not None and s.ejection is not None:
-            plan, s.ejection = self._model.plan(s.ejection)
+    def _ejection_count(self, cards: int | None, player: str, events: list[Event]) -> int:
+        """How many cards a hit brings. With ``cards`` the launcher (or the table) counted them, and its press is
+        already recorded (``pressed``); without, this is a press too: the script, else the model, decides."""
         if cards is not None:
             return cards
-        if s.script_pos < len(s.script):
-            s.script_pos += 1
-            return s.script[s.script_pos - 1]
-        if plan is None:
+        stream = self._stream
+        if stream.epoch is None:  # only a state from before launcher commitments existed
             return 0
-        return int(plan.cards) if plan.fire else 0
+        plan, press = stream.press(player)
+        events.append(press)
+        scripted = stream.next_script()
+        if scripted is not None:
+            return scripted
+        return plan.cards if plan.fire else 0
 
     def _cmd_suggest(self, cmd: dict[str, Any]) -> list[Event]:
         s = self._require_playing()

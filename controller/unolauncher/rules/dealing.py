@@ -13,7 +13,7 @@ from unolauncher.rules.cards import CARD_INFO, dealer_draw_value
 from unolauncher.rules.refusal import Event, refuse
 from unolauncher.rules.state import BETWEEN, OVER, PLAYING, SCORING
 from unolauncher.rules.stock import _shuffled
-from unolauncher.rules.validation import _validate_deal
+from unolauncher.rules.validation import _validate_deal, _validate_secret
 
 
 class Dealing(AttackRules):
@@ -55,15 +55,17 @@ class Dealing(AttackRules):
             refuse("no_game", "No game is running; start one with new_game.")
         deal = cmd.get("deal")
         _validate_deal(deal, self._rs, s.players, s.mode, s.options)
+        _validate_secret(cmd)
         events: list[Event] = []
         if isinstance(deal, dict) and "dealer" in deal:
             dealer = self._seats[deal["dealer"]]
         else:
             dealer = (s.dealer + 1) % len(s.players)  # MK-02: later rounds the deal passes to the left
-        self._start_round(dealer, deal, events)
+        self._start_round(dealer, deal, events, cmd.get("secret"))
         return events
 
-    def _start_round(self, dealer: int, deal: Any, events: list[Event]) -> None:
+    def _start_round(self, dealer: int, deal: Any, events: list[Event], secret: Any) -> None:
+        """Deal a round; its launcher commitment (keyed by ``secret``, the daemon's draw) goes in ``round_started``."""
         s, rs = self._s, self._rs
         n = len(s.players)
         hand_size = s.options["hand_size"]
@@ -106,15 +108,16 @@ class Dealing(AttackRules):
         s.discard = [starter]
         color, face = CARD_INFO[starter]
         s.color = color
-        events.append(
-            {
-                "type": "round_started",
-                "round": s.round,
-                "dealer": s.players[dealer],
-                "starter": starter,
-                "hands": {name: s.count(i) for i, name in enumerate(s.players)},
-            }
-        )
+        self._reveal("replaced", events)  # free play between rounds ends here (a round's epoch closed already)
+        started: Event = {
+            "type": "round_started",
+            "round": s.round,
+            "dealer": s.players[dealer],
+            "starter": starter,
+            "hands": {name: s.count(i) for i, name in enumerate(s.players)},
+        }
+        started.update(self._stream.open(s.options, secret, s.ejection_seed, s.rigged, s.round))
+        events.append(started)
         first = s.step(dealer)
         if rs.attack:  # ATK-17
             if face == "skip":

@@ -1,5 +1,5 @@
 """The referee's ejection models (ATK-05/06, the launcher's card counts): one shared, immutable
-:class:`~unolauncher.launcher.ejection.EjectionModel` per game configuration (preset + custom table), so a new
+:class:`~unolauncher.rules.ejection.EjectionModel` per game configuration (preset + custom table), so a new
 game or an undo does not rebuild one.
 
 Example::
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from unolauncher.launcher.ejection import EjectionModel
+from unolauncher.rules.ejection import EjectionModel
 
 _MODELS: dict[str, EjectionModel] = {}
 

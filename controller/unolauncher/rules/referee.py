@@ -23,6 +23,11 @@ ordinary method of the class, so dispatch costs what it did when everything was 
 with plain functions in ``refusal.py`` (refusals and ``rejected`` events), ``validation.py`` (``new_game`` field
 checks) and ``ejection_models.py`` (one ejection model per configuration).
 
+The launcher's record — one commitment per round, every press, lid opening and player entropy — lives apart, in
+``ejection_stream.py``: ``undo`` rewinds the game, never the launcher (a press that happened stays pressed), so
+no outcome can come round twice. The commands that only touch it (``pressed``, ``lid_opened``, ``entropy``) are
+not in the undo history.
+
 Example::
 
     >>> ref = Referee()
@@ -38,15 +43,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from unolauncher.launcher.ejection import EjectionModel, commitment
 from unolauncher.rules.attack import ATTACK_ACTIONS
 from unolauncher.rules.cards import CARD_INFO, RULESETS, Ruleset
 from unolauncher.rules.dealing import Dealing
-from unolauncher.rules.ejection_models import _model_for
+from unolauncher.rules.ejection import FirePlan
+from unolauncher.rules.ejection_stream import EjectionStream
 from unolauncher.rules.play import CardPlay
-from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, refuse
+from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, redacted, refuse
 from unolauncher.rules.schema import COMMAND_FIELDS, MAX_NAME, MAX_PLAYERS, MAX_SCRIPT, check_command
-from unolauncher.rules.state import IDLE, PLAYING, GameState, _copy
+from unolauncher.rules.state import IDLE, PLAYING, SCORING, GameState, _copy
 from unolauncher.rules.stock import _shuffled
 from unolauncher.rules.uno_calls import UnoCalls
 from unolauncher.rules.validation import (
@@ -55,6 +60,7 @@ from unolauncher.rules.validation import (
     _validate_deal,
     _validate_launcher,
     _validate_options,
+    _validate_secret,
 )
 
 # The referee and the names that lived in this module before the split (other code imports them from here).
@@ -90,7 +96,7 @@ class Referee(CardPlay, Dealing, UnoCalls):
         self._s = GameState()
         self._seats: dict[str, int] = {}
         self._rs: Ruleset = RULESETS["classic"]
-        self._model: EjectionModel | None = None
+        self._stream = EjectionStream()
         self._actions: dict[str, str] = {}
         self._quick: dict[str, tuple[str | None, str, str, bool]] = {}
         self._history: list[dict[str, Any]] = []  # accepted commands since the last new_game
@@ -108,23 +114,46 @@ class Referee(CardPlay, Dealing, UnoCalls):
         history included, and the command is refused with ``internal_error``.
         """
         try:
-            handler, nested, spec = _STEPS[command["type"]]
+            handler, keep, spec = _STEPS[command["type"]]
         except Exception:  # not an object, no type, unknown or unhashable type
             return [_malformed(command)]
-        prior, history = self._prior, self._history
         try:
             check_command(command, spec)
-            if nested is None:
-                return self._undo(command)
-            events = handler(self, command)
-            kept = _copy(command) if nested or "discarded" in command else dict(command)
         except Refusal as refusal:
+            return [_rejected(command, refusal.code, refusal.message)]
+        if keep > _DEEP:  # the rare kinds: undo, and what only touches the launcher's record
+            return self._undo(command) if keep == _UNDO else self._launcher_command(handler, command)
+        stream = self._stream.data  # shared, never changed in place: putting it back after a failure is free
+        prior, history = self._prior, self._history
+        try:
+            events = handler(self, command)
+            kept = _copy(command) if keep == _DEEP or "discarded" in command else dict(command)
+        except Refusal as refusal:
+            self._stream.data = stream
             self._prior, self._history = prior, history  # a refusal never touches the undo history
             return [_rejected(command, refusal.code, refusal.message)]
         except Exception as exc:  # a bug must not crash the table: restore the last good state and say so
+            self._stream.data = stream
             self._rebuild(prior, history)
             return [_rejected(command, "internal_error", f"The referee failed on this command ({type(exc).__name__}).")]
+        if keep == _HIT and kept.get("cards") is None:
+            # The model (or the script) decided the count: keep what came out, so that an undo replaying this
+            # hit takes the same cards without pressing again.
+            kept["cards"] = events[0]["cards"]
         self._history.append(kept)
+        return events
+
+    def _launcher_command(self, handler: Any, command: dict[str, Any]) -> list[Event]:
+        """``pressed``, ``lid_opened``, ``entropy``: the launcher's record only, never in the undo history."""
+        stream = self._stream.data
+        try:
+            events: list[Event] = handler(self, command)
+        except Refusal as refusal:
+            self._stream.data = stream
+            return [_rejected(command, refusal.code, refusal.message)]
+        except Exception as exc:  # a bug: the record as it was, and say so
+            self._stream.data = stream
+            return [_rejected(command, "internal_error", f"The referee failed on this command ({type(exc).__name__}).")]
         return events
 
     def public_state(self) -> dict[str, Any]:
@@ -168,16 +197,15 @@ class Referee(CardPlay, Dealing, UnoCalls):
             return None
         return s.players[s.current]
 
-    def next_fire_plan(self) -> Any:
-        """The FirePlan the game's ejection model gives for the next press (pure peek; ``None`` without a game).
+    def next_fire_plan(self, player: str | None) -> FirePlan | None:
+        """The plan the next press by ``player`` (``None``: unattributed) gets from the open launcher commitment
+        (a pure peek; ``None`` when no round's commitment is open: such a press opens free play)."""
+        return self._stream.next_plan(player)
 
-        The daemon can fire this plan and report the count in ``hit.cards``; every accepted hit advances the
-        model by one press, so press *i* of the game is always planned from (seed, i).
-        """
-        if self._model is None or self._s.ejection is None:
-            return None
-        plan, _ = self._model.plan(self._s.ejection)
-        return plan
+    def commitment(self) -> str | None:
+        """The open launcher commitment (sha256 of the secret that keys the next presses), or ``None``."""
+        epoch = self._stream.epoch
+        return None if epoch is None else str(epoch["commitment"])
 
     def hand(self, player: str) -> list[str] | None:
         """``full`` mode: the cards a player holds (a copy); ``None`` in table mode or for an unknown player."""
@@ -193,22 +221,24 @@ class Referee(CardPlay, Dealing, UnoCalls):
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "version": 1,
+            "version": 2,
             "state": self._s.to_json(),
             "history": _copy(self._history),
             "prior": _copy(self._prior),
+            "stream": _copy(self._stream.to_json()),
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Referee:
         """Rebuild a referee from :meth:`to_json` output; ``ValueError`` if ``data`` is not such a state."""
         ref = cls()
-        if not isinstance(data, dict) or data.get("version") != 1:
-            raise ValueError("not a referee state (version 1 expected)")
+        if not isinstance(data, dict) or data.get("version") != 2:
+            raise ValueError("not a referee state (version 2 expected)")
         try:
             ref._set_state(GameState.from_json(data["state"]))
             ref._history = _copy(data["history"])
             ref._prior = _copy(data["prior"])
+            ref._stream = EjectionStream.from_json(_copy(data["stream"]))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ValueError(f"not a referee state ({type(exc).__name__}: {exc})") from exc
         return ref
@@ -222,24 +252,86 @@ class Referee(CardPlay, Dealing, UnoCalls):
         self._rs = RULESETS.get(state.ruleset, RULESETS["classic"])
         self._actions = self._action_map()
         self._quick = _quick_table(self._rs, self._actions) if state.mode == "full" else {}
-        options = state.options
-        self._model = _model_for(options) if state.ejection is not None else None
 
     def _rebuild(self, prior: dict[str, Any] | None, commands: list[dict[str, Any]]) -> None:
-        """The state ``prior`` (a game's start; a fresh referee for ``None``) with ``commands`` re-applied, which
-        become the undo history."""
+        """The game as ``prior`` (a game's start; a fresh referee for ``None``) plus ``commands`` make it; they become
+        the undo history. They replay against a scratch copy of the launcher's record, which is then dropped: the
+        real one never goes back (the module docstring says why)."""
         history = list(commands)
-        self._set_state(GameState.from_json(prior) if prior is not None else GameState())
-        for command in history:
-            _HANDLERS[command["type"]](self, command)
+        stream = self._stream
+        self._stream = stream.copy()
+        try:
+            self._set_state(GameState.from_json(prior) if prior is not None else GameState())
+            for command in history:
+                _HANDLERS[command["type"]](self, command)
+        finally:
+            self._stream = stream
         self._prior, self._history = prior, history
 
     def _undo(self, command: dict[str, Any]) -> list[Event]:
         if not self._history:
             return [_rejected(command, "nothing_to_undo", "There is nothing to undo.")]
-        undone: Event = {"type": "undone", "command": _copy(self._history[-1])}  # made before anything changes
-        self._rebuild(self._prior, self._history[:-1])  # an exception here: handle() restores the state
-        return [undone]
+        try:
+            _validate_secret(command)
+        except Refusal as refusal:
+            return [_rejected(command, refusal.code, refusal.message)]
+        prior, history = self._prior, self._history
+        taken_back = history[-1]
+        stream = self._stream.data
+        try:
+            self._rebuild(prior, history[:-1])
+            events: list[Event] = [{"type": "undone", "command": _copy(redacted(taken_back))}]
+            self._recommit_after_undo(taken_back, command.get("secret"), events)
+        except Exception as exc:  # state, undo history and the launcher's record as they were
+            self._stream.data = stream
+            self._rebuild(prior, history)
+            return [_rejected(command, "internal_error", f"Undo failed ({type(exc).__name__}).")]
+        return events
+
+    def _recommit_after_undo(self, taken_back: dict[str, Any], secret: Any, events: list[Event]) -> None:
+        """The launcher after an undo. Undone past a round's start (or out of a round): that round's secret is
+        revealed. Back inside a round whose secret is out already (or was replaced by free play): a fresh
+        commitment, keyed by the undo's ``secret``, covers every press from here on — nobody can predict them."""
+        s = self._s
+        in_round = s.phase in (PLAYING, SCORING)
+        epoch = self._stream.epoch
+        if epoch is not None and (taken_back["type"] in _ROUND_STARTS or not in_round or epoch["round"] is None):
+            self._reveal("undone", events)
+        if in_round and self._stream.epoch is None:
+            opened = self._stream.open(s.options, secret, s.ejection_seed, s.rigged, s.round)
+            events.append({"type": "ejection_commit", "reason": "undo", "round": s.round, **opened})
+
+    # ==================================================================================================
+    # the launcher's record (never in the undo history)
+    # ==================================================================================================
+    def _cmd_pressed(self, cmd: dict[str, Any]) -> list[Event]:
+        """The daemon's launcher was pressed (attributed to ``player``, or ``null``): the next plan of the open
+        commitment is used up. With none open (between rounds, ``lockout = false``) free play opens one, keyed by
+        the command's ``secret``."""
+        player = cmd.get("player")
+        if player is not None:
+            self._seat(cmd)
+        _validate_secret(cmd)
+        events: list[Event] = []
+        if self._stream.epoch is None:
+            s = self._s
+            opened = self._stream.open(s.options, cmd.get("secret"), s.ejection_seed, s.rigged, None)
+            events.append({"type": "ejection_commit", "reason": "free", "round": None, **opened})
+        events.append(self._stream.press(player)[1])
+        return events
+
+    def _cmd_lid_opened(self, cmd: dict[str, Any]) -> list[Event]:
+        """The launcher's lid was opened (a refill): the sequence count restarts."""
+        lid = self._stream.lid()
+        if lid is None:
+            refuse("no_commitment", "No launcher commitment is open, so there is no press count to restart.")
+        return [lid]
+
+    def _cmd_entropy(self, cmd: dict[str, Any]) -> list[Event]:
+        """A player's random ``entropy``, mixed into the open commitment's key: the box cannot have known the
+        outcomes of the presses that follow when it committed. ``commitment`` (optional) names the one the sender
+        meant; any other open one refuses it."""
+        return [self._stream.add_entropy(cmd.get("entropy"), cmd.get("commitment"))]
 
     # ==================================================================================================
     # new game
@@ -264,32 +356,33 @@ class Referee(CardPlay, Dealing, UnoCalls):
         script, ejection_seed = _validate_launcher(cmd.get("launcher"), seed)
         deal = cmd.get("deal")
         _validate_deal(deal, rs, players, mode, options)
+        _validate_secret(cmd)
+        secret = cmd.get("secret")
 
         # -- apply ----------------------------------------------------------------------------------------
+        events: list[Event] = []
+        self._reveal("replaced", events)  # an unfinished game's round: its secret comes out now
         self._prior = self._s.to_json() if self._s.phase != IDLE else None
         self._history = []
         s = GameState()
         s.ruleset, s.mode, s.players, s.options = ruleset, mode, list(players), options
         s.rng = random.Random(seed)
         s.scores = [0] * len(players)
-        s.script = script
         s.ejection_seed = ejection_seed
+        s.rigged = secret is None or bool(script)  # without the daemon's secret, whoever chose the seed knows all
         self._set_state(s)
-        model = _model_for(options)
-        s.ejection = model.start(ejection_seed)
-        self._model = model
-        events: list[Event] = [
+        self._stream.new_game(script)
+        events.append(
             {
                 "type": "game_started",
                 "ruleset": ruleset,
                 "mode": mode,
                 "players": list(players),
                 "options": _copy(options),
-                "ejection_commitment": commitment(ejection_seed),
             }
-        ]
+        )
         dealer = self._choose_dealer(deal, events)
-        self._start_round(dealer, deal, events)
+        self._start_round(dealer, deal, events, secret)
         return events
 
 
@@ -308,18 +401,37 @@ _HANDLERS = {
     "score": Referee._cmd_score,
     "suggest": Referee._cmd_suggest,
     "reload": Referee._cmd_reload,
+    "pressed": Referee._cmd_pressed,
+    "lid_opened": Referee._cmd_lid_opened,
+    "entropy": Referee._cmd_entropy,
     "undo": Referee._undo,  # special-cased in handle()
 }
 COMMAND_TYPES = tuple(_HANDLERS)
+# Commands that only touch the launcher's record (EjectionStream): never in the undo history, never replayed by it.
+LAUNCHER_COMMANDS = frozenset({"pressed", "lid_opened", "entropy"})
+_ROUND_STARTS = frozenset({"new_game", "next_round"})
 # Commands whose nested fields the referee reads: the undo history keeps a deep copy of these (and of any command
 # carrying Discard All's ``discarded`` list; a shallow copy of the others), so a caller that reuses its dicts
 # cannot change history.
 _NESTED_COMMANDS = frozenset({"new_game", "next_round", "score"})
-# What handle() needs per command type in one lookup: (handler, deep-copy for history?, the type's schema);
-# ``None`` marks undo, which is not itself kept in history.
-_STEPS: dict[str, tuple[Any, bool | None, dict[str, Any]]] = {
-    kind: (handler, None if kind == "undo" else kind in _NESTED_COMMANDS, COMMAND_FIELDS[kind])
-    for kind, handler in _HANDLERS.items()
+# What handle() needs per command type in one lookup: (handler, how, the type's schema). How: the undo history
+# keeps a shallow copy (_SHALLOW), a deep one (_DEEP), a hit with the count that came out (_HIT); _LAUNCHER_ONLY
+# commands are not kept at all, and _UNDO is undo itself.
+_SHALLOW, _HIT, _DEEP, _LAUNCHER_ONLY, _UNDO = range(5)
+
+
+def _how_kept(kind: str) -> int:
+    if kind == "undo":
+        return _UNDO
+    if kind in LAUNCHER_COMMANDS:
+        return _LAUNCHER_ONLY
+    if kind in _NESTED_COMMANDS:
+        return _DEEP
+    return _HIT if kind == "hit" else _SHALLOW
+
+
+_STEPS: dict[str, tuple[Any, int, dict[str, Any]]] = {
+    kind: (handler, _how_kept(kind), COMMAND_FIELDS[kind]) for kind, handler in _HANDLERS.items()
 }
 
 

@@ -43,7 +43,15 @@ def _malformed(command: Any) -> Event:
 
 
 def _rejected(command: Any, code: str, message: str) -> Event:
-    return {"type": "rejected", "command": _json_safe(command), "code": code, "message": message}
+    return {"type": "rejected", "command": _json_safe(redacted(command)), "code": code, "message": message}
+
+
+def redacted(command: Any) -> Any:
+    """The command as an event may echo it (``rejected``, ``undone``): without a launcher ``secret``, which must
+    stay unpublished until its round's reveal."""
+    if type(command) is dict and "secret" in command:
+        return {key: value for key, value in command.items() if key != "secret"}
+    return command
 
 
 def _json_safe(value: Any) -> Any:

@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from unolauncher.launcher.ejection import MS_PER_CARD_RANGE
+from unolauncher.rules.ejection import MS_PER_CARD_RANGE
 from unolauncher.rules.refusal import Refusal, _short, refuse
 from unolauncher.strict_json import INT_MAX, INT_MIN
 
@@ -234,7 +234,7 @@ PLAYER = text(MAX_NAME)  # a reference to a player: the handler says whether the
 COUNT = integer(0, 200)
 
 CUSTOMIZABLE: dict[str, Check] = {"action": text(), "count": integer(1, 10), "label": label(MAX_LABEL)}
-# The table of the ejection model's ``custom`` preset (launcher/ejection.py ``params_from_table`` reads the same keys).
+# The table of the ejection model's ``custom`` preset (rules/ejection.py ``params_from_table`` reads the same keys).
 EJECTION_CUSTOM: dict[str, Check] = {
     "miss_hazard": array(number(0, 1), 64),
     "hit_repeat": array(number(0, 1), 64),
@@ -262,6 +262,7 @@ DEAL: dict[str, Check] = {
     "stock": array(CARD, MAX_CARDS),
 }
 LAUNCHER: dict[str, Check] = {"script": array(COUNT, MAX_SCRIPT), "seed": integer(0, INT_MAX)}
+SECRET = text(64)  # the daemon's launcher secret: 64 hex digits (the referee checks the pattern)
 
 # type -> field -> check. ``type`` and ``id`` (an MQTT id, ignored by the referee) are allowed on every command.
 COMMAND_FIELDS: dict[str, dict[str, Check]] = {
@@ -273,8 +274,9 @@ COMMAND_FIELDS: dict[str, dict[str, Check]] = {
         "options": fields(OPTIONS),
         "deal": fields(DEAL),
         "launcher": fields(LAUNCHER),
+        "secret": SECRET,
     },
-    "next_round": {"deal": fields(DEAL)},
+    "next_round": {"deal": fields(DEAL), "secret": SECRET},
     "play": {
         "player": PLAYER,
         "card": CARD,
@@ -294,7 +296,11 @@ COMMAND_FIELDS: dict[str, dict[str, Check]] = {
     "score": {"hands": mapping(PLAYER, integer(0, 10_000), MAX_PLAYERS)},
     "suggest": {"player": PLAYER},
     "reload": {},
-    "undo": {},
+    "undo": {"secret": SECRET},
+    # The launcher's record (docs/ejection.md): presses and lid openings come from the daemon, entropy from players.
+    "pressed": {"player": PLAYER, "secret": SECRET},
+    "lid_opened": {},
+    "entropy": {"entropy": text(128), "commitment": text(64)},
 }
 
 # The refusal code for a wrong value in a field (and anything nested in it); ``bad_field`` for the others.

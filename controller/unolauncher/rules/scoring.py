@@ -1,6 +1,7 @@
 """Round end and scoring (ATK-19/20, MK-16/17): a full-mode round is scored from the hands at once; a table-mode
 round waits for the ``score`` command (the players report the points left in their hands). The round winner
-collects everyone else's points; reaching the target score ends the game and reveals the ejection seed.
+collects everyone else's points; reaching the target score ends the game. ``round_ended`` also reveals the secret
+behind the round's launcher commitment (``round_started``), so the round can be audited at once.
 """
 
 from __future__ import annotations
@@ -57,15 +58,17 @@ class Scoring(TurnOrder):
         points = sum(v for name, v in hands.items() if name != s.players[winner])
         s.scores[winner] += points
         s.pending = None
-        events.append(
-            {
-                "type": "round_ended",
-                "winner": s.players[winner],
-                "points": points,
-                "hands": hands,
-                "scores": {name: s.scores[i] for i, name in enumerate(s.players)},
-            }
-        )
+        ended: Event = {
+            "type": "round_ended",
+            "winner": s.players[winner],
+            "points": points,
+            "hands": hands,
+            "scores": {name: s.scores[i] for i, name in enumerate(s.players)},
+        }
+        reveal = self._stream.close()
+        if reveal is not None:
+            ended.update(reveal)  # commitment, secret, presses
+        events.append(ended)
         if s.scores[winner] >= s.options["target_score"]:
             s.phase = OVER
             s.winner = winner
@@ -73,7 +76,6 @@ class Scoring(TurnOrder):
                 "type": "game_over",
                 "winner": s.players[winner],
                 "scores": {name: s.scores[i] for i, name in enumerate(s.players)},
-                "ejection_seed": s.ejection_seed,  # reveals the seed behind game_started's ejection_commitment
             }
             events.append(over)
         else:

@@ -51,7 +51,6 @@ _FIELDS: tuple[str, ...] = (
     "discard",
     "drawn",
     "drew",
-    "ejection",
     "ejection_seed",
     "hands",
     "last_player",
@@ -63,13 +62,12 @@ _FIELDS: tuple[str, ...] = (
     "players",
     "reload_pending",
     "resume",
+    "rigged",
     "rng",
     "round",
     "round_winner",
     "ruleset",
     "scores",
-    "script",
-    "script_pos",
     "stock",
     "table_counts",
     "table_stock",
@@ -116,10 +114,9 @@ class GameState:
         self.last_player: int = -1  # MK-09 Banana bookkeeping
         self.before_last: int = -1
         self.wd4: dict[str, Any] | None = None  # MK-14: {"by": seat, "guilty": bool | None}
-        self.script: list[int] = []
-        self.script_pos: int = 0
-        self.ejection: dict[str, Any] | None = None
-        self.ejection_seed: int = 0
+        # The launcher's side (commitments, presses) is not here but in EjectionStream: undo must not rewind it.
+        self.ejection_seed: int = 0  # names the secrets of a rigged game (see ejection.derive_secret)
+        self.rigged: bool = False  # new_game carried no daemon-drawn secret (or a launcher.script)
         self.reload_pending: bool = False
 
     # -- cheap queries used on the hot path -------------------------------------------------------------

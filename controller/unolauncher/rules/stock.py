@@ -77,9 +77,10 @@ class Stock(TurnOrder):
         if self._rs.attack:
             if s.mode == "full":
                 events.append({"type": "reload_request", "discard": len(under)})
-            if self._model is not None and s.ejection is not None:
-                s.ejection = self._model.lid_opened(s.ejection)
             events.append({"type": "reloaded", "cards": len(under)})
+            lid = self._stream.lid()  # reloading means opening the lid: the sequence count restarts
+            if lid is not None:
+                events.append(lid)
         else:
             events.append({"type": "reshuffled", "cards": len(under)})
 

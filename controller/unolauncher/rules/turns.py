@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from unolauncher.launcher.ejection import EjectionModel
 from unolauncher.rules.cards import Ruleset
+from unolauncher.rules.ejection_stream import EjectionStream
 from unolauncher.rules.refusal import Event, _short, refuse
 from unolauncher.rules.state import IDLE, OVER, PLAYING, GameState
 
@@ -23,9 +23,19 @@ class TurnOrder:
     _s: GameState
     _seats: dict[str, int]
     _rs: Ruleset
-    _model: EjectionModel | None
+    _stream: EjectionStream
     _actions: dict[str, str]
     _quick: dict[str, tuple[str | None, str, str, bool]]
+
+    def _reveal(self, reason: str, events: list[Event]) -> None:
+        """Close the open launcher epoch, if any, and publish its secret (``ejection_reveal``): ``reason`` is why the
+        round ends without ``round_ended`` (``replaced``, ``undone``); free play between rounds ends as
+        ``free_play_ended``."""
+        epoch = self._stream.epoch
+        reveal = self._stream.close()
+        if epoch is not None and reveal is not None:
+            reason = "free_play_ended" if epoch["round"] is None else reason
+            events.append({"type": "ejection_reveal", "reason": reason, **reveal})
 
     def _seat(self, cmd: dict[str, Any], field: str = "player") -> int:
         name = cmd.get(field)

@@ -1,7 +1,7 @@
 """Validation of the fields of ``new_game`` and ``next_round``: options (ATK-08, ATK-16, ATK-22, the ejection
-preset), the launcher rig (``launcher.script`` / ``launcher.seed``) and rigged deals (MK-02 dealer, MK-03 no Wild
-Draw Four starter); plus the two field predicates every command handler uses. Each check raises a
-:class:`~unolauncher.rules.refusal.Refusal` before the referee changes anything.
+preset), the launcher rig (``launcher.script`` / ``launcher.seed``), the daemon's launcher ``secret`` and rigged
+deals (MK-02 dealer, MK-03 no Wild Draw Four starter); plus the two field predicates every command handler uses.
+Each check raises a :class:`~unolauncher.rules.refusal.Refusal` before the referee changes anything.
 
 Example::
 
@@ -20,6 +20,7 @@ from collections import Counter
 from typing import Any
 
 from unolauncher.rules.cards import COLOR_SET, Ruleset
+from unolauncher.rules.ejection import SECRET_PATTERN
 from unolauncher.rules.ejection_models import _model_for
 from unolauncher.rules.refusal import _short, refuse
 from unolauncher.rules.schema import EJECTION_CUSTOM, MAX_SCRIPT, fields
@@ -59,7 +60,7 @@ def _validate_options(options: Any, rs: Ruleset, players: int) -> dict[str, Any]
         refuse("bad_option", "ejection_preset must be a preset name.")
     try:
         model = _model_for(merged)
-        model.plan(model.start(0))
+        model.plan(model.start("0" * 64))
     except Exception as exc:
         detail = str(exc).rstrip(".") if isinstance(exc, ValueError) and str(exc) else ""
         if detail:
@@ -100,6 +101,13 @@ def _validate_launcher(launcher: Any, seed: int) -> tuple[list[int], int]:
     if not _is_int(ejection_seed) or not 0 <= ejection_seed < 2**63:
         refuse("bad_field", "launcher.seed must be a non-negative integer.")
     return list(script), ejection_seed
+
+
+def _validate_secret(cmd: dict[str, Any]) -> None:
+    """A launcher ``secret`` (the daemon draws one for each commitment): 64 lowercase hexadecimal characters."""
+    secret = cmd.get("secret")
+    if secret is not None and (type(secret) is not str or SECRET_PATTERN.fullmatch(secret) is None):
+        refuse("bad_field", "secret must be 64 lowercase hexadecimal characters.")
 
 
 def _validate_deal(deal: Any, rs: Ruleset, players: list[str], mode: Any, options: dict[str, Any]) -> None:
@@ -169,7 +177,7 @@ def custom_table_problem(table: Any) -> str | None:
         return f"{problem.path} {problem.what}".strip()
     try:
         model = _model_for({"ejection_preset": "custom", "ejection_custom": table})
-        model.plan(model.start(0))
+        model.plan(model.start("0" * 64))
     except ValueError as exc:  # EjectionConfigError
         return str(exc).rstrip(".")
     return None

@@ -50,7 +50,6 @@ export class History {
         const keep = (list) => list.filter((x) => x.seq !== null && seq !== null && x.seq > seq);
         this.data = {
           startSeq: seq, hits: keep(this.data.hits), rounds: keep(this.data.rounds),
-          commitment: event.ejection_commitment || null,
           customizable: (event.options && event.options.customizable) || null,
         };
         this.changedByLastEvent = true;

@@ -4,6 +4,7 @@ import { Picker } from "./picker.js";
 import { Setup } from "./setup.js";
 import { SeatSheet } from "./seat.js";
 import { History } from "./history.js";
+import { Fairness } from "./fairness.js";
 import {
   renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs,
 } from "./views.js";
@@ -31,6 +32,7 @@ const app = {
   resendAsked: 0, // highest seq a resend was already asked up to
   reloadRequested: false,
   history: null,
+  fairness: null, // the phone's own check of every revealed round (fairness.js)
   pending: new Map(), // command id -> {control, timer, onOk}
   view: "table",
   unseen: 0,
@@ -183,12 +185,15 @@ function onEvent(event) {
   if (event.type === "reload_request") app.reloadRequested = true;
   if (["reloaded", "reshuffled", "game_started"].includes(event.type)) app.reloadRequested = false;
   app.history.observeEvent(event);
+  app.fairness.observeEvent(event);
   addFeed(event, seq);
   if (event.type === "hit" && seq !== null && seq === app.maxSeq) showLastHit(event);
   if (before !== app.reloadRequested) renderTableView();
   if (app.history.changedByLastEvent) {
     renderLauncherView();
     renderScoresView();
+  } else if (app.fairness.changed) {
+    app.fairness.render($("fairness"));
   }
 }
 
@@ -283,6 +288,7 @@ function renderTableView() {
 
 function renderScoresView() {
   renderScores($("scores"), app.state, app.history);
+  app.fairness.render($("fairness"));
   const scoring = Boolean(app.state && app.state.phase === "scoring" && app.state.players);
   $("score-form").hidden = !scoring;
   if (scoring) scoreInputs($("score-inputs"), app.state);
@@ -435,6 +441,7 @@ async function main() {
   app.config = config;
   $("table-name").textContent = config.title || `· ${table}`;
   app.history = new History(table);
+  app.fairness = new Fairness((command) => (app.link && app.link.connected ? app.link.send(command) : null));
   app.picker = new Picker($("picker"), {
     send,
     customAction: () => (app.history.data.customizable ? app.history.data.customizable.action : null),

@@ -319,10 +319,16 @@ export function describeEvent(ev) {
       return ["◠", "Lid opened", "quiet"];
     case "lid_closed":
       return ["◡", "Lid closed", "quiet"];
-    case "ejection_start":
-      return ["#", `Ejection ${ev.preset || ""} committed: ${String(ev.commitment || "").slice(0, 12)}…`, "quiet"];
+    case "ejection_commit":
+      return ["#", `Launcher committed anew (${ev.reason === "free" ? "free play" : "after an undo"}): ${String(ev.commitment || "").slice(0, 12)}…`, "quiet"];
     case "ejection_reveal":
-      return ["#", `Ejection seed revealed: ${ev.seed}`, "quiet"];
+      return ["#", `Launcher secret revealed (${String(ev.reason || "").replaceAll("_", " ")}): ${String(ev.secret || "").slice(0, 12)}…`, "quiet"];
+    case "ejection_entropy":
+      return ["#", "A phone added randomness to the launcher", "quiet"];
+    case "ejection_lid":
+      return ["#", "Lid opened: the launcher's press count restarts", "quiet"];
+    case "hit_failed":
+      return ["⚠", `${p || "The launcher"}: the run failed (${ev.reason}) — ${p ? "the hit is still owed" : "nothing was owed"}`, "bad"];
     case "unattributed_hit":
       return ["✸", `Launcher fired ${plural(n(ev.cards), "card")} with nobody to hit`, "bad"];
     case "hit_refused":
@@ -451,10 +457,6 @@ export function renderLauncher(node, status, history) {
   if (hits.length) {
     node.append(el("h3", null, "Last hits"));
     node.append(last);
-  }
-  if (history.data.commitment) {
-    // The seed stays secret until the game ends; its hash is published now so anyone can audit the launcher.
-    node.append(el("p", "muted small mono", `Ejection seed commitment ${String(history.data.commitment).slice(0, 16)}…`));
   }
 }
 

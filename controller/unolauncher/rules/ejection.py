@@ -1,50 +1,57 @@
-"""The randomized ejection model: what one press of the launcher does. Pure, seeded, auditable.
+"""The randomized ejection model: what one press of the launcher does. Pure, keyed, auditable.
 
 API contract (other parts rely on it)::
 
     model = EjectionModel(preset="classic")        # immutable configuration
-    state = model.start(seed)                      # JSON-serialisable dict
-    plan, state = model.plan(state)                # pure: same state -> same plan and next state
+    state = model.start(secret)                    # JSON-serialisable dict; the key starts as the round's secret
+    plan, state = model.plan(state, player)        # pure: same state and player -> same plan and next state
     state = model.lid_opened(state)                # refill: restarts what the lid restarts (the sequence count)
-    commitment(seed) -> "sha256 hex"               # published at game start, seed revealed at game end
+    state = model.with_entropy(state, entropy)     # a player's entropy, mixed into the key (HMAC)
+    commitment(secret) -> "sha256 hex"             # published before the first press, the secret after the last
 
-How a press is decided (documented in ``docs/ejection.md`` so an auditor can re-implement it):
+How a press is decided (``docs/ejection.md`` says the same for an auditor re-implementing it; the dashboard's
+``fairness.js`` does, with WebCrypto):
 
-* Press *i* (0-based, counted since :meth:`EjectionModel.start`, never reset) draws four uniform numbers
-  ``u0..u3`` from ``blake2b(f"{seed}:{i}", digest_size=32)``: each is a big-endian 8-byte slice divided by 2**64.
-  Nothing else is random, so any outcome can be recomputed from the seed and the press index.
+* A round's ``secret`` is 64 hexadecimal characters drawn by the daemon; its commitment is
+  ``sha256(secret)`` (of the text). The key starts as the secret; each entropy contribution ``e`` replaces it
+  with ``HMAC-SHA256(key, "entropy:" + e)`` in hex. Everything is UTF-8 text, so ``openssl dgst -sha256 -hmac``
+  reproduces every step.
+* Press *i* of the round (0-based, counted from the commitment, never rewound) by ``player`` (``""`` when nobody
+  was attributed) takes ``d = HMAC-SHA256(key, f"press:{i}:{player}")`` and four uniform numbers
+  ``u0..u3``, each a big-endian 8-byte slice of ``d`` divided by 2**64. Nothing else is random.
 * ``run`` in the state is the current streak: ``-k`` after *k* presses in a row without firing, ``+s`` after *s*
   presses in a row that fired, ``0`` at start. The fire probability is ``miss_hazard[min(k, len-1)]`` after a
   miss streak (or at start) and ``hit_repeat[min(s, len) - 1]`` after a fire streak; the press fires if
   ``u0 < p``. A hazard of 1.0 makes the longest possible dry spell a hard guarantee.
-* The ``sequence`` preset ignores ``u0``: it fires on fixed press numbers counted from the last lid opening or
-  power cycle (``start``), repeating every ``period`` presses.
+* The ``sequence`` preset ignores ``u0``: it fires on fixed press numbers counted from the start of the round's
+  commitment or the last lid opening, repeating every ``period`` presses.
 * Card count: the smallest *n* whose cumulative weight exceeds ``u1 * total``. Suspense: with probability
   ``suspense_chance`` (``u2``) the motor start waits ``suspense_ms_min + u3 * (max - min)`` ms.
 * Motor plan: ``run_ms = spin_up_ms + cards * ms_per_card`` (capped), ``power`` full; without a card sensor
   (open loop) this is what the device runs; with one it is only the expected duration. ``ms_per_card`` is
   :data:`MS_PER_CARD` until ``unolauncher selftest --calibrate`` measured the real toy (``[launcher] ms_per_card``);
-  a game records the value it was started with (game option ``ejection_ms_per_card``, and ``ms_per_card`` in the
-  model state when it is not the default), so an audit recomputes the same plans.
+  a game records the value it was started with (game option ``ejection_ms_per_card``, and ``ms_per_card`` in each
+  commitment's event when it is not the default), so an audit recomputes the same plans.
 
 Example::
 
     model = EjectionModel("classic")
-    state = model.start(42)
-    plan, state = model.plan(state)
+    state = model.start("ab" * 32)
+    plan, state = model.plan(state, "ann")
     assert state["press"] == 1 and plan.cards <= 12
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import math
+import re
+import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-from unolauncher.launcher.interface import FirePlan
 
 PRESETS = ("classic", "gentle", "brutal", "sequence", "custom")
 
@@ -59,31 +66,104 @@ MS_PER_CARD = 110  # about 9 cards/s at full power: the default until selftest -
 MS_PER_CARD_RANGE = (20, 1000)  # 50 down to 1 card per second
 MAX_PLAN_RUN_MS = 4000
 
+SECRET_PATTERN = re.compile(r"[0-9a-f]{64}")
+# What a player's entropy may look like: hex or base64 text, long enough to carry real randomness.
+ENTROPY_PATTERN = re.compile(r"[A-Za-z0-9+/=_-]{16,128}")
+_SCALE = 2.0**-64
+_FOUR_U64 = struct.Struct(">4Q").unpack
+
 
 class EjectionConfigError(ValueError):
     """A preset name or custom table that cannot be used; the message is one sentence naming the problem."""
 
 
-def commitment(seed: int) -> str:
-    """The public commitment to a game's seed: sha256 of its decimal text.
+@dataclass(frozen=True)
+class FirePlan:
+    """What one press should do.
+
+    ``cards`` is the target count for a launcher with a card-exit sensor (closed loop); ``run_ms`` and
+    ``power`` drive a launcher without one (open loop). ``suspense_ms`` delays the motor start for drama.
+    A plan with ``fire=False`` ejects nothing (the toy's "click").
 
     Example::
 
-        assert commitment(1) == hashlib.sha256(b"1").hexdigest()
+        FirePlan(fire=True, cards=4, run_ms=590, power=1.0)
+        FirePlan(fire=False)
+        FirePlan.from_json(FirePlan(fire=False).to_json()) == FirePlan(fire=False)
     """
-    return hashlib.sha256(str(seed).encode()).hexdigest()
+
+    fire: bool
+    cards: int = 0
+    run_ms: int = 0
+    power: float = 1.0
+    suspense_ms: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "fire": self.fire,
+            "cards": self.cards,
+            "run_ms": self.run_ms,
+            "power": self.power,
+            "suspense_ms": self.suspense_ms,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> FirePlan:
+        return cls(
+            fire=bool(data["fire"]),
+            cards=int(data.get("cards", 0)),
+            run_ms=int(data.get("run_ms", 0)),
+            power=float(data.get("power", 1.0)),
+            suspense_ms=int(data.get("suspense_ms", 0)),
+        )
 
 
-def press_uniforms(seed: int, index: int) -> tuple[float, float, float, float]:
-    """The four uniform numbers in [0, 1) that decide press ``index`` of the game with ``seed``."""
-    digest = hashlib.blake2b(f"{seed}:{index}".encode(), digest_size=32).digest()
-    scale = 2.0**-64
-    return (
-        int.from_bytes(digest[0:8], "big") * scale,
-        int.from_bytes(digest[8:16], "big") * scale,
-        int.from_bytes(digest[16:24], "big") * scale,
-        int.from_bytes(digest[24:32], "big") * scale,
-    )
+NO_FIRE = FirePlan(fire=False)
+
+
+def commitment(secret: str) -> str:
+    """The public commitment to a round's secret: sha256 of its text.
+
+    Example::
+
+        assert commitment("ab" * 32) == hashlib.sha256(("ab" * 32).encode()).hexdigest()
+    """
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def derive_secret(seed: int, label: str) -> str:
+    """A *rigged* round secret: derived from a seed someone chose (tests, demos, ``replay``), so anyone who knows
+    the seed knows the outcomes. The referee marks every round keyed this way ``rigged``."""
+    return hashlib.sha256(f"unolauncher-rigged:{seed}:{label}".encode()).hexdigest()
+
+
+def mix_entropy(key: str, entropy: str) -> str:
+    """The key after a player's entropy: ``HMAC-SHA256(key, "entropy:" + entropy)`` as hex text."""
+    return hmac.new(key.encode(), f"entropy:{entropy}".encode(), hashlib.sha256).hexdigest()
+
+
+def press_digest(key: str, index: int, player: str = "") -> bytes:
+    """``HMAC-SHA256(key, f"press:{index}:{player}")``: everything random about press ``index`` by ``player``."""
+    return hmac.digest(key.encode(), f"press:{index}:{player}".encode(), hashlib.sha256)  # a constructor: faster
+
+
+def press_draw(key: str, index: int, player: str = "") -> str:
+    """The press's digest as published in its ``press`` event (hex of its first 8 bytes): it ties the event's
+    commitment, number and player to the key, so an audit notices a change to any of them, even when the plan
+    would come out the same. It reveals nothing about the key or about other presses (HMAC is a PRF)."""
+    return press_digest(key, index, player)[:8].hex()
+
+
+def press_uniforms(key: str, index: int, player: str = "") -> tuple[float, float, float, float]:
+    """The four uniform numbers in [0, 1) that decide press ``index`` (by ``player``) under ``key``."""
+    return _uniforms(press_digest(key, index, player))
+
+
+def _uniforms(digest: bytes) -> tuple[float, float, float, float]:
+    """Each big-endian 8-byte slice of the digest divided by 2**64 (exact: an int below 2**64 to the nearest float,
+    times a power of two)."""
+    a, b, c, d = _FOUR_U64(digest)
+    return a * _SCALE, b * _SCALE, c * _SCALE, d * _SCALE
 
 
 @dataclass(frozen=True)
@@ -238,28 +318,28 @@ def params_from_table(table: Mapping[str, Any]) -> PresetParams:
 class EjectionModel:
     """Decides each press: fire or not, how many cards, motor run time and power, suspense delay.
 
-    Immutable; all game progress lives in the JSON ``state`` dict, so the referee can store it and an auditor
-    can recompute it.
+    Immutable; all progress lives in the JSON ``state`` dict, which the referee keeps (one per round) and an
+    auditor recomputes.
 
     Example::
 
         model = EjectionModel("sequence")
-        state = model.start(7)
+        state = model.start("0" * 64)
         fired = []
         for _ in range(6):
-            plan, state = model.plan(state)
+            plan, state = model.plan(state, "ann")
             fired.append(plan.fire)
         assert fired == [False, True, False, False, False, True]
     """
 
-    def __init__(self, preset: str = "classic", custom: Any = None, has_sensor: bool = True,
-                 ms_per_card: int | None = None) -> None:
+    def __init__(self, preset: str = "classic", custom: Any = None, ms_per_card: int | None = None) -> None:
         if ms_per_card is None:
             ms_per_card = MS_PER_CARD
         low, high = MS_PER_CARD_RANGE
         if isinstance(ms_per_card, bool) or not isinstance(ms_per_card, int) or not low <= ms_per_card <= high:
-            raise EjectionConfigError(f"ms_per_card must be a whole number of milliseconds from {low} to {high}, "
-                                      f"got {ms_per_card!r}")
+            raise EjectionConfigError(
+                f"ms_per_card must be a whole number of milliseconds from {low} to {high}, got {ms_per_card!r}"
+            )
         self.ms_per_card = ms_per_card
         if preset not in PRESETS:
             raise EjectionConfigError(f"unknown ejection preset {preset!r} (known: {', '.join(PRESETS)})")
@@ -271,26 +351,30 @@ class EjectionModel:
             self.params = BUILTIN_PRESETS[preset]
         self.preset = preset
         self.custom = custom
-        self.has_sensor = has_sensor
         self._counts, self._cumulative = self.params.card_table()
         self._sequence = frozenset(self.params.sequence)
 
-    def start(self, seed: int) -> dict[str, Any]:
-        """Fresh state for a game (also what a power cycle means to the sequence count)."""
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise EjectionConfigError(f"the ejection seed must be a whole number, got {seed!r}")
-        state: dict[str, Any] = {"preset": self.preset, "seed": seed, "press": 0, "run": 0, "since_lid": 0}
-        if self.ms_per_card != MS_PER_CARD:
-            state["ms_per_card"] = self.ms_per_card  # a calibrated launcher: the plans depend on it
-        return state
+    def start(self, key: str) -> dict[str, Any]:
+        """Fresh state for a round keyed by ``key`` (its secret): press 0, no streak, the sequence count at 0."""
+        if not isinstance(key, str) or not key:
+            raise EjectionConfigError(f"the ejection key must be a non-empty text, got {key!r}")
+        return {"key": key, "press": 0, "run": 0, "since_lid": 0}
 
-    def plan(self, state: dict[str, Any]) -> tuple[FirePlan, dict[str, Any]]:
-        """The plan for the next press and the state after it. Pure: ``state`` is not modified."""
+    def plan(self, state: dict[str, Any], player: str | None = None) -> tuple[FirePlan, dict[str, Any]]:
+        """The plan for the next press by ``player`` (``None``: nobody) and the state after it. Pure: ``state`` is
+        not modified."""
+        plan, new_state, _ = self.press(state, player)
+        return plan, new_state
+
+    def press(self, state: dict[str, Any], player: str | None = None) -> tuple[FirePlan, dict[str, Any], str]:
+        """:meth:`plan`, plus the press's ``draw`` (see :func:`press_draw`) from the same digest."""
         index = state["press"]
-        u_fire, u_cards, u_suspense, u_delay = press_uniforms(state["seed"], index)
+        digest = press_digest(state["key"], index, player or "")
+        draw = digest[:8].hex()
+        u_fire, u_cards, u_suspense, u_delay = _uniforms(digest)
         run = state["run"]
         params = self.params
-        since_lid = state.get("since_lid", index) + 1
+        since_lid = state["since_lid"] + 1
         if self._sequence:
             fire = ((since_lid - 1) % params.period) + 1 in self._sequence
         else:
@@ -304,7 +388,7 @@ class EjectionModel:
         new_state["since_lid"] = since_lid
         if not fire:
             new_state["run"] = min(run, 0) - 1
-            return FirePlan(fire=False), new_state
+            return NO_FIRE, new_state, draw
         new_state["run"] = max(run, 0) + 1
         cards = self._draw_cards(u_cards)
         suspense = 0
@@ -312,7 +396,7 @@ class EjectionModel:
             low, high = params.suspense_ms
             suspense = int(low + u_delay * (high - low))
         run_ms = min(MAX_PLAN_RUN_MS, SPIN_UP_MS + cards * self.ms_per_card)
-        return FirePlan(fire=True, cards=cards, run_ms=run_ms, power=1.0, suspense_ms=suspense), new_state
+        return FirePlan(fire=True, cards=cards, run_ms=run_ms, power=1.0, suspense_ms=suspense), new_state, draw
 
     def _draw_cards(self, u: float) -> int:
         target = u * self._cumulative[-1]
@@ -324,6 +408,10 @@ class EjectionModel:
     def lid_opened(self, state: dict[str, Any]) -> dict[str, Any]:
         """The lid was opened (refill): the sequence count restarts; random presets keep their streaks."""
         return {**state, "since_lid": 0}
+
+    def with_entropy(self, state: dict[str, Any], entropy: str) -> dict[str, Any]:
+        """A player's entropy arrived: every later press is keyed by ``mix_entropy(key, entropy)``."""
+        return {**state, "key": mix_entropy(state["key"], entropy)}
 
     def expected(self) -> dict[str, float]:
         """Long-run statistics of this preset, computed exactly (no sampling).

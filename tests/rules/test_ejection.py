@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import hmac
 import json
 import math
 import time
@@ -17,23 +18,29 @@ from typing import Any
 
 import pytest
 
-from unolauncher.launcher.ejection import (
+from unolauncher.rules.ejection import (
     ORIGINAL_SEQUENCE,
     EjectionConfigError,
     EjectionModel,
+    FirePlan,
     commitment,
+    mix_entropy,
     press_uniforms,
 )
-from unolauncher.launcher.interface import FirePlan
 
 N = 100_000
 
 
-def sample(model: EjectionModel, seed: int, n: int = N) -> list[FirePlan]:
-    state = model.start(seed)
+def key(seed: int) -> str:
+    """A round secret for a test: 64 hex characters, like the daemon draws."""
+    return hashlib.sha256(f"test-key-{seed}".encode()).hexdigest()
+
+
+def sample(model: EjectionModel, seed: int, n: int = N, player: str = "ann") -> list[FirePlan]:
+    state = model.start(key(seed))
     plans = []
     for _ in range(n):
-        plan, state = model.plan(state)
+        plan, state = model.plan(state, player)
         plans.append(plan)
     return plans
 
@@ -49,48 +56,60 @@ def streaks(plans: list[FirePlan], fired: bool) -> list[int]:
     return runs
 
 
-def test_commitment_is_sha256_of_decimal_seed() -> None:
-    assert commitment(1234) == hashlib.sha256(b"1234").hexdigest()
+def test_commitment_is_sha256_of_the_secret_text() -> None:
+    assert commitment("ab" * 32) == hashlib.sha256(b"ab" * 32).hexdigest()
 
 
 def test_plan_is_pure_and_repeatable() -> None:
     model = EjectionModel("classic")
-    state = model.start(99)
+    state = model.start(key(99))
     frozen = copy.deepcopy(state)
-    first = model.plan(state)
+    first = model.plan(state, "ann")
     assert state == frozen  # input untouched
-    assert model.plan(state) == first
+    assert model.plan(state, "ann") == first
     assert sample(model, 5, 500) == sample(EjectionModel("classic"), 5, 500)
     assert sample(model, 5, 500) != sample(model, 6, 500)
+    assert sample(model, 5, 500) != sample(model, 5, 500, player="bob")  # the hitter is part of the draw
 
 
 def test_state_is_json() -> None:
     model = EjectionModel("brutal")
-    state = model.start(3)
+    state = model.start(key(3))
     for _ in range(20):
-        _, state = model.plan(state)
+        _, state = model.plan(state, None)
     assert json.loads(json.dumps(state)) == state
 
 
-def test_randomness_of_press_i_depends_only_on_seed_and_index() -> None:
-    """Replaying from a saved mid-game state gives the same plans as playing straight through."""
+def test_randomness_of_press_i_depends_only_on_key_index_and_player() -> None:
+    """Replaying from a saved mid-round state gives the same plans as playing straight through."""
     model = EjectionModel("classic")
-    state = model.start(2024)
+    state = model.start(key(2024))
     plans = []
     saved: dict[str, Any] = {}
     for i in range(200):
         if i == 120:
             saved = json.loads(json.dumps(state))
-        plan, state = model.plan(state)
+        plan, state = model.plan(state, "ann")
         plans.append(plan)
     resumed = saved
     for i in range(120, 200):
-        plan, resumed = model.plan(resumed)
+        plan, resumed = model.plan(resumed, "ann")
         assert plan == plans[i]
-    # The documented derivation: u1 of press i picks the card count.
-    u = press_uniforms(2024, 7)
-    digest = hashlib.blake2b(b"2024:7", digest_size=32).digest()
+    # The documented derivation (docs/ejection.md): u1 of press i by a player picks the card count.
+    u = press_uniforms(key(2024), 7, "ann")
+    digest = hmac.new(key(2024).encode(), b"press:7:ann", hashlib.sha256).digest()
     assert u[1] == int.from_bytes(digest[8:16], "big") / 2**64
+
+
+def test_entropy_rekeys_every_later_press() -> None:
+    model = EjectionModel("classic")
+    state = model.start(key(1))
+    mixed = model.with_entropy(state, "00112233445566778899")
+    assert mixed["key"] == hmac.new(key(1).encode(), b"entropy:00112233445566778899", hashlib.sha256).hexdigest()
+    assert mixed["key"] == mix_entropy(key(1), "00112233445566778899")
+    assert {k: v for k, v in mixed.items() if k != "key"} == {k: v for k, v in state.items() if k != "key"}
+    later = [model.plan(dict(s, press=i), "ann")[0] for s in (state, mixed) for i in range(40)]
+    assert later[:40] != later[40:]
 
 
 def test_sequence_preset_fires_on_the_original_presses() -> None:
@@ -103,18 +122,18 @@ def test_sequence_preset_fires_on_the_original_presses() -> None:
 
 def test_sequence_restarts_on_lid_open_and_power_cycle() -> None:
     model = EjectionModel("sequence")
-    state = model.start(1)
+    state = model.start(key(1))
     for _ in range(5):
-        _, state = model.plan(state)
+        _, state = model.plan(state, "ann")
     state = model.lid_opened(state)
     after_lid = []
     for _ in range(6):
-        plan, state = model.plan(state)
+        plan, state = model.plan(state, "ann")
         after_lid.append(plan.fire)
     assert after_lid == [False, True, False, False, False, True]  # presses 2 and 6 again
     assert state["press"] == 11  # the audit index keeps counting
-    fresh = model.start(1)  # power cycle
-    assert model.plan(fresh)[0].fire is False and model.plan(model.plan(fresh)[1])[0].fire is True
+    fresh = model.start(key(1))  # a new commitment starts the count again
+    assert model.plan(fresh, "a")[0].fire is False and model.plan(model.plan(fresh, "a")[1], "a")[0].fire is True
 
 
 def test_classic_hard_limits() -> None:
@@ -205,20 +224,20 @@ def test_bad_custom_tables_refused(table: Any, message: str) -> None:
         EjectionModel("custom", table)
 
 
-def test_unknown_preset_and_bad_seed_refused() -> None:
+def test_unknown_preset_and_bad_key_refused() -> None:
     with pytest.raises(EjectionConfigError, match="unknown ejection preset 'wild'"):
         EjectionModel("wild")
     with pytest.raises(EjectionConfigError, match="needs a table"):
         EjectionModel("custom")
-    with pytest.raises(EjectionConfigError, match="whole number"):
-        EjectionModel().start("12")  # type: ignore[arg-type]
+    with pytest.raises(EjectionConfigError, match="non-empty text"):
+        EjectionModel().start(12)  # type: ignore[arg-type]
 
 
 def test_planning_is_fast() -> None:
     model = EjectionModel("classic")
-    state = model.start(1)
+    state = model.start(key(1))
     started = time.perf_counter()
     for _ in range(20_000):
-        _, state = model.plan(state)
+        _, state = model.plan(state, "ann")
     rate = 20_000 / (time.perf_counter() - started)
     assert rate > 20_000  # measured ~180k/s here; a 9x margin for a loaded CI machine

@@ -1,0 +1,229 @@
+"""The fairness audit: recompute every press under every revealed launcher commitment from a table's events. Pure.
+
+``unolauncher verify`` runs it on a state directory's journal or on an ``unolauncher export`` file; the dashboard's
+``fairness.js`` does the same in the browser. What it proves and what it cannot is in ``docs/ejection.md``.
+
+Events read (all others are skipped, and only their ``seq`` is checked for gaps):
+
+* ``round_started`` (``commitment``, ``preset``, ``custom``?, ``ms_per_card``?, ``rigged``?) and ``ejection_commit``
+  (the same, plus ``reason``) open a commitment;
+* ``press`` (``commitment``, ``index``, ``player``, ``plan``, ``draw``), ``ejection_lid`` and ``ejection_entropy``
+  (``commitment``, ``press``, ``entropy``) are its operations, in order;
+* ``round_ended`` and ``ejection_reveal`` (``commitment``, ``secret``, ``presses``) reveal it.
+
+A log may begin in the middle of a commitment (journal retention deletes whole games, the first kept one starting
+with the reveal of the round it replaced): events of commitments opened before the first opening the log holds are
+counted as unchecked, not as mismatches. After that first opening, an unknown commitment is a mismatch.
+
+Example::
+
+    report = audit([("line 1", event) for event in events])
+    report.ok(allow_rigged=False)    # every revealed commitment checks out and none was rigged
+    print("\\n".join(report.lines()))
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from unolauncher.rules.ejection import (
+    ENTROPY_PATTERN,
+    SECRET_PATTERN,
+    EjectionConfigError,
+    EjectionModel,
+    FirePlan,
+    press_draw,
+)
+
+PLAN_FIELDS = tuple(FirePlan(fire=False).to_json())
+_OPERATIONS = ("press", "ejection_lid", "ejection_entropy")
+_REVEALS = ("round_ended", "ejection_reveal")
+
+
+@dataclass
+class Commitment:
+    """One commitment as the events tell it, and what checking it found."""
+
+    commitment: str
+    opened_at: str
+    reason: str  # "round" (round_started), "undo", "free"
+    round: int | None
+    preset: str
+    custom: Any
+    ms_per_card: Any
+    rigged: bool
+    operations: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    secret: str | None = None
+    revealed_presses: Any = None
+    revealed_at: str | None = None
+    presses: int = 0
+    mismatches: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        short = self.commitment[:12] + "…"
+        if self.reason == "free":
+            return f"free play ({short})"
+        what = f"round {self.round}" if self.round is not None else "a round"
+        return f"{what} (reopened by an undo, {short})" if self.reason == "undo" else f"{what} ({short})"
+
+
+@dataclass
+class AuditReport:
+    commitments: list[Commitment]
+    problems: list[str]  # findings that belong to no commitment: unknown commitments, gaps in seq
+    # Events of commitments opened before the log begins (a journal whose older games retention deleted, or an
+    # export of one game): they cannot be checked, and they are not counted against the log.
+    unchecked: int = 0
+
+    @property
+    def revealed(self) -> list[Commitment]:
+        return [c for c in self.commitments if c.secret is not None]
+
+    @property
+    def open(self) -> list[Commitment]:
+        return [c for c in self.commitments if c.secret is None]
+
+    @property
+    def rigged(self) -> list[Commitment]:
+        return [c for c in self.revealed if c.rigged]
+
+    @property
+    def mismatches(self) -> list[str]:
+        return self.problems + [f"{c.name}: {m}" for c in self.commitments for m in c.mismatches]
+
+    def ok(self, allow_rigged: bool = False) -> bool:
+        """Every revealed commitment matches its presses, nothing is unaccounted for, and (unless allowed) none
+        was rigged: a rigged secret was derived from a seed someone chose, so matching it proves nothing."""
+        return not self.mismatches and (allow_rigged or not self.rigged)
+
+    def lines(self, allow_rigged: bool = False) -> list[str]:
+        """What ``verify`` prints: each finding, then a summary."""
+        out = list(self.mismatches)
+        for c in self.rigged:
+            out.append(
+                f"{c.name} is rigged: its secret was derived from a seed the table was given, so whoever chose the "
+                "seed knew its outcomes" + (" (accepted: --allow-rigged)" if allow_rigged else "")
+            )
+        presses = sum(c.presses for c in self.revealed)
+        rounds = len(self.revealed)
+        if self.ok(allow_rigged):
+            out.append(f"verified {rounds} commitment(s), {presses} press(es): every outcome matches its commitment")
+        else:
+            bad = len({id(c) for c in self.revealed if c.mismatches or (c.rigged and not allow_rigged)})
+            out.append(f"NOT verified: {len(self.mismatches)} mismatch(es); {bad} of {rounds} commitment(s) fail")
+        if self.open:
+            out.append(f"{len(self.open)} commitment(s) still open (their secrets are revealed when they end)")
+        if self.unchecked:
+            out.append(f"{self.unchecked} event(s) of a commitment opened before the log begins: not checked")
+        return out
+
+
+def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
+    """Check every revealed commitment in ``events``: (where, event) pairs in order, ``where`` naming the line or
+    ``seq`` for the messages."""
+    commitments: dict[str, Commitment] = {}
+    problems: list[str] = []
+    unchecked = 0
+    last_seq: int | None = None
+    for where, event in events:
+        seq = event.get("seq")
+        if type(seq) is int:
+            if last_seq is not None and seq != last_seq + 1:
+                problems.append(f"{where}: seq {seq} follows seq {last_seq} (an event is missing, repeated or moved)")
+            last_seq = seq
+        kind = event.get("type")
+        key = event.get("commitment")
+        if kind == "round_started" and key is None:
+            continue  # a round from before launcher commitments (or a third party's log without them)
+        if kind in ("round_started", "ejection_commit"):
+            if not isinstance(key, str) or key in commitments:
+                problems.append(f"{where}: commitment {key!r} is malformed or opened twice")
+                continue
+            commitments[key] = Commitment(
+                commitment=key,
+                opened_at=where,
+                reason="round" if kind == "round_started" else str(event.get("reason")),
+                round=event.get("round") if type(event.get("round")) is int else None,
+                preset=str(event.get("preset", "classic")),
+                custom=event.get("custom"),
+                ms_per_card=event.get("ms_per_card"),
+                rigged=event.get("rigged") is True,
+            )
+        elif kind in _OPERATIONS or (kind in _REVEALS and key is not None):
+            found = commitments.get(key) if isinstance(key, str) else None
+            if found is None and not commitments:
+                unchecked += 1  # the log begins after this commitment was opened: nothing to check it against
+            elif found is None:
+                problems.append(f"{where}: {kind} under commitment {key!r}, which no event opened")
+            elif found.secret is not None:
+                problems.append(f"{where}: {kind} under {found.name}, after its secret was revealed")
+            elif kind in _OPERATIONS:
+                found.operations.append((where, event))
+            else:
+                found.secret = event.get("secret") if isinstance(event.get("secret"), str) else ""
+                found.revealed_presses = event.get("presses")
+                found.revealed_at = where
+    for commitment in commitments.values():
+        if commitment.secret is not None:
+            _check(commitment)
+    return AuditReport(list(commitments.values()), problems, unchecked)
+
+
+def _check(c: Commitment) -> None:
+    """Recompute one revealed commitment's presses (docs/ejection.md, "How one press is decided")."""
+    secret = c.secret or ""
+    if SECRET_PATTERN.fullmatch(secret) is None and not c.rigged:
+        c.mismatches.append(f"{c.revealed_at}: the revealed secret is not 64 hexadecimal characters")
+    if hashlib.sha256(secret.encode()).hexdigest() != c.commitment:
+        c.mismatches.append(f"{c.revealed_at}: the revealed secret does not hash to the commitment")
+        return
+    try:
+        model = EjectionModel(c.preset, c.custom, c.ms_per_card)
+    except EjectionConfigError as exc:
+        c.mismatches.append(f"{c.opened_at}: the ejection preset cannot be used ({exc})")
+        return
+    state = model.start(secret)
+    for where, op in c.operations:
+        kind, due = op["type"], state["press"]
+        if kind == "press":
+            index = op.get("index")
+            if index != due:
+                c.mismatches.append(f"{where}: press index {index!r} where press {due} was due (a press is missing, "
+                                    "repeated or moved)")  # fmt: skip
+            player = op.get("player")
+            player = player if isinstance(player, str) else None
+            if op.get("draw") != press_draw(state["key"], due, player or ""):
+                c.mismatches.append(f"{where}: press {due}: its draw does not match the key, number and player")
+            plan, state = model.plan(state, player)
+            recorded = op.get("plan")
+            wanted = plan.to_json()
+            if not isinstance(recorded, dict):
+                c.mismatches.append(f"{where}: press {due} has no plan")
+            else:
+                diffs = [
+                    f"{name} {recorded.get(name)!r} (expected {wanted[name]!r})"
+                    for name in PLAN_FIELDS
+                    if recorded.get(name) != wanted[name] or type(recorded.get(name)) is not type(wanted[name])
+                ]
+                if diffs:
+                    c.mismatches.append(f"{where}: press {due}: " + ", ".join(diffs))
+            c.presses += 1
+            continue
+        if op.get("press") != due:
+            c.mismatches.append(f"{where}: {kind} at press {op.get('press')!r} where press {due} was due")
+        if kind == "ejection_lid":
+            state = model.lid_opened(state)
+        else:
+            entropy = op.get("entropy")
+            if not isinstance(entropy, str) or ENTROPY_PATTERN.fullmatch(entropy) is None:
+                c.mismatches.append(f"{where}: entropy {entropy!r} is not 16-128 characters of hex or base64 text")
+                entropy = str(entropy)
+            state = model.with_entropy(state, entropy)
+    if c.revealed_presses != state["press"]:
+        c.mismatches.append(
+            f"{c.revealed_at}: the reveal counts {c.revealed_presses!r} press(es), the events hold {state['press']}"
+        )

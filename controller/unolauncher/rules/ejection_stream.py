@@ -1,0 +1,214 @@
+"""The launcher's record inside the referee: one commitment per round, then every press, lid opening and player
+entropy under it, until its secret is revealed. The only part of the referee that ``undo`` never rewinds.
+
+Why it is apart from :class:`~unolauncher.rules.state.GameState`: a press physically happened, and everyone saw
+what came out. If taking back a move also took back the press, the next press would repeat that outcome and
+anyone could predict it. So the game (hands, turns, owed hits) is undone; the launcher's record only moves on.
+
+An *epoch* is what one commitment covers: a round (opened by ``new_game``/``next_round``), a round reopened by an
+undo after its secret was revealed (a fresh commitment, ``ejection_commit`` with reason ``undo``), or free play
+between rounds with ``lockout = false`` (reason ``free``). Its secret comes from the command that opens it (the
+daemon draws it); without one it is derived from the game's seed and marked ``rigged``.
+
+State is a plain JSON dict that is never changed in place (every change builds a new one), so saving it before
+a command and putting it back after a failure is a reference copy, and a reader may keep it as a snapshot.
+
+Example::
+
+    stream = EjectionStream()
+    descriptor = stream.open(options={"ejection_preset": "classic", "ejection_custom": None}, secret="ab" * 32,
+                             seed=0, rigged_game=False, round_no=1)
+    plan, event = stream.press("ann")      # event: {"type": "press", "index": 0, "plan": {...}, ...}
+    reveal = stream.close()                # {"commitment": ..., "secret": "abab…", "presses": 1}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from unolauncher.rules.ejection import (
+    ENTROPY_PATTERN,
+    EjectionModel,
+    FirePlan,
+    commitment,
+    derive_secret,
+)
+from unolauncher.rules.ejection_models import _model_for
+from unolauncher.rules.refusal import Event, refuse
+
+MAX_ENTROPY = 32  # contributions per commitment: a table of phones needs a handful; a flood gets a refusal
+
+
+class EjectionStream:
+    """The open epoch (if any), the script rig and the counters that name derived secrets. See the module doc."""
+
+    # ``data``: the whole state (read it, never change it: it is shared, which is what makes saving it free).
+    __slots__ = ("_ahead", "_model_of", "data")
+
+    def __init__(self, data: dict[str, Any] | None = None) -> None:
+        self.data: dict[str, Any] = data if data is not None else {
+            "epoch": None,
+            "opened": 0,  # epochs opened since the last new_game: names a rigged (derived) secret
+            "script": [],  # launcher.script: counts for hits that carry none (a rig)
+            "script_pos": 0,
+        }
+        # The next press, computed once per (epoch state, player): (epoch dict, player, plan, model state, draw).
+        self._ahead: tuple[dict[str, Any], str | None, FirePlan, dict[str, Any], str] | None = None
+        # The open epoch's model: (preset, custom table object, ms_per_card, model). Every version of an epoch shares
+        # its custom table object, so an identity check finds it without building _model_for's key (a JSON dump).
+        self._model_of: tuple[str, Any, Any, EjectionModel] | None = None
+
+    # -- state ----------------------------------------------------------------------------------------------------
+    def copy(self) -> EjectionStream:
+        """An independent stream starting from this state (the referee's undo replays against one)."""
+        return EjectionStream(self.data)
+
+    def to_json(self) -> dict[str, Any]:
+        return self.data
+
+    @classmethod
+    def from_json(cls, data: Any) -> EjectionStream:
+        if not isinstance(data, dict) or not {"epoch", "opened", "script", "script_pos"} <= set(data):
+            raise ValueError("not an ejection stream")
+        return cls(data)
+
+    @property
+    def epoch(self) -> dict[str, Any] | None:
+        """The open epoch: ``commitment``, ``secret``, ``round`` (``None``: free play), ``rigged``, ``preset``,
+        ``custom``, ``model`` (the model state) and ``entropy`` (contributions so far); ``None`` when closed."""
+        epoch: dict[str, Any] | None = self.data["epoch"]
+        return epoch
+
+    # -- game boundaries ------------------------------------------------------------------------------------------
+    def new_game(self, script: list[int]) -> None:
+        """A new game's launcher rig; the counters that name derived secrets start again (same seed, same
+        secrets, whatever happened before: a mirror referee in a test agrees with the daemon's)."""
+        self.data = {**self.data, "opened": 0, "script": list(script), "script_pos": 0}
+
+    def open(
+        self, options: dict[str, Any], secret: Any, seed: int, rigged_game: bool, round_no: int | None
+    ) -> dict[str, Any]:
+        """Open an epoch (the caller closed any open one first); returns its public descriptor: ``commitment``,
+        ``preset`` (``custom`` too for that preset, ``ms_per_card`` for a calibrated launcher) and ``rigged: true``
+        when the secret is derived."""
+        opened = self.data["opened"]
+        rigged = rigged_game or secret is None or bool(self.data["script"])
+        if rigged_game or secret is None:
+            secret = derive_secret(seed, f"{'free' if round_no is None else round_no}.{opened}")
+        epoch = {
+            "commitment": commitment(secret),
+            "secret": secret,
+            "round": round_no,
+            "rigged": rigged,
+            "preset": options["ejection_preset"],
+            "custom": options["ejection_custom"],
+            "ms_per_card": options.get("ejection_ms_per_card"),  # a calibrated launcher's (None: the default)
+            "model": None,
+            "entropy": 0,
+        }
+        epoch["model"] = self._model(epoch).start(secret)
+        self.data = {**self.data, "epoch": epoch, "opened": opened + 1}
+        return descriptor(epoch)
+
+    def close(self) -> dict[str, Any] | None:
+        """Close the open epoch; returns the reveal (``commitment``, ``secret``, ``presses``), or ``None``."""
+        epoch = self.data["epoch"]
+        if epoch is None:
+            return None
+        self.data = {**self.data, "epoch": None}
+        return {"commitment": epoch["commitment"], "secret": epoch["secret"], "presses": epoch["model"]["press"]}
+
+    # -- what changes the open epoch ------------------------------------------------------------------------------
+    def next_plan(self, player: str | None) -> FirePlan | None:
+        """The plan the next press by ``player`` gets (a pure peek; ``None`` with no open epoch)."""
+        epoch = self.data["epoch"]
+        if epoch is None:
+            return None
+        return self._plan(epoch, player)[0]
+
+    def press(self, player: str | None) -> tuple[FirePlan, Event]:
+        """The next press of the open epoch (the caller opened one): its plan and its ``press`` event."""
+        epoch = self.data["epoch"]
+        plan, model_state, draw = self._plan(epoch, player)
+        self._set_epoch({**epoch, "model": model_state})
+        event: Event = {
+            "type": "press",
+            "player": player,
+            "index": epoch["model"]["press"],
+            "plan": plan.to_json(),
+            "draw": draw,
+            "commitment": epoch["commitment"],
+        }
+        return plan, event
+
+    def lid(self) -> Event | None:
+        """The lid was opened: the sequence count restarts. ``None`` when no epoch is open (nothing to restart)."""
+        epoch = self.data["epoch"]
+        if epoch is None:
+            return None
+        self._set_epoch({**epoch, "model": self._model(epoch).lid_opened(epoch["model"])})
+        return {"type": "ejection_lid", "commitment": epoch["commitment"], "press": epoch["model"]["press"]}
+
+    def add_entropy(self, entropy: Any, for_commitment: Any = None) -> Event:
+        """A player's entropy for the open epoch (refused without one, when it is not 16-128 characters of hex or
+        base64 text, or when ``for_commitment`` — the commitment the sender saw — is not the open one)."""
+        if type(entropy) is not str or ENTROPY_PATTERN.fullmatch(entropy) is None:
+            refuse("bad_field", "entropy must be 16 to 128 characters of hex or base64 text.")
+        epoch = self.data["epoch"]
+        if epoch is None:
+            refuse("no_commitment", "No launcher commitment is open right now; send entropy after round_started.")
+        if for_commitment is not None and for_commitment != epoch["commitment"]:
+            refuse("no_commitment", "That launcher commitment is not the open one any more.")
+        if epoch["entropy"] >= MAX_ENTROPY:
+            refuse("too_much_entropy", f"This round already has {MAX_ENTROPY} entropy contributions.")
+        model_state = self._model(epoch).with_entropy(epoch["model"], entropy)
+        self._set_epoch({**epoch, "model": model_state, "entropy": epoch["entropy"] + 1})
+        return {
+            "type": "ejection_entropy",
+            "commitment": epoch["commitment"],
+            "entropy": entropy,
+            "press": epoch["model"]["press"],
+        }
+
+    def next_script(self) -> int | None:
+        """The next ``launcher.script`` count (consumed), or ``None`` when the script is used up."""
+        data = self.data
+        pos = data["script_pos"]
+        if pos >= len(data["script"]):
+            return None
+        self.data = {**data, "script_pos": pos + 1}
+        count: int = data["script"][pos]
+        return count
+
+    # -- helpers --------------------------------------------------------------------------------------------------
+    def _set_epoch(self, epoch: dict[str, Any]) -> None:
+        self.data = {**self.data, "epoch": epoch}
+
+    def _model(self, epoch: dict[str, Any]) -> EjectionModel:
+        cached = self._model_of
+        preset, custom, ms_per_card = epoch["preset"], epoch["custom"], epoch["ms_per_card"]
+        if cached is not None and cached[0] == preset and cached[1] is custom and cached[2] == ms_per_card:
+            return cached[3]
+        model = _model_for({"ejection_preset": preset, "ejection_custom": custom, "ejection_ms_per_card": ms_per_card})
+        self._model_of = (preset, custom, ms_per_card, model)
+        return model
+
+    def _plan(self, epoch: dict[str, Any], player: str | None) -> tuple[FirePlan, dict[str, Any], str]:
+        ahead = self._ahead
+        if ahead is not None and ahead[0] is epoch and ahead[1] == player:
+            return ahead[2], ahead[3], ahead[4]
+        plan, model_state, draw = self._model(epoch).press(epoch["model"], player)
+        self._ahead = (epoch, player, plan, model_state, draw)
+        return plan, model_state, draw
+
+
+def descriptor(epoch: dict[str, Any]) -> dict[str, Any]:
+    """What an epoch's opening event says about it: the commitment and how to recompute its presses."""
+    public: dict[str, Any] = {"commitment": epoch["commitment"], "preset": epoch["preset"]}
+    if epoch["preset"] == "custom":
+        public["custom"] = epoch["custom"]
+    if epoch["ms_per_card"] is not None:
+        public["ms_per_card"] = epoch["ms_per_card"]
+    if epoch["rigged"]:
+        public["rigged"] = True
+    return public

@@ -1,0 +1,214 @@
+// The phone checks the launcher itself (docs/ejection.md, "Checking a round"): from the events it received, it
+// recomputes every press of every revealed round — the commitment is sha256 of the secret, each press's draw is
+// HMAC-SHA256(key, "press:i:player") — and shows a mark per round. It also adds this phone's own randomness to each
+// round once its commitment is out, so the box could not have known the outcomes when it committed.
+//
+// Hashing comes from the vendored @noble/hashes (audited, no dependencies), not WebCrypto: crypto.subtle exists
+// only in secure contexts (https or localhost), and the dashboard is served over plain http on the table's network.
+import { sha256 } from "../vendor/noble-hashes/sha2.js";
+import { hmac } from "../vendor/noble-hashes/hmac.js";
+import { bytesToHex, utf8ToBytes } from "../vendor/noble-hashes/utils.js";
+
+// rules/ejection.py's presets; tests/web/test_fairness_mark.py checks them against the Python ones.
+const CLASSIC_CARDS = { 1: 2, 2: 4, 3: 10, 4: 14, 5: 16, 6: 15, 7: 12, 8: 9, 9: 6, 10: 5, 11: 4, 12: 3 };
+export const PRESETS = {
+  classic: { miss_hazard: [0.30, 0.27, 0.32, 0.50, 1.0], hit_repeat: [0.20, 0.06, 0.02], cards: CLASSIC_CARDS, suspense_chance: 0.15, suspense_ms: [300, 1200] },
+  gentle: { miss_hazard: [0.22, 0.20, 0.22, 0.25, 0.30, 0.45, 1.0], hit_repeat: [0.10, 0.02], cards: { 1: 30, 2: 30, 3: 20, 4: 12, 5: 6, 6: 2 } },
+  brutal: {
+    miss_hazard: [0.45, 0.45, 0.60, 1.0], hit_repeat: [0.45, 0.30, 0.15],
+    cards: { 3: 4, 4: 7, 5: 9, 6: 11, 7: 12, 8: 12, 9: 11, 10: 10, 11: 8, 12: 7, 13: 5, 14: 3, 15: 2 },
+    suspense_chance: 0.25, suspense_ms: [400, 1500],
+  },
+  sequence: {
+    miss_hazard: [0.0], hit_repeat: [0.0], cards: CLASSIC_CARDS, period: 96,
+    sequence: [2, 6, 9, 13, 17, 21, 24, 26, 27, 29, 32, 36, 37, 41, 44, 47, 48, 51, 54, 57, 58, 62, 66, 69, 72, 73, 77, 81, 84, 85, 88, 92, 93, 96],
+  },
+};
+const SPIN_UP_MS = 150;
+const MS_PER_CARD = 110;
+const MAX_PLAN_RUN_MS = 4000;
+const PLAN_FIELDS = ["fire", "cards", "run_ms", "power", "suspense_ms"];
+const OPERATIONS = new Set(["press", "ejection_lid", "ejection_entropy"]);
+const SENT_KEY = "unolauncher.entropy-sent";
+
+const presses = (n) => `${n} press${n === 1 ? "" : "es"}`;
+const hmacHex = (key, message) => bytesToHex(hmac(sha256, utf8ToBytes(key), utf8ToBytes(message)));
+export const commitmentOf = (secret) => bytesToHex(sha256(utf8ToBytes(secret)));
+
+/** A preset's parameters (a custom table as the referee reads it: card counts may be strings), and the launcher's
+ * measured ms per card (`selftest --calibrate`; 110 when the commitment names none). */
+function params(preset, custom, msPerCard) {
+  const p = preset === "custom" ? custom : PRESETS[preset];
+  if (!p || typeof p !== "object") return null;
+  const sequence = Array.isArray(p.sequence) ? p.sequence : [];
+  const weights = Object.entries(p.cards || {}).map(([n, w]) => [Number.parseInt(n, 10), Number(w)])
+    .filter(([, w]) => w > 0).sort((a, b) => a[0] - b[0]);
+  let total = 0;
+  const cumulative = weights.map(([n, w]) => [n, (total += w)]);
+  return {
+    miss: p.miss_hazard || (sequence.length ? [0.0] : null),
+    repeat: p.hit_repeat || [0.2],
+    cumulative,
+    suspenseChance: p.suspense_chance || 0,
+    suspense: p.suspense_ms || [0, 0],
+    sequence: new Set(sequence),
+    period: p.period || (sequence.length ? Math.max(...sequence) : 0),
+    msPerCard: Number.isInteger(msPerCard) ? msPerCard : MS_PER_CARD,
+  };
+}
+
+/** The plan of the next press (docs/ejection.md, "How one press is decided") and the model state after it. */
+function plan(model, state, player) {
+  const digest = hmacHex(state.key, `press:${state.press}:${player ?? ""}`);
+  const u = [0, 16, 32, 48].map((i) => Number(BigInt(`0x${digest.slice(i, i + 16)}`)) * 2 ** -64);
+  const sinceLid = state.sinceLid + 1;
+  let fire;
+  if (model.sequence.size) {
+    fire = model.sequence.has(((sinceLid - 1) % model.period) + 1);
+  } else {
+    const p = state.run > 0 ? model.repeat[Math.min(state.run, model.repeat.length) - 1]
+      : model.miss[Math.min(-state.run, model.miss.length - 1)];
+    fire = u[0] < p;
+  }
+  const next = { ...state, press: state.press + 1, sinceLid, run: fire ? Math.max(state.run, 0) + 1 : Math.min(state.run, 0) - 1 };
+  const result = { fire, cards: 0, run_ms: 0, power: 1.0, suspense_ms: 0, draw: digest.slice(0, 16) };
+  if (fire) {
+    const target = u[1] * model.cumulative[model.cumulative.length - 1][1];
+    const found = model.cumulative.find(([, c]) => target < c);
+    result.cards = (found || model.cumulative[model.cumulative.length - 1])[0];
+    if (u[2] < model.suspenseChance) {
+      const [low, high] = model.suspense;
+      result.suspense_ms = Math.trunc(low + u[3] * (high - low));
+    }
+    result.run_ms = Math.min(MAX_PLAN_RUN_MS, SPIN_UP_MS + result.cards * model.msPerCard);
+  }
+  return [result, next];
+}
+
+/**
+ * Check one revealed commitment from its operations (press, lid, entropy events in seq order).
+ * Returns {status: "verified" | "mismatch" | "incomplete", detail, presses}.
+ */
+export function checkRound(round) {
+  if (commitmentOf(round.secret) !== round.commitment) {
+    return { status: "mismatch", detail: "the revealed secret does not match the commitment", presses: 0 };
+  }
+  const model = params(round.preset, round.custom, round.ms_per_card);
+  if (!model || !model.miss || !model.cumulative.length) return { status: "mismatch", detail: `unknown preset ${round.preset}`, presses: 0 };
+  const ops = [...round.ops].sort((a, b) => a.seq - b.seq);
+  const seen = ops.filter((e) => e.type === "press").length;
+  if (seen < round.presses) return { status: "incomplete", detail: `${round.presses - seen} press(es) not received yet`, presses: seen };
+  let state = { key: round.secret, press: 0, run: 0, sinceLid: 0 };
+  for (const op of ops) {
+    const due = state.press;
+    if (op.type === "press") {
+      if (op.index !== due) return { status: "mismatch", detail: `press ${op.index} where press ${due} was due`, presses: due };
+      const [wanted, next] = plan(model, state, typeof op.player === "string" ? op.player : null);
+      const recorded = op.plan || {};
+      const diffs = PLAN_FIELDS.filter((f) => recorded[f] !== wanted[f]).map((f) => `${f} ${recorded[f]} (expected ${wanted[f]})`);
+      if (op.draw !== wanted.draw) diffs.unshift("its draw");
+      if (diffs.length) return { status: "mismatch", detail: `press ${due}: ${diffs.join(", ")}`, presses: due };
+      state = next;
+    } else {
+      if (op.press !== due) return { status: "mismatch", detail: `${op.type} at press ${op.press}, press ${due} was due`, presses: due };
+      if (op.type === "ejection_lid") state = { ...state, sinceLid: 0 };
+      else state = { ...state, key: hmacHex(state.key, `entropy:${op.entropy}`) };
+    }
+  }
+  if (state.press !== round.presses) return { status: "mismatch", detail: `${state.press} presses, the reveal says ${round.presses}`, presses: state.press };
+  return { status: round.rigged ? "rigged" : "verified", detail: "", presses: state.press };
+}
+
+export class Fairness {
+  /** `sendRaw(command)` publishes a command without waiting for its reply (entropy needs none). */
+  constructor(sendRaw) {
+    this.sendRaw = sendRaw;
+    this.rounds = new Map(); // commitment -> {commitment, label, preset, custom, rigged, ops, secret, presses, seq, result}
+    this.changed = false;
+    try {
+      this.sent = new Set(JSON.parse(sessionStorage.getItem(SENT_KEY) || "[]"));
+    } catch {
+      this.sent = new Set();
+    }
+  }
+
+  /** Every event the page receives (main.js drops duplicates by seq). */
+  observeEvent(event) {
+    this.changed = false;
+    const key = event.commitment;
+    if (typeof key !== "string") return;
+    const seq = Number.isInteger(event.seq) ? event.seq : 0;
+    if (event.type === "round_started" || event.type === "ejection_commit") {
+      const label = event.type === "round_started" ? `Round ${event.round}`
+        : event.reason === "free" ? "Free play" : `Round ${event.round} (after an undo)`;
+      const round = this.rounds.get(key) || { commitment: key, ops: [], secret: null, presses: 0, result: null };
+      Object.assign(round, {
+        label, preset: event.preset, custom: event.custom, ms_per_card: event.ms_per_card, rigged: event.rigged === true, seq,
+      });
+      this.rounds.set(key, round);
+      // An old round seen in a backfill may be over already: the entropy names its commitment, and the table refuses
+      // it unless that one is still open.
+      if (!round.rigged && round.secret === null) this.contribute(key);
+    } else {
+      const round = this.rounds.get(key);
+      if (!round) return; // opened before this page's first event: not checkable from here
+      if (OPERATIONS.has(event.type)) round.ops.push(event);
+      else if (typeof event.secret === "string") Object.assign(round, { secret: event.secret, presses: event.presses });
+      else return;
+    }
+    const round = this.rounds.get(key);
+    if (round && round.secret !== null) round.result = checkRound(round);
+    this.changed = true;
+  }
+
+  /** This phone's randomness for an open commitment, once: 128 bits from the browser's CSPRNG. */
+  contribute(commitment) {
+    if (this.sent.has(commitment)) return;
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    if (!this.sendRaw({ type: "entropy", entropy: bytesToHex(bytes), commitment })) return;
+    this.sent.add(commitment);
+    try {
+      sessionStorage.setItem(SENT_KEY, JSON.stringify([...this.sent].slice(-50)));
+    } catch {
+      // storage disabled: at worst this phone adds its entropy twice (the table takes up to 32 per round)
+    }
+  }
+
+  render(node) {
+    node.replaceChildren();
+    const rounds = [...this.rounds.values()].sort((a, b) => b.seq - a.seq);
+    if (!rounds.length) return;
+    const title = document.createElement("h3");
+    title.textContent = "Launcher fairness";
+    node.append(title);
+    const list = document.createElement("ul");
+    list.className = "fairness-rounds";
+    for (const round of rounds.slice(0, 20)) {
+      const li = document.createElement("li");
+      const status = round.result ? round.result.status : "open";
+      li.dataset.commitment = round.commitment;
+      li.dataset.status = status;
+      li.className = `fairness-round fairness-${status}`;
+      const mark = document.createElement("span");
+      mark.className = "fairness-mark";
+      mark.textContent = {
+        verified: `✓ verified on this phone (${presses(round.result?.presses ?? 0)})`,
+        mismatch: `✗ does not match: ${round.result?.detail}`,
+        rigged: "⚠ rigged: its secret came from a chosen seed",
+        incomplete: `… ${round.result?.detail}`,
+        open: `committed ${round.commitment.slice(0, 12)}…, secret revealed when the round ends`,
+      }[status];
+      const label = document.createElement("strong");
+      label.textContent = `${round.label} · ${round.preset}`;
+      li.append(label, " ", mark);
+      if (round.secret !== null) {
+        const secret = document.createElement("code");
+        secret.className = "fairness-secret";
+        secret.textContent = round.secret;
+        li.append(document.createElement("br"), "secret ", secret);
+      }
+      list.append(li);
+    }
+    node.append(list);
+  }
+}
