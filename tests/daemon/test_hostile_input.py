@@ -125,7 +125,7 @@ def test_2_nested_junk_never_desyncs_the_game_from_its_journal(daemon: DaemonPro
 
 def test_5_a_flood_of_home_assistant_online_republishes_discovery_rarely(tmp_path: Path) -> None:
     with DaemonProcess(tmp_path) as daemon, client(daemon) as table:
-        discovery = "homeassistant/device_automation/unolauncher_t1/press/config"
+        discovery = "homeassistant/device/unolauncher_t1/config"  # the device message (discovery = "device")
         table.subscribe(discovery)
         assert wait_until(lambda: any(t == discovery for t, _, _ in table.messages), 10)
 

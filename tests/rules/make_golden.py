@@ -1,4 +1,6 @@
-"""Regenerate the replay golden files: ``.venv/bin/python -m tests.rules.make_golden`` from the repository root.
+"""Regenerate the replay golden files: ``.venv/bin/python -m tests.rules.make_golden`` from the repository root;
+``--outputs`` replays the existing inputs again and rewrites only the ``.out`` files (an intended change of the
+events, such as a new field, with the same games).
 
 Each game is played by bots (full mode) to its end with a low target score, with a few bad lines mixed in, and
 saved as ``golden/<name>.jsonl`` (input) plus ``golden/<name>.out`` (the expected ``replay --state`` output).
@@ -8,6 +10,7 @@ Only regenerate when a rule change is intended, and review the diff.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -100,8 +103,12 @@ def record(spec: dict[str, Any]) -> list[str]:
 
 def main() -> None:
     GOLDEN.mkdir(exist_ok=True)
-    recorded = {name: record(spec) for name, spec in GAMES.items()}
-    recorded["table-attack"] = [json.dumps(command) for command in TABLE_ATTACK]
+    if "--outputs" in sys.argv[1:]:
+        names = [*GAMES, "table-attack"]
+        recorded = {name: (GOLDEN / f"{name}.jsonl").read_text().splitlines() for name in names}
+    else:
+        recorded = {name: record(spec) for name, spec in GAMES.items()}
+        recorded["table-attack"] = [json.dumps(command) for command in TABLE_ATTACK]
     for name, lines in recorded.items():
         (GOLDEN / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
         output = list(replay_lines(lines, with_state=True))

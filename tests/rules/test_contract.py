@@ -265,6 +265,9 @@ def test_table_mode_keeps_counts_and_asks_for_scores() -> None:
     refused(ref, {"type": "next_round"}, "score_required")
     events = ok(ref, {"type": "score", "hands": {"b": 120}})
     assert of(events, "round_ended")[0]["scores"] == {"a": 120, "b": 0}
+    # With real cards the referee never makes up the next round's starter: the table says which card was turned.
+    refused(ref, {"type": "next_round"}, "starter_required")
+    refused(ref, {"type": "next_round", "deal": {"dealer": "b"}}, "starter_required")
     events = ok(ref, {"type": "next_round", "deal": {"starter": "blue 2"}})
     assert of(events, "round_started")[0]["dealer"] == "a" and ref.public_state()["current"] == "b"
 

@@ -134,6 +134,63 @@ def test_mk09_banana_the_player_before_draws_two() -> None:
     assert ref.public_state()["current"] == "cy" and ref.public_state()["color"] == "yellow"
 
 
+def test_mk09_banana_a_turn_spent_drawing_and_passing_counts() -> None:
+    # MK-09: ann plays, bob draws and passes, cy plays the Item Box: bob went directly before cy, not ann.
+    hands = {"ann": ["red 1", "red 2"], "bob": ["blue 7", "blue 8"], "cy": ["wild item-box", "green 3"]}
+    ref, _ = start(MK, hands, "red 5", stock_top=["blue 9", "yellow 4"])
+    ok(ref, {"type": "play", "player": "ann", "card": "red 1"})
+    ok(ref, {"type": "draw", "player": "bob"})  # blue 9 does not match red 1: the turn ends at once (MK-05)
+    assert ref.public_state()["current"] == "cy"
+    events = ok(ref, {"type": "play", "player": "cy", "card": "wild item-box"})
+    assert of(events, "item")[0]["item"] == "banana"
+    assert [e["player"] for e in of(events, "drew")] == ["bob"]
+    assert ref.public_state()["hands"] == {"ann": 1, "bob": 5, "cy": 1}
+
+
+def test_mk09_banana_a_turn_drawn_then_passed_counts_in_table_mode() -> None:
+    # MK-09 in table mode: bob draws, may play, passes instead; cy's Banana (turned yellow 4) hits bob.
+    ref = Referee()
+    ok(ref, {"type": "new_game", "ruleset": MK, "mode": "table", "players": ["ann", "bob", "cy"], "seed": 2,
+             "deal": {"dealer": "cy", "starter": "red 5"}})
+    ok(ref, {"type": "play", "player": "ann", "card": "red 1"})
+    ok(ref, {"type": "draw", "player": "bob"})
+    ok(ref, {"type": "pass", "player": "bob"})
+    events = ok(ref, {"type": "play", "player": "cy", "card": "wild item-box", "turned": "yellow 4"})
+    assert [e["player"] for e in of(events, "drew")] == ["bob"]
+    assert ref.public_state()["hands"] == {"ann": 6, "bob": 10, "cy": 6}
+
+
+def test_mk09_banana_a_skipped_player_had_no_turn() -> None:
+    # MK-09: ann's Skip makes bob lose his turn; cy plays the Item Box: ann took the turn before cy's.
+    hands = {"ann": ["red skip", "red 2"], "bob": ["blue 7", "blue 8"], "cy": ["wild item-box", "green 3"]}
+    ref, _ = start(MK, hands, "red 5", stock_top=["yellow 4"])
+    ok(ref, {"type": "play", "player": "ann", "card": "red skip"})
+    events = ok(ref, {"type": "play", "player": "cy", "card": "wild item-box"})
+    assert [e["player"] for e in of(events, "drew")] == ["ann"]
+
+
+def test_mk09_banana_extra_turns_of_the_item_box_player_count_once() -> None:
+    # MK-08 then MK-09: a Mushroom gives cy another turn; her second Item Box turns a Banana. The player who went
+    # before cy's (consecutive) turns is bob, who drew; cy herself never draws for her own Banana.
+    box = "wild item-box"
+    hands = {"ann": ["red 1", "red 2"], "bob": ["blue 7", "blue 8"], "cy": [box, box, "green 3"]}
+    ref, _ = start(MK, hands, "red 5", stock_top=["blue 9", "red 4", "yellow 4"])
+    ok(ref, {"type": "play", "player": "ann", "card": "red 1"})
+    ok(ref, {"type": "draw", "player": "bob"})
+    events = ok(ref, {"type": "play", "player": "cy", "card": "wild item-box"})
+    assert of(events, "item")[0]["item"] == "mushroom" and events[-1] == {"type": "turn", "player": "cy", "again": True}
+    events = ok(ref, {"type": "play", "player": "cy", "card": "wild item-box"})
+    assert of(events, "item")[0]["item"] == "banana"
+    assert [e["player"] for e in of(events, "drew")] == ["bob"]
+
+
+def test_mk09_banana_nobody_went_before_the_first_turn() -> None:
+    hands = {"ann": ["wild item-box", "red 2"], "bob": ["blue 7"], "cy": ["green 3"]}
+    ref, _ = start(MK, hands, "red 5", stock_top=["yellow 4"])
+    events = ok(ref, {"type": "play", "player": "ann", "card": "wild item-box"})
+    assert of(events, "item")[0]["item"] == "banana" and of(events, "drew") == []
+
+
 def test_mk10_green_shell_the_chosen_opponent_draws_one() -> None:
     hands = {"ann": ["wild item-box", "blue 1"], "bob": ["blue 7"], "cy": ["yellow 3"]}
     ref, _ = start(MK, hands, "red 5", stock_top=["green 4"])
@@ -233,6 +290,24 @@ def test_mk18_empty_stock_is_reshuffled_from_the_discard_pile() -> None:
     ok(ref, {"type": "pass", "player": "bob"})
     events = ok(ref, {"type": "draw", "player": "cy"})
     assert of(events, "reshuffled")[0]["cards"] == 1 and of(events, "drew")[0]["cards"] == ["red 5"]
+    # The reshuffle comes before the draw that lists a card from it (and before the dispense request that asks
+    # the launcher for it): no event names a card before the event that put it into the stock.
+    assert kinds(events)[:3] == ["reshuffled", "dispense", "drew"], events
+
+
+def test_mk18_a_draw_of_two_that_empties_the_stock_mid_way_reshuffles_first() -> None:
+    # MK-06 + MK-18: a Draw Two with one card left in the stock: bob takes it, the discard pile under the top (the
+    # starter) is reshuffled, and bob takes that too. The reshuffle is announced before the drew that lists it.
+    deck = [c for c in DECKS[MK] if c not in ("red 1", "red 5")]
+    deck.remove("blue 2")
+    deck.remove("red draw-2")
+    hands = {"ann": ["red draw-2", "blue 2"], "bob": deck[:50], "cy": [*deck[50:], "red 1", "red 5"]}
+    ref, _ = start(MK, hands, "red 5")
+    assert ref.public_state()["stock"] == 1  # the other red 1
+    events = ok(ref, {"type": "play", "player": "ann", "card": "red draw-2"})
+    assert kinds(events)[:4] == ["played", "reshuffled", "dispense", "drew"], events
+    assert of(events, "drew")[0] == {"type": "drew", "player": "bob", "count": 2, "cards": ["red 1", "red 5"]}
+    assert of(events, "reshuffled")[0]["cards"] == 1
 
 
 def test_classic_deck_has_108_cards_and_games_finish() -> None:

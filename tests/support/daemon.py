@@ -329,6 +329,11 @@ class TableClient:
 
     # -- commands -------------------------------------------------------------------------------------------------
 
+    def messages_on(self, sub: str) -> list[bytes]:
+        """The payloads seen on ``unolauncher/<table>/<sub>`` (outside events and reply), oldest first."""
+        with self.lock:
+            return [payload for topic, payload, _ in self.messages if topic == f"{self.base}/{sub}"]
+
     def send(self, payload: bytes | str) -> None:
         self.client.publish(f"{self.base}/cmd", payload, qos=1)
 

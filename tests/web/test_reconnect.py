@@ -49,7 +49,9 @@ def test_broker_restart_shows_reconnecting_and_recovers(
     phones.allow("WebSocket connection to")  # the browser logs each refused reconnection attempt
     broker.stop()
     expect(page.locator("#conn")).to_have_text("reconnecting…", timeout=15_000)
-    expect(page.locator("#btn-play")).to_be_enabled()  # the last known table stays on screen
+    expect(seat(page, "ann").locator(".hand-count")).to_have_text("7")  # the last known table stays on screen...
+    expect(page.locator("#btn-play")).to_be_disabled()  # ...but nothing can be sent until the link is back
+    expect(page.locator("#link-notice")).to_contain_text("Not connected to the table")
     phones.shot(page, "reconnecting")
 
     # Same ports, no persistence: the retained topics are gone until the daemon reconnects and republishes them.
@@ -59,7 +61,8 @@ def test_broker_restart_shows_reconnecting_and_recovers(
     assert wait_until(lambda: stack.daemon.alive() and (table.client.status or "") == "online", 15)
     expect(seat(page, "ann").locator(".hand-count")).to_have_text("7")
     expect(page.locator(".seat.current")).to_have_attribute("data-player", "ann")
-    expect(page.locator("#daemon-offline")).to_be_hidden()
+    expect(page.locator("#link-notice")).to_be_hidden()
+    expect(page.locator("#btn-play")).to_be_enabled()
 
     # And the page commands the table again: ann plays from the picker, every phone sees it.
     page.click("#btn-play")
@@ -133,10 +136,14 @@ def test_daemon_restart_shows_offline_then_the_same_game(
     expect(page.locator(".top-card")).to_have_attribute("data-card", "red 9")
 
     assert stack.daemon.stop() == 0  # SIGTERM: the daemon publishes "offline" (retained) on its way out
-    expect(page.locator("#daemon-offline")).to_be_visible()
+    notice = page.locator("#link-notice")
+    expect(notice).to_contain_text("The table's daemon is offline")
+    expect(page.locator("#press")).to_be_disabled()  # a tap now would reach nobody
+    expect(page.locator("#btn-undo")).to_be_disabled()
     phones.shot(page, "daemon-offline")
     stack.daemon.start()  # same journal: the game is replayed and its state republished
-    expect(page.locator("#daemon-offline")).to_be_hidden(timeout=15_000)
+    expect(notice).to_be_hidden(timeout=15_000)
+    expect(page.locator("#press")).to_be_enabled()
     expect(page.locator(".top-card")).to_have_attribute("data-card", "red 9")
     expect(seat(page, "ann").locator(".hand-count")).to_have_text("6")
     page.click("#press")  # bob hits: the restarted daemon takes commands from the page again

@@ -86,10 +86,11 @@ def test_colour_choice_prompt_on_a_wild_start(
     prompt = page.locator("#pending-box")
     expect(prompt).to_have_attribute("data-kind", "color")
     expect(prompt).to_contain_text("ann: choose the colour")
+    expect(page.locator("#banner")).to_have_text("ann chooses the colour ↓")  # the question is under the buttons
     expect(page.locator("#press-box")).to_be_hidden()  # no launcher button outside UNO Attack
     prompt.locator('[data-color="yellow"]').click()
     expect(prompt).to_be_hidden()
-    expect(page.locator(".colour-dot.c-yellow")).to_be_visible()
+    expect(page.locator("#colour-in-play")).to_have_attribute("data-color", "yellow")
     assert wait_until(lambda: table.state["color"] == "yellow", 5)
 
 
@@ -146,7 +147,9 @@ def test_mario_kart_draw_pass_and_item_box_green_shell(
     picker.locator('[data-card="wild item-box"]').click()
     expect(picker.locator("#picker-wild")).to_be_hidden()  # the turned card sets the colour, not the player
     expect(picker.locator("#picker-send")).to_be_disabled()
-    page.select_option("#picker-turned-card", "green 7")
+    turned = picker.locator("#picker-turned")
+    turned.locator(".colour-tab.c-green").click()  # the turned card is picked like any card, not from a long list
+    turned.locator('[data-card="green 7"]').click()
     picker.locator("#picker-send").click()
     expect(picker).to_be_hidden()
     prompt = page.locator("#pending-box")

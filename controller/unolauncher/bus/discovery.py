@@ -1,131 +1,244 @@
-"""Home Assistant MQTT discovery: the launcher as one device.
+"""Home Assistant MQTT discovery: one table's launcher as one device, with sensors, controls and a game-event entity.
 
-Entities (all share ``unolauncher/<table>/status`` as availability):
+Two ways to announce it (``homeassistant.discovery`` in the configuration):
 
-- a device trigger per button press (``unolauncher/<table>/press``);
-- sensors from the retained ``unolauncher/<table>/sensors`` JSON: cards out on the last hit, hits owed,
-  current player, magazine estimate; a binary sensor for a jam;
-- an event entity fed by ``unolauncher/<table>/events`` (``event_type`` = the game event's ``type``).
+- ``device`` (default, Home Assistant 2024.11 and later): one retained message on
+  ``<prefix>/device/unolauncher_<table>/config`` carrying the device, the origin and every component (``cmps``);
+- ``entity``: one retained message per component on ``<prefix>/<platform>/unolauncher_<table>/<id>/config``, for
+  older Home Assistant and for openHAB, which read only that form.
 
-Published retained at every connect and again whenever Home Assistant says ``online`` on
-``homeassistant/status`` (its birth message is not retained).
+Components (all unavailable while ``unolauncher/<table>/status`` says ``offline``):
+
+- sensors read from the retained ``sensors`` JSON (:func:`sensor_values`): cards out on the last hit, hits owed,
+  current player, magazine estimate; a jam binary sensor; diagnostic ones for the lid, the motor, the co-processor
+  link (serial launcher only) and the outbox backlog (events the broker has not acknowledged yet);
+- an event entity on ``events`` whose ``event_types`` is the daemon's registry (:mod:`unolauncher.bus.event_types`)
+  and whose attributes are the event's fields (player, cards, reason, ...);
+- buttons Undo and Next round (and Press, with the virtual launcher), a select for the next game's ejection preset
+  and the "Launcher enabled" switch (the ``disable``/``enable`` emergency stop); each publishes a command on ``cmd``;
+- a device trigger per launcher button press (``press``).
+
+:func:`publish_plan` turns the messages into what to publish, given what the daemon published last time (a record
+in its state directory): a renamed table's old device is removed, a change between the two forms migrates the
+entities the way Home Assistant documents (``migrate_discovery``), so they keep their ids and history.
 
 Example::
 
-    for topic, payload in discovery_messages(Topics("t1"), "homeassistant", "0.1.0"):
+    options = DiscoveryOptions(version="0.1.0", configuration_url="http://raspberrypi.local:8080/")
+    for topic, payload in discovery_messages(Topics("t1"), options):
         bus.publish(topic, payload, retain=True)
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from unolauncher.bus.event_types import ATTRIBUTES, EVENT_TYPES
 from unolauncher.bus.topics import Topics
 
-# The event types the event entity declares; HA ignores events whose type is not listed.
-EVENT_TYPES = [
-    "game_started",
-    "played",
-    "hit",
-    "turn",
-    "round_over",
-    "game_over",
-    "uno",
-    "caught",
-    "jam",
-    "fired",
-    "ignored_press",
-    "lid",
-    "magazine_empty",
-]
+DEVICE = "device"
+ENTITY = "entity"
+MODES = (DEVICE, ENTITY)
+ORIGIN_NAME = "unolauncher"
 
-SENSORS: list[tuple[str, str, str, dict[str, Any]]] = [
-    # object id, name, value key in the sensors JSON, extra fields
-    ("cards_out", "Cards out on last hit", "cards_out", {"state_class": "measurement", "icon": "mdi:cards"}),
-    ("hits_owed", "Hits owed", "hits_owed", {"state_class": "measurement", "icon": "mdi:target"}),
-    ("current_player", "Current player", "current", {"icon": "mdi:account"}),
-    ("magazine", "Magazine estimate", "magazine", {"state_class": "measurement", "icon": "mdi:tray-full"}),
-]
+# The per-component topics the daemon published before device discovery existed here (object ids per platform):
+# cleared, with a migration, when a daemon of this version first announces the table.
+LEGACY_COMPONENTS = {
+    "press": "device_automation",
+    "cards_out": "sensor",
+    "hits_owed": "sensor",
+    "current_player": "sensor",
+    "magazine": "sensor",
+    "jam": "binary_sensor",
+    "game": "event",
+}
 
 
-def sensor_values(public_state: dict[str, Any], launcher: dict[str, Any], last_cards_out: int | None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class DiscoveryOptions:
+    """What the discovery messages depend on besides the table's topics."""
+
+    version: str
+    prefix: str = "homeassistant"
+    mode: str = DEVICE
+    configuration_url: str | None = None  # the dashboard, linked from the device page
+    virtual: bool = False  # the Press button only works with the virtual launcher
+    coprocessor: bool = False  # a serial co-processor: its link gets a sensor
+    presets: tuple[str, ...] = ("classic", "gentle", "brutal", "sequence")
+
+
+def node_id(table_id: str) -> str:
+    """The node/device id in discovery topics (``[a-zA-Z0-9_-]`` only; ``-`` becomes ``_`` as it always did)."""
+    return f"unolauncher_{table_id}".replace("-", "_")
+
+
+def _value(key: str) -> str:
+    """The template that reads one key of the ``sensors`` JSON."""
+    return f"{{{{ value_json.{key} }}}}"
+
+
+def _event_template() -> str:
+    """HA's event entity wants JSON with ``event_type``; every other key becomes an attribute of the event."""
+    keys = ", ".join(f"'{name}'" for name in ("seq", *ATTRIBUTES))
+    return (
+        '{"event_type": {{ value_json.type | tojson }}'
+        f"{{% for key in [{keys}] if key in value_json %}}"
+        ', {{ key | tojson }}: {{ value_json[key] | tojson }}{% endfor %}}'
+    )
+
+
+def components(topics: Topics, options: DiscoveryOptions) -> dict[str, dict[str, Any]]:
+    """Every component of the device, keyed by its object id, each with its ``platform``."""
+    node = node_id(topics.table_id)
+    sensors = {"state_topic": topics.sensors}
+    diagnostic = {"entity_category": "diagnostic"}
+
+    def uid(object_id: str) -> dict[str, str]:
+        return {"unique_id": f"{node}_{object_id}"}
+
+    def command(name: str, payload: str, icon: str) -> dict[str, Any]:
+        return {"platform": "button", "name": name, "command_topic": topics.cmd, "payload_press": payload, "icon": icon}
+
+    found: dict[str, dict[str, Any]] = {
+        "press": {
+            "platform": "device_automation",
+            "automation_type": "trigger",
+            "topic": topics.press,
+            "type": "button_short_press",
+            "subtype": "button_1",
+        },
+        "cards_out": {"platform": "sensor", "name": "Cards out on last hit", **sensors,
+                      "value_template": _value("cards_out"), "state_class": "measurement", "icon": "mdi:cards"},
+        "hits_owed": {"platform": "sensor", "name": "Hits owed", **sensors, "value_template": _value("hits_owed"),
+                      "state_class": "measurement", "icon": "mdi:target"},
+        "current_player": {"platform": "sensor", "name": "Current player", **sensors,
+                           "value_template": _value("current"), "icon": "mdi:account"},
+        "magazine": {"platform": "sensor", "name": "Magazine estimate", **sensors, "value_template": _value("magazine"),
+                     "state_class": "measurement", "icon": "mdi:tray-full"},
+        "jam": {"platform": "binary_sensor", "name": "Jam", **sensors, "device_class": "problem",
+                "value_template": _value("jam")},
+        "lid": {"platform": "binary_sensor", "name": "Lid", **sensors, "device_class": "opening",
+                "value_template": _value("lid"), **diagnostic},
+        "motor": {"platform": "binary_sensor", "name": "Motor", **sensors, "device_class": "running",
+                  "value_template": _value("motor"), **diagnostic},
+        "outbox": {"platform": "sensor", "name": "Events waiting for the broker", **sensors,
+                   "value_template": _value("outbox"), "state_class": "measurement", "icon": "mdi:tray-arrow-up",
+                   **diagnostic},
+        "game": {"platform": "event", "name": "Game event", "state_topic": topics.events,
+                 "event_types": list(EVENT_TYPES), "value_template": _event_template(), "icon": "mdi:cards-playing"},
+        "undo": command("Undo", '{"type": "undo"}', "mdi:undo"),
+        "next_round": command("Next round", '{"type": "next_round"}', "mdi:skip-next"),
+        "preset": {"platform": "select", "name": "Ejection preset for the next game", "command_topic": topics.cmd,
+                   "command_template": '{"type": "preset", "preset": {{ value | tojson }}}',
+                   **sensors, "value_template": _value("next_preset"), "options": list(options.presets),
+                   "icon": "mdi:tune-variant"},
+        "enabled": {"platform": "switch", "name": "Launcher enabled", "command_topic": topics.cmd,
+                    "payload_on": '{"type": "enable"}', "payload_off": '{"type": "disable"}',
+                    **sensors, "value_template": "{{ 'ON' if value_json.launcher_enabled else 'OFF' }}",
+                    "state_on": "ON", "state_off": "OFF", "device_class": "switch", "icon": "mdi:power"},
+    }
+    if options.virtual:
+        found["press_button"] = command("Press", '{"type": "press"}', "mdi:gesture-tap-button")
+    if options.coprocessor:
+        found["link"] = {"platform": "binary_sensor", "name": "Co-processor link", **sensors,
+                         "device_class": "connectivity", "value_template": _value("link"), **diagnostic}
+    for object_id, config in found.items():
+        if config["platform"] != "device_automation":
+            config.update(uid(object_id))
+    return found
+
+
+def _device(topics: Topics, options: DiscoveryOptions) -> dict[str, Any]:
+    device: dict[str, Any] = {
+        "identifiers": [node_id(topics.table_id)],
+        "name": f"UNO launcher {topics.table_id}",
+        "manufacturer": "unolauncher",
+        "model": "UNO Attack launcher",
+        "sw_version": options.version,
+    }
+    if options.configuration_url:
+        device["configuration_url"] = options.configuration_url
+    return device
+
+
+def _availability(topics: Topics) -> dict[str, str]:
+    return {"availability_topic": topics.status, "payload_available": "online", "payload_not_available": "offline"}
+
+
+def discovery_messages(topics: Topics, options: DiscoveryOptions) -> list[tuple[str, dict[str, Any]]]:
+    """``(topic, config payload)``: one device message, or one per component in ``entity`` mode."""
+    node = node_id(topics.table_id)
+    device, origin = _device(topics, options), {"name": ORIGIN_NAME, "sw_version": options.version}
+    comps = components(topics, options)
+    if options.mode == DEVICE:
+        payload = {"device": device, "origin": origin, **_availability(topics), "components": comps}
+        return [(f"{options.prefix}/device/{node}/config", payload)]
+    messages: list[tuple[str, dict[str, Any]]] = []
+    for object_id, config in comps.items():
+        body = {k: v for k, v in config.items() if k != "platform"}
+        body.update(device=device, origin=origin)
+        if config["platform"] != "device_automation":  # a device trigger has no availability
+            body.update(_availability(topics))
+        messages.append((f"{options.prefix}/{config['platform']}/{node}/{object_id}/config", body))
+    return messages
+
+
+def legacy_topics(prefix: str, node: str) -> list[str]:
+    """The discovery topics of the versions before device discovery."""
+    return [f"{prefix}/{platform}/{node}/{object_id}/config" for object_id, platform in LEGACY_COMPONENTS.items()]
+
+
+def publish_plan(
+    previous: dict[str, Any] | None, messages: list[tuple[str, dict[str, Any]]], node: str, mode: str, prefix: str
+) -> list[tuple[str, Any, bool]]:
+    """What to publish, in order, as ``(topic, payload, retain)``; ``payload`` ``""`` deletes a retained config.
+
+    ``previous`` is the record of the last announcement (:func:`record`; ``None``: none, so the legacy topics may
+    still be there). Topics announced before and not now are deleted after the new configs; when the table is the
+    same and only the form changed (entity <-> device), each gets ``{"migrate_discovery": true}`` first, Home
+    Assistant's documented way to move entities between the forms without losing them.
+    """
+    if previous is None:
+        previous = {"node": node, "mode": ENTITY, "topics": legacy_topics(prefix, node)}
+    current = [topic for topic, _ in messages]
+    stale = [topic for topic in previous.get("topics", []) if topic not in current]
+    plan: list[tuple[str, Any, bool]] = []
+    if previous.get("node") == node and previous.get("mode") != mode:
+        plan += [(topic, {"migrate_discovery": True}, False) for topic in stale]
+    plan += [(topic, payload, True) for topic, payload in messages]
+    plan += [(topic, "", True) for topic in stale]
+    return plan
+
+
+def record(messages: list[tuple[str, dict[str, Any]]], node: str, mode: str) -> dict[str, Any]:
+    """What :func:`publish_plan` needs to know next time."""
+    return {"node": node, "mode": mode, "topics": [topic for topic, _ in messages]}
+
+
+def sensor_values(
+    public_state: dict[str, Any],
+    launcher: dict[str, Any],
+    last_cards_out: int | None,
+    outbox: int = 0,
+    next_preset: str | None = None,
+) -> dict[str, Any]:
     """The flat JSON published retained on ``sensors`` (what the discovery templates read)."""
     owed = public_state.get("owed") or []
-    return {
+    extra = launcher.get("extra") or {}
+    values: dict[str, Any] = {
         "cards_out": last_cards_out,
         "hits_owed": sum(int(o.get("hits", 0)) for o in owed if isinstance(o, dict)),
         "current": public_state.get("current"),
         "magazine": launcher.get("magazine_estimate"),
         "jam": "ON" if launcher.get("jammed") else "OFF",
+        "lid": "ON" if launcher.get("lid_open") else "OFF",
+        "motor": "ON" if launcher.get("motor_on") else "OFF",
+        "outbox": outbox,
+        "next_preset": next_preset,
+        # The emergency stop (see docs/home-assistant.md): the launcher status says "enabled": false while disabled.
+        "launcher_enabled": launcher.get("enabled", True) is not False,
     }
-
-
-def discovery_messages(topics: Topics, prefix: str, version: str) -> list[tuple[str, dict[str, Any]]]:
-    """``(topic, config payload)`` for every entity of the table's launcher."""
-    node = f"unolauncher_{topics.table_id}".replace("-", "_")
-    device = {
-        "identifiers": [node],
-        "name": f"UNO launcher {topics.table_id}",
-        "manufacturer": "unolauncher",
-        "model": "UNO Attack launcher",
-        "sw_version": version,
-    }
-    common = {
-        "availability_topic": topics.status,
-        "payload_available": "online",
-        "payload_not_available": "offline",
-        "device": device,
-    }
-    messages: list[tuple[str, dict[str, Any]]] = [
-        (
-            f"{prefix}/device_automation/{node}/press/config",
-            {
-                "automation_type": "trigger",
-                "topic": topics.press,
-                "type": "button_short_press",
-                "subtype": "button_1",
-                "device": device,
-            },
-        )
-    ]
-    for object_id, name, key, extra in SENSORS:
-        messages.append(
-            (
-                f"{prefix}/sensor/{node}/{object_id}/config",
-                {
-                    **common,
-                    "name": name,
-                    "unique_id": f"{node}_{object_id}",
-                    "state_topic": topics.sensors,
-                    "value_template": f"{{{{ value_json.{key} }}}}",
-                    **extra,
-                },
-            )
-        )
-    messages.append(
-        (
-            f"{prefix}/binary_sensor/{node}/jam/config",
-            {
-                **common,
-                "name": "Jam",
-                "unique_id": f"{node}_jam",
-                "device_class": "problem",
-                "state_topic": topics.sensors,
-                "value_template": "{{ value_json.jam }}",
-            },
-        )
-    )
-    messages.append(
-        (
-            f"{prefix}/event/{node}/game/config",
-            {
-                **common,
-                "name": "Game event",
-                "unique_id": f"{node}_game",
-                "state_topic": topics.events,
-                "event_types": EVENT_TYPES,
-                "value_template": '{"event_type": "{{ value_json.type }}", "seq": {{ value_json.seq }}}',
-            },
-        )
-    )
-    return messages
+    if "connected" in extra:  # the serial co-processor's link
+        values["link"] = "ON" if extra["connected"] else "OFF"
+    return values

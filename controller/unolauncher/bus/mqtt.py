@@ -137,6 +137,34 @@ def set_tcp_nodelay(sock: Any) -> bool:
         return False
 
 
+def make_client(s: BusSettings, client_id: str) -> mqtt.Client:
+    """A paho client for ``s`` (protocol, transport, credentials, TLS), not connected yet.
+
+    Example::
+
+        client = make_client(BusSettings(host="broker.local"), "unolauncher-tool")
+        client.connect(settings.host, settings.port)
+    """
+    transport: Literal["tcp", "websockets"] = "websockets" if s.transport == "websockets" else "tcp"
+    # A clean session under 3.1.1 is paho's default (and MQTT 5 refuses the argument): the journal's outbox, not the
+    # broker's session, is what carries events across a restart.
+    client = mqtt.Client(
+        CallbackAPIVersion.VERSION2,
+        client_id=client_id,
+        protocol=MQTTProtocolVersion.MQTTv5 if s.mqtt5 else MQTTProtocolVersion.MQTTv311,
+        transport=transport,
+    )
+    if transport == "websockets":
+        client.ws_set_options(path=s.ws_path)
+    if s.username is not None:
+        client.username_pw_set(s.username, s.password)
+    if s.tls:
+        client.tls_set(ca_certs=s.ca_file, certfile=s.cert_file, keyfile=s.key_file)
+        if s.tls_insecure:
+            client.tls_insecure_set(True)
+    return client
+
+
 class TableBus:
     """One paho client for one table, plus the thread that drains the outbox.
 
@@ -194,24 +222,7 @@ class TableBus:
 
     def _make_client(self) -> mqtt.Client:
         s = self.settings
-        client_id = s.client_id or f"unolauncher-{self.topics.table_id}"
-        transport: Literal["tcp", "websockets"] = "websockets" if s.transport == "websockets" else "tcp"
-        # A clean session under 3.1.1 is paho's default (and MQTT 5 refuses the argument): the journal's outbox,
-        # not the broker's session, is what carries events across a restart.
-        client = mqtt.Client(
-            CallbackAPIVersion.VERSION2,
-            client_id=client_id,
-            protocol=MQTTProtocolVersion.MQTTv5 if s.mqtt5 else MQTTProtocolVersion.MQTTv311,
-            transport=transport,
-        )
-        if transport == "websockets":
-            client.ws_set_options(path=s.ws_path)
-        if s.username is not None:
-            client.username_pw_set(s.username, s.password)
-        if s.tls:
-            client.tls_set(ca_certs=s.ca_file, certfile=s.cert_file, keyfile=s.key_file)
-            if s.tls_insecure:
-                client.tls_insecure_set(True)
+        client = make_client(s, s.client_id or f"unolauncher-{self.topics.table_id}")
         client.will_set(self.topics.status, "offline", qos=1, retain=True)
         client.reconnect_delay_set(s.reconnect_min, s.reconnect_max)
         client.max_inflight_messages_set(WINDOW)

@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import secrets
+import socket
 import sqlite3
 import sys
 import threading
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from unolauncher import __version__
-from unolauncher.bus.discovery import discovery_messages
+from unolauncher.bus import discovery
 from unolauncher.bus.mqtt import BusSettings, TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.clock import Clock, RealClock
@@ -40,8 +41,43 @@ from unolauncher.store.journal import Journal
 log = logging.getLogger("unolauncher.daemon")
 
 ENDPOINTS_FILE = "endpoints.json"
+DISCOVERY_RECORD_FILE = "ha_discovery.json"  # what was announced to Home Assistant last (bus.discovery.publish_plan)
 JOURNAL_FILE = "journal.sqlite3"
 SWITCH_INTERVAL_S = 0.0005
+
+
+def bus_settings(config: Config, host: str, port: int, mqtt5: bool) -> BusSettings:
+    """The MQTT connection the configuration describes, to ``host:port`` (also used by ``unolauncher ha-remove``)."""
+    b = config.broker
+    password = b.password
+    if b.password_file:
+        try:
+            password = Path(b.password_file).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"broker.password_file {b.password_file} cannot be read: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"broker.password_file {b.password_file} is not UTF-8 text") from None
+    for key in ("ca_file", "cert_file", "key_file"):
+        name = getattr(b, key)
+        if name is not None and not os.access(name, os.R_OK):
+            raise ConfigError(f"broker.{key} {name} cannot be read")
+    return BusSettings(
+        host=host,
+        port=port,
+        username=b.username,
+        password=password,
+        tls=b.tls,
+        ca_file=b.ca_file,
+        cert_file=b.cert_file,
+        key_file=b.key_file,
+        tls_insecure=b.tls_insecure,
+        mqtt5=mqtt5,
+        keepalive=b.keepalive,
+        client_id=b.client_id,
+        reconnect_min=b.reconnect_min,
+        reconnect_max=b.reconnect_max,
+        ha_prefix=config.homeassistant.prefix if config.homeassistant.enabled else None,
+    )
 
 
 class Daemon:
@@ -65,6 +101,7 @@ class Daemon:
         self.press_handler: Any = None
         self.endpoints: dict[str, Any] = {}
         self._endpoints_lock = threading.Lock()
+        self._discovery_lock = threading.Lock()  # paho's thread announces; HA's birth may come during a reconnect
 
     # -- start --------------------------------------------------------------------------------------------------
 
@@ -96,6 +133,9 @@ class Daemon:
             launcher=self.launcher,
             virtual=self.virtual,
             prepare=self._prepare_command,
+            next_preset=self.config.launcher.preset,
+            presets=self._presets(),
+            diagnostics_s=self.config.homeassistant.diagnostics_s,
             keep_days=self.config.table.journal_keep_days,
         )
         replayed = self.table.restore()
@@ -104,8 +144,8 @@ class Daemon:
         )
         self._wire_press_handler()
         self.table.start()
+        self._start_dashboard()  # before the bus: Home Assistant's discovery links to the dashboard's address
         self.bus.start()
-        self._start_dashboard()
         self.endpoints["ready"] = True
         self._write_endpoints()
         self.notifier.send("READY=1", f"STATUS=table {self.topics.table_id} ready", f"MAINPID={os.getpid()}")
@@ -161,18 +201,6 @@ class Daemon:
     def _bus_settings(self) -> BusSettings:
         """Where to connect: starts the embedded broker first when that is the configured broker."""
         b = self.config.broker
-        password = b.password
-        if b.password_file:
-            try:
-                password = Path(b.password_file).read_text(encoding="utf-8").strip()
-            except OSError as exc:
-                raise ConfigError(f"broker.password_file {b.password_file} cannot be read: {exc.strerror}") from None
-            except UnicodeDecodeError:
-                raise ConfigError(f"broker.password_file {b.password_file} is not UTF-8 text") from None
-        for key in ("ca_file", "cert_file", "key_file"):
-            name = getattr(b, key)
-            if name is not None and not os.access(name, os.R_OK):
-                raise ConfigError(f"broker.{key} {name} cannot be read")
         if b.use_embedded:
             from unolauncher.bus.broker import WS_PATH, EmbeddedBroker
 
@@ -195,23 +223,7 @@ class Daemon:
             mqtt5 = b.protocol in ("auto", "5")
             self.say(f"broker: {host}:{port} (MQTT {'5' if mqtt5 else '3.1.1'}{', TLS' if b.tls else ''})")
         self.endpoints.update({"mqtt_host": host, "mqtt_port": port, "ws_url": ws_url})
-        return BusSettings(
-            host=host,
-            port=port,
-            username=b.username,
-            password=password,
-            tls=b.tls,
-            ca_file=b.ca_file,
-            cert_file=b.cert_file,
-            key_file=b.key_file,
-            tls_insecure=b.tls_insecure,
-            mqtt5=mqtt5,
-            keepalive=b.keepalive,
-            client_id=b.client_id,
-            reconnect_min=b.reconnect_min,
-            reconnect_max=b.reconnect_max,
-            ha_prefix=self.config.homeassistant.prefix if self.config.homeassistant.enabled else None,
-        )
+        return bus_settings(self.config, host, port, mqtt5)
 
     def _start_dashboard(self) -> None:
         d = self.config.dashboard
@@ -285,9 +297,11 @@ class Daemon:
                 command["secret"] = secrets.token_hex(32)
             options = command.get("options")
             configured: dict[str, Any] = {}
-            if launcher.preset != "classic":
-                configured["ejection_preset"] = launcher.preset
-                if launcher.preset == "custom":
+            # The next game's preset: the configured one, or the one chosen since (the preset command, HA's select).
+            preset = self.table.next_preset if self.table is not None else launcher.preset
+            if preset != "classic":
+                configured["ejection_preset"] = preset
+                if preset == "custom":
                     configured["ejection_custom"] = launcher.custom
             if launcher.ms_per_card is not None:
                 configured["ejection_ms_per_card"] = launcher.ms_per_card  # journalled with the game
@@ -330,12 +344,65 @@ class Daemon:
         self.table.republish()
         self._publish_discovery()
 
+    def _presets(self) -> tuple[str, ...]:
+        """The ejection presets Home Assistant's select offers for the next game (custom only when configured)."""
+        from unolauncher.rules.ejection import BUILTIN_PRESETS
+
+        configured = self.config.launcher.preset
+        return tuple(BUILTIN_PRESETS) + ((configured,) if configured not in BUILTIN_PRESETS else ())
+
+    def _discovery_options(self) -> discovery.DiscoveryOptions:
+        ha = self.config.homeassistant
+        return discovery.DiscoveryOptions(
+            version=__version__,
+            prefix=ha.prefix,
+            mode=ha.discovery,
+            configuration_url=ha.configuration_url or self._dashboard_link(),
+            virtual=self.virtual is not None,
+            coprocessor=self.launcher is not None and "connected" in self.launcher.status().extra,
+            presets=self._presets(),
+        )
+
+    def _dashboard_link(self) -> str | None:
+        """The dashboard's address as Home Assistant (another machine) reaches it: the host name on the local network
+        when it listens on every interface; ``homeassistant.configuration_url`` overrides it."""
+        if self.dashboard is None:
+            return None
+        host = self.config.dashboard.host
+        if host in ("0.0.0.0", "::", ""):
+            host = f"{socket.gethostname()}.local"  # mDNS, as Raspberry Pi OS announces itself
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.dashboard.port}/"
+
     def _publish_discovery(self) -> None:
+        """Announce the table to Home Assistant (paho's thread: after a connect, and on HA's birth message).
+
+        Compared with the record of the last announcement, a renamed table's old device is deleted and a change of
+        ``homeassistant.discovery`` migrates the entities (see :func:`unolauncher.bus.discovery.publish_plan`).
+        """
         ha = self.config.homeassistant
         if not ha.enabled or self.bus is None:
             return
-        for topic, payload in discovery_messages(self.topics, ha.prefix, __version__):
-            self.bus.publish_latest(topic, payload)
+        options = self._discovery_options()
+        node = discovery.node_id(self.topics.table_id)
+        messages = discovery.discovery_messages(self.topics, options)
+        path = self.state_dir / DISCOVERY_RECORD_FILE
+        with self._discovery_lock:
+            try:
+                previous = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                previous = None  # none yet (or unreadable): assume an older version announced the table
+            for topic, payload, retain in discovery.publish_plan(previous, messages, node, ha.discovery, ha.prefix):
+                if retain:  # a config or its deletion: only the newest per topic matters
+                    self.bus.publish_latest(topic, payload)
+                else:  # a migrate_discovery request: a message of its own, in order
+                    self.bus.publish(topic, payload)
+            current = discovery.record(messages, node, ha.discovery)
+            if current != previous:
+                tmp = path.with_name(path.name + ".tmp")
+                tmp.write_text(json.dumps(current, indent=1) + "\n", encoding="utf-8")
+                tmp.replace(path)
 
     # -- run and stop -------------------------------------------------------------------------------------------
 

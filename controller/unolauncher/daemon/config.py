@@ -152,8 +152,25 @@ def _custom_table(key: str, value: Any) -> dict[str, Any]:
 
 _PATH = _text(4096, "a file path")
 _HOST = _text(253, "a host name or address", r"[^\s/]+")
-# An MQTT topic prefix: levels of printable text, no wildcards, no empty level (no leading or trailing '/').
-_TOPIC_PREFIX = _text(128, "a topic prefix without '+', '#' or empty levels", r"[^+#/\s]+(/[^+#/\s]+)*")
+
+
+def _discovery_prefix(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*", value):
+        raise ConfigError(f"{key} must be an MQTT topic without wildcards (e.g. \"homeassistant\"), got {value!r}")
+    return value
+
+
+def _http_url(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value):
+        raise ConfigError(f"{key} must be an http:// or https:// address, got {value!r}")
+    return value
+
+
+def _seconds(key: str, value: Any) -> float:
+    value = _number(key, value)
+    if not 0.05 <= value <= 3600:
+        raise ConfigError(f"{key} must be between 0.05 and 3600 seconds, got {value!r}")
+    return float(value)
 
 
 # section -> key -> checker. Defaults live in the dataclasses below (None means "not set"); a test keeps the two
@@ -219,7 +236,10 @@ SCHEMA: dict[str, dict[str, Any]] = {
     },
     "homeassistant": {
         "enabled": _bool,
-        "prefix": _TOPIC_PREFIX,
+        "prefix": _discovery_prefix,
+        "discovery": _choice("device", "entity"),
+        "configuration_url": _http_url,
+        "diagnostics_s": _seconds,
     },
 }
 
@@ -298,6 +318,9 @@ class DashboardConfig:
 class HomeAssistantConfig:
     enabled: bool = True
     prefix: str = "homeassistant"
+    discovery: str = "device"
+    configuration_url: str | None = None
+    diagnostics_s: float = 10.0
 
 
 @dataclass

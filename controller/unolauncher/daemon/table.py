@@ -59,6 +59,9 @@ MAX_OUTGOING_BACKLOG = 1000
 # last one (at most about one game) instead of every command the table ever took (20,000 replay in 0.15 s here, and
 # a café table takes that many in a few weeks; a Pi Zero is ~10x slower).
 SNAPSHOT_NOTE = "referee_snapshot"
+# The journal note holding the ejection preset chosen for the next game (the ``preset`` command: Home Assistant's
+# select), so that the choice survives a restart.
+PRESET_NOTE = "next_preset"
 # Journal retention (``table.journal_keep_days``) is applied at start-up and after a new game, at most this often.
 PRUNE_INTERVAL_S = 3600.0
 
@@ -164,6 +167,9 @@ class Table:
         launcher: Launcher | None = None,
         virtual: VirtualControls | None = None,
         prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        next_preset: str = "classic",
+        presets: tuple[str, ...] = (),
+        diagnostics_s: float | None = None,
         keep_days: float = 0,
     ) -> None:
         self.journal = journal
@@ -175,6 +181,13 @@ class Table:
         # Fills in what the daemon adds (a new_game's seed, launcher secrets) before the referee sees a command, or
         # refuses it (CommandRefused): see Daemon._prepare_command.
         self.prepare = prepare
+        self.next_preset = next_preset  # the ejection preset a new_game without one gets (see the preset command)
+        self._preset_chosen = False  # next_preset came from a preset command (a journal note), not the configuration
+        self.presets = presets  # the presets the preset command accepts
+        # The worker refreshes the slow-moving sensors (the outbox backlog) when it has been idle this long; they
+        # are not recomputed per command, where a count of events still in flight would only flicker.
+        self.diagnostics_s = diagnostics_s
+        self._outbox_backlog = 0
         self.lock = threading.Lock()
         self.last_cards_out: int | None = None
         self._last_launcher: dict[str, Any] = {}
@@ -199,6 +212,10 @@ class Table:
         referee, count = self._replayed()
         with self.lock:
             self.referee = referee
+        chosen = self.journal.last_note(PRESET_NOTE)
+        if chosen is not None and chosen.get("preset") in self.presets:
+            self.next_preset = chosen["preset"]
+            self._preset_chosen = True
         self.prune_journal()
         return count
 
@@ -285,6 +302,13 @@ class Table:
                 removed["entries"],
                 removed["snapshots"],
             )
+        if removed["entries"] and self._preset_chosen and self.journal.last_note(PRESET_NOTE) is None:
+            # The preset chosen for the next game was older than the horizon: it still holds, so it is written again.
+            try:
+                self.journal.append_note({"type": PRESET_NOTE, "preset": self.next_preset})
+            except Exception as exc:
+                log.warning("could not keep the next game's preset in the journal: %s", exc)
+
     def start(self) -> None:
         self._plan_ahead()
         self._worker = threading.Thread(target=self._work, name="table-worker", daemon=True)
@@ -459,7 +483,11 @@ class Table:
 
     def _work(self) -> None:
         while True:
-            item = self._queue.get()
+            try:
+                item = self._queue.get(timeout=self.diagnostics_s)
+            except queue.Empty:
+                self._refresh_diagnostics()
+                continue
             if isinstance(item, tuple) and item[0] == "payload":
                 with self._queued_lock:
                     self._queued_commands -= 1
@@ -491,6 +519,7 @@ class Table:
             self._uno_button()
         elif kind == "republish":
             self._last_launcher, self._last_sensors = {}, {}
+            self._outbox_backlog = self.journal.outbox_size()
             snapshot = self.snapshot()
             self.output.state(snapshot)
             self._publish_sensors(snapshot)
@@ -686,6 +715,8 @@ class Table:
             events = self.journal.events(start, RESEND_LIMIT)
             self.output.resend(events)
             return reply(command_id, True, "ok", f"Re-sent {len(events)} event(s) from seq {start}.")
+        if kind == "preset":
+            return self._preset(command, command_id)
         if self.virtual is None:
             return reply(command_id, False, "not_virtual", f"{kind!r} only works with the virtual launcher.")
         if kind == "press":
@@ -705,13 +736,31 @@ class Table:
         self._publish_launcher()
         return reply(command_id, True, "ok", f"Loaded {cards} card(s).")
 
+    def _preset(self, command: dict[str, Any], command_id: str | int | None) -> dict[str, Any]:
+        """``{"type": "preset", "preset": "brutal"}``: the ejection preset of the next game that does not name one
+        (Home Assistant's select). Journalled as a note, so it survives a restart; the running game keeps its own."""
+        preset = command.get("preset")
+        if not isinstance(preset, str) or preset not in self.presets:
+            return reply(command_id, False, "bad_field", f'preset needs "preset": one of {", ".join(self.presets)}.')
+        self.journal.append_note({"type": PRESET_NOTE, "preset": preset})
+        self.next_preset = preset
+        self._preset_chosen = True
+        self._publish_launcher()
+        return reply(command_id, True, "ok", f"The next game will use the {preset} preset.")
+
     # -- derived outputs ----------------------------------------------------------------------------------------
 
     def _publish_launcher(self) -> None:
-        if self.launcher is not None:
-            with self.lock:
-                public = self.referee.public_state()
-            self._publish_sensors(public)
+        with self.lock:
+            public = self.referee.public_state()
+        self._publish_sensors(public)
+
+    def _refresh_diagnostics(self) -> None:
+        """The worker was idle for ``diagnostics_s``: publish the outbox backlog if it changed (worker only)."""
+        backlog = self.journal.outbox_size()
+        if backlog != self._outbox_backlog:
+            self._outbox_backlog = backlog
+            self._publish_launcher()
 
     def _publish_sensors(self, public: dict[str, Any]) -> None:
         """Retained launcher status and Home Assistant sensors, each only when it changed (they are retained)."""
@@ -719,7 +768,7 @@ class Table:
         if launcher and launcher != self._last_launcher:
             self._last_launcher = launcher
             self.output.launcher_status(launcher)
-        sensors = sensor_values(public, launcher, self.last_cards_out)
+        sensors = sensor_values(public, launcher, self.last_cards_out, self._outbox_backlog, self.next_preset)
         if sensors != self._last_sensors:
             self._last_sensors = sensors
             self.output.sensors(sensors)

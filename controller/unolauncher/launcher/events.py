@@ -22,7 +22,7 @@ def jam_event(cards_out: int, expected: int) -> dict[str, Any]:
 
 
 def empty_event(cards_out: int) -> dict[str, Any]:
-    return {"type": "magazine_empty", "cards_out": cards_out, "message": "The launcher is empty: reload it (ATK-21)."}
+    return {"type": "magazine_empty", "cards_out": cards_out, "message": "The launcher is empty: reload it."}
 
 
 def max_run_event(limit_s: float, cards_out: int) -> dict[str, Any]:

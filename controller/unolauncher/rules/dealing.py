@@ -55,6 +55,9 @@ class Dealing(AttackRules):
             refuse("no_game", "No game is running; start one with new_game.")
         deal = cmd.get("deal")
         _validate_deal(deal, self._rs, s.players, s.mode, s.options)
+        if s.mode == "table" and not (isinstance(deal, dict) and "starter" in deal):
+            # The real cards are on the table: a starter the referee made up would not be the one the table turned.
+            refuse("starter_required", "Say which card was turned up to start the round (deal.starter).")
         _validate_secret(cmd)
         events: list[Event] = []
         if isinstance(deal, dict) and "dealer" in deal:

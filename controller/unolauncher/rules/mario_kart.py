@@ -88,7 +88,7 @@ class MarioKartRules(Stock, Scoring):
         if item == "mushroom":  # MK-08
             if not out:
                 self._another_turn(seat, events)
-        elif item == "banana":  # MK-09
+        elif item == "banana":  # MK-09: whoever took the turn before this player's (consecutive turns count once)
             victim = s.before_last
             if victim >= 0 and victim != seat:
                 self._draw(victim, 2, events)
@@ -162,6 +162,9 @@ class MarioKartRules(Stock, Scoring):
             s.hands[seat].append(card)
             s.declared[seat] = False
             s.drew = True
+            if s.last_player != seat:  # self._took_turn(seat), inlined on the fast path (MK-09)
+                s.before_last = s.last_player
+                s.last_player = seat
             events: list[Event] = [
                 {"type": "dispense", "player": name, "count": 1},
                 {"type": "drew", "player": name, "count": 1, "cards": [card]},
@@ -183,6 +186,7 @@ class MarioKartRules(Stock, Scoring):
             refuse("already_drew", "You already drew this turn; play the drawn card or pass.")
         events = []
         self._close_exposure(seat)
+        self._took_turn(seat)  # MK-09: a turn spent drawing (and passing) counts
         got = self._draw(seat, 1, events)
         s.drew = True
         if s.mode == "full":

@@ -53,7 +53,7 @@ class CardPlay(AttackRules, MarioKartRules):
                     hand.remove(card)
                     s.discard.append(card)
                     s.color = color
-                    if s.last_player != seat:
+                    if s.last_player != seat:  # self._took_turn(seat), inlined on the fast path
                         s.before_last = s.last_player
                         s.last_player = seat
                     s.drew = False
@@ -113,7 +113,7 @@ class CardPlay(AttackRules, MarioKartRules):
                 if target == seat:
                     refuse("bad_target", "Choose another player as the target.")
                 if action == "trade-hands" and count <= 1:
-                    refuse("cannot_go_out_on_trade", "Trade Hands cannot be your last card (ATK-10).")
+                    refuse("cannot_go_out_on_trade", "Trade Hands cannot be your last card.")
             if face == "discard-all":
                 discarded = self._discard_all_cards(cmd, seat, card, color)
                 if hand is None and count - 1 - len(discarded) < 0:
@@ -161,9 +161,7 @@ class CardPlay(AttackRules, MarioKartRules):
             s.discard.extend(discarded)
         s.discard.append(card)
         s.color = color if color is not None else (chosen if face != "wild item-box" else None)
-        if s.last_player != seat:
-            s.before_last = s.last_player
-            s.last_player = seat
+        self._took_turn(seat)
         s.drew = False
         s.drawn = None
         played: Event = {"type": "played", "player": name, "card": card, "color": s.color}

@@ -60,6 +60,7 @@ class Scoring(TurnOrder):
         s.pending = None
         ended: Event = {
             "type": "round_ended",
+            "round": s.round,
             "winner": s.players[winner],
             "points": points,
             "hands": hands,

@@ -111,7 +111,9 @@ class GameState:
         self.scores: list[int] = []
         self.winner: int = -1
         self.round_winner: int = -1
-        self.last_player: int = -1  # MK-09 Banana bookkeeping
+        # MK-09 Banana: the last player who took a turn (played, or drew on their turn) and the one who took a turn
+        # before them. Turns taken in a row by one player (Mushroom, Lightning, a Skip with two players) count once.
+        self.last_player: int = -1
         self.before_last: int = -1
         self.wd4: dict[str, Any] | None = None  # MK-14: {"by": seat, "guilty": bool | None}
         # The launcher's side (commitments, presses) is not here but in EjectionStream: undo must not rewind it.

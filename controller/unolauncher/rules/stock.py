@@ -85,15 +85,15 @@ class Stock(TurnOrder):
             events.append({"type": "reshuffled", "cards": len(under)})
 
     def _draw(self, seat: int, count: int, events: list[Event]) -> int:
-        """A stock draw (MK/classic): emits ``dispense`` then ``drew``."""
+        """A stock draw (MK/classic): emits ``dispense`` then ``drew``; a reshuffle the draw needs (MK-18) comes
+        first, so that no event lists a card before the event that put it into the stock."""
         s = self._s
+        got = self._take(seat, count, events)  # appends ``reshuffled`` if the stock ran out
         events.append({"type": "dispense", "player": s.players[seat], "count": count})
-        drew: Event = {"type": "drew", "player": s.players[seat], "count": 0}
-        events.append(drew)
-        got = self._take(seat, count, events)
-        drew["count"] = got
+        drew: Event = {"type": "drew", "player": s.players[seat], "count": got}
         if s.mode == "full" and got:
             drew["cards"] = s.hands[seat][-got:]
+        events.append(drew)
         return got
 
 

@@ -74,6 +74,15 @@ class TurnOrder:
         s.current = nxt = (seat + s.direction * (1 + skips)) % n
         events.append({"type": "turn", "player": s.players[nxt]})
 
+    def _took_turn(self, seat: int) -> None:
+        """MK-09: ``seat`` acts on its turn (plays, or draws from the stock). A skipped player never gets here, and a
+        turn spent drawing and passing counts (RULES.md MK-09). The fast paths in ``play.py``/``mario_kart.py`` do the
+        same inline."""
+        s = self._s
+        if s.last_player != seat:
+            s.before_last = s.last_player
+            s.last_player = seat
+
     def _require_turn(self, seat: int) -> None:
         """The checks every turn action shares, in the order a player needs to hear them: a pending answer first,
         then hits owed, then whose turn it is."""

@@ -156,7 +156,7 @@ def _check_starter(starter: Any, rs: Ruleset) -> None:
     if type(starter) is not str or starter not in rs.counts:
         refuse("bad_deal", f"deal.starter must be a card of the {rs.name} deck.")
     if starter == "wild draw-4":
-        refuse("bad_deal", "A Wild Draw Four cannot start the discard pile (MK-03); turn another card.")
+        refuse("bad_deal", "A Wild Draw Four cannot start the discard pile; turn another card.")
 
 
 def custom_table_problem(table: Any) -> str | None:

@@ -59,7 +59,14 @@ export class History {
       if (this.data.hits.length > MAX_HITS) this.data.hits.splice(0, this.data.hits.length - MAX_HITS);
       this.changedByLastEvent = true;
     } else if (event.type === "round_ended" && event.scores && this.belongs(seq)) {
-      insertBySeq(this.data.rounds, { seq, winner: event.winner, points: event.points, totals: event.scores });
+      const entry = { seq, round: event.round, winner: event.winner, points: event.points, totals: event.scores };
+      // A round scored again after an undo: the later result replaces the earlier one (by seq, so a re-sent older
+      // copy does not win).
+      const same = Number.isInteger(event.round) ? this.data.rounds.findIndex((r) => r.round === event.round) : -1;
+      if (same < 0) insertBySeq(this.data.rounds, entry);
+      else if (seq === null || this.data.rounds[same].seq === null || this.data.rounds[same].seq < seq) {
+        this.data.rounds[same] = entry;
+      }
       this.changedByLastEvent = true;
     }
     if (this.changedByLastEvent) this.save();

@@ -9,10 +9,17 @@ const AUTH_CODES = new Set([4, 5, 134, 135]); // MQTT 3.1.1 / 5 "bad credentials
  *   const link = new TableLink({url, base, username, password}, handlers);
  *   link.send({type: "undo"});        // -> id; the reply arrives at handlers.reply(reply)
  *
- * handlers: status(kind, detail), state(obj), event(obj), reply(obj), launcher(obj), online(bool); every obj is a
- * plain JSON object (anything else on the topics is dropped here, with a console warning).
- * status kinds: "connecting", "online", "reconnecting", "offline", "auth", "error".
+ * handlers: status(kind, detail), state(obj), event(obj), reply(obj), launcher(obj), sensors(obj), online(bool),
+ * dropped(count); every obj is a plain JSON object (anything else on the topics is dropped here, with a console
+ * warning). status kinds: "connecting", "online", "reconnecting", "offline", "auth", "error".
+ *
+ * Only the table's own topics are subscribed (never `<base>#`: that would also bring every phone's commands).
+ * A command is never sent late: one the broker has not acknowledged when the connection drops is discarded
+ * (`dropped`), not re-sent after the reconnect — a launcher firing half a minute after the tap surprises the table.
  */
+// The topics under the table's base the page reads.
+export const TOPICS = ["status", "state", "events", "reply", "launcher", "sensors"];
+
 export class TableLink {
   constructor(options, handlers) {
     this.base = options.base.endsWith("/") ? options.base : options.base + "/";
@@ -22,6 +29,7 @@ export class TableLink {
     this.tag = Math.random().toString(36).slice(2, 8);
     this.client = null;
     this.options = options;
+    this.received = new Map(); // topic -> messages received (read by the browser tests)
     this.connect();
   }
 
@@ -36,6 +44,7 @@ export class TableLink {
       reconnectPeriod: 1000,
       connectTimeout: 4000,
       resubscribe: false, // we subscribe ourselves on every connect (and get the retained state again)
+      queueQoSZero: false, // nothing waits for the connection to come back
     };
     if (username) opts.username = username;
     if (password) opts.password = password;
@@ -48,13 +57,17 @@ export class TableLink {
     }
     this.client = client;
     client.on("connect", () => {
-      client.subscribe(`${this.base}#`, { qos: 1 }, (err) => {
+      client.subscribe(TOPICS.map((sub) => this.base + sub), { qos: 1 }, (err) => {
         if (err) this.emitStatus("error", `Subscription refused: ${err.message}`);
       });
       this.emitStatus("online");
     });
     client.on("reconnect", () => this.emitStatus("reconnecting"));
-    client.on("offline", () => this.emitStatus("reconnecting"));
+    client.on("offline", () => {
+      this.dropUnsent();
+      this.emitStatus("reconnecting");
+    });
+    client.on("close", () => this.dropUnsent());
     client.on("error", (err) => {
       if (AUTH_CODES.has(err && err.code)) {
         // Retrying with the same wrong password only floods the broker's log: stop and ask.
@@ -64,7 +77,19 @@ export class TableLink {
         this.emitStatus("reconnecting", err && err.message);
       }
     });
-    client.on("message", (topic, payload) => this.dispatch(topic, payload));
+    client.on("message", (topic, payload) => {
+      this.received.set(topic, (this.received.get(topic) || 0) + 1);
+      this.dispatch(topic, payload);
+    });
+  }
+
+  /** Forget every command the broker has not acknowledged (MQTT.js would publish it again after a reconnect). */
+  dropUnsent() {
+    const client = this.client;
+    if (!client || !client.outgoing) return;
+    const ids = Object.keys(client.outgoing).filter((id) => client.outgoing[id].cmd === "publish");
+    for (const id of ids) client.removeOutgoingMessage(Number(id));
+    if (ids.length) this.handlers.dropped?.(ids.length);
   }
 
   emitStatus(kind, detail) {
@@ -80,7 +105,7 @@ export class TableLink {
       if (status === "online" || status === "offline") this.handlers.online(status === "online");
       return;
     }
-    if (sub === "cmd" || text === "") return;
+    if (text === "") return;
     let data;
     try {
       data = JSON.parse(text);
@@ -95,7 +120,8 @@ export class TableLink {
     if (sub === "state") this.handlers.state(data);
     else if (sub === "events") this.handlers.event(data);
     else if (sub === "reply") this.handlers.reply(data);
-    else if (sub === "launcher" || sub === "launcher/status") this.handlers.launcher(data);
+    else if (sub === "launcher") this.handlers.launcher(data);
+    else if (sub === "sensors") this.handlers.sensors?.(data);
   }
 
   /** Publish a command with a fresh id (QoS 1); returns the id. */

@@ -4,9 +4,11 @@ import { Picker } from "./picker.js";
 import { Setup } from "./setup.js";
 import { SeatSheet } from "./seat.js";
 import { History } from "./history.js";
+import { DealSheet } from "./deal.js";
 import { Fairness } from "./fairness.js";
 import {
-  renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs,
+  renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs, readScores,
+  applyLink, setBlocked, link,
 } from "./views.js";
 
 const SETTINGS_KEY = "unolauncher.connection";
@@ -24,6 +26,9 @@ const app = {
   state: null,
   launcher: null,
   daemonOnline: null,
+  connected: false, // the MQTT link to the broker is up
+  unconfirmed: false, // a command was in flight when the link dropped: it was discarded, not sent later
+  liveFrom: null, // seq of the first state after (re)connecting: events up to it are history (no animation, no badge)
   maxSeq: null, // highest event seq received
   minSeq: null, // lowest event seq received (the first-visit backfill ends there)
   backfilled: false,
@@ -67,7 +72,7 @@ function connect() {
       status: onStatus,
       online: (up) => {
         app.daemonOnline = up;
-        $("daemon-offline").hidden = up;
+        updateLink();
       },
       state: onState,
       event: onEvent,
@@ -76,6 +81,8 @@ function connect() {
         app.launcher = status;
         renderLauncherView();
       },
+      sensors: (values) => app.setup.suggestPreset(values.next_preset), // Home Assistant may have chosen it
+      dropped: onDropped,
     },
   );
 }
@@ -95,18 +102,57 @@ function onStatus(kind, detail) {
   pill.textContent = STATUS_TEXT[kind] || kind;
   pill.title = detail || "Connection settings";
   document.body.classList.toggle("disconnected", kind !== "online");
+  app.connected = kind === "online";
+  if (app.connected) app.liveFrom = null; // what arrives first now is history: the retained state, then the catch-up
+  updateLink();
   if (kind === "auth") openSettings(detail || "The broker needs a user name and password.");
   if (!app.state) {
     renderBanner($("banner"), null, kind === "online");
     // Never connected after a while: most likely a wrong address (or a broker listening on 127.0.0.1 only).
     if (kind === "reconnecting" && performance.now() > 6000 && app.link) {
       $("banner").textContent = `Cannot reach the broker at ${app.link.options.url} — tap “reconnecting…” to check the address.`;
+      $("banner").classList.add("wrap"); // no game on screen yet: the whole sentence, on as many lines as it takes
     }
   }
   if (kind === "online") {
     app.resendAsked = 0; // a new connection may have missed anything: allow catching up again
     if (!performance.getEntriesByName("uno-connected").length) performance.mark("uno-connected");
   }
+}
+
+/** Commands can reach the table only with the link up and the daemon not known to be offline. While they cannot,
+ * every control that sends one is disabled and the notice says why; the moment they can, all of it clears. */
+function updateLink() {
+  const daemonDown = app.daemonOnline === false;
+  const up = app.connected && !daemonDown;
+  const was = link.up;
+  applyLink(up);
+  const notice = $("link-notice");
+  // While the page is still making its first connection the buttons are off, but there is nothing to explain yet.
+  const starting = $("conn").dataset.state === "connecting" && !daemonDown;
+  notice.hidden = up || starting;
+  if (!up) {
+    const why = !app.connected
+      ? "Not connected to the table — the buttons are off until the connection is back."
+      : "The table's daemon is offline — the buttons are off until it is back.";
+    const dropped = app.unconfirmed ? " Your last tap did not reach the table: check the table before tapping again." : "";
+    notice.textContent = `${why} Nothing you tap now is sent later.${dropped}`;
+  } else if (!was) {
+    app.unconfirmed = false;
+    for (const slot of document.querySelectorAll(".refusal")) clearSlot(slot); // stale: about the time before
+    if (app.state) renderAll();
+  }
+}
+
+/** The link dropped with commands in flight: MQTT.js would send them after the reconnect; they were discarded. */
+function onDropped() {
+  for (const [id, entry] of app.pending) {
+    clearTimeout(entry.timer);
+    entry.control?.classList.remove("busy");
+    app.pending.delete(id);
+    app.unconfirmed = true;
+  }
+  updateLink();
 }
 
 // ---- incoming --------------------------------------------------------------------------------------------
@@ -125,18 +171,20 @@ function onState(state) {
     console.warn("ignoring a state message that is not a table state", state);
     return;
   }
+  const before = app.state;
   app.state = state;
+  if (before && (before.current !== state.current || before.phase !== state.phase)) {
+    clearRefusal($("btn-play")); // "It is bob's turn" is stale once the turn moved on
+  }
   if (Number.isInteger(state.seq)) {
+    if (app.liveFrom === null) app.liveFrom = state.seq;
     app.stateSeq = state.seq;
     // Give the live events of the same command a moment to arrive; whatever is still missing then was lost
     // while this phone was away (or this is a first visit): ask the daemon to send it again.
     setTimeout(() => catchUp(state.seq), 400);
   }
   if (state.phase !== "playing") app.reloadRequested = false;
-  renderTableView();
-  renderScoresView();
-  renderLauncherView();
-  app.picker.refresh(state);
+  renderAll();
   if (!performance.getEntriesByName("uno-state").length) performance.mark("uno-state");
   document.body.dataset.hasState = "1";
 }
@@ -181,13 +229,16 @@ function onEvent(event) {
     if (app.minSeq === null || seq < app.minSeq) app.minSeq = seq;
   }
   app.events += 1;
+  // Live = newer than the state this page started from; older events (the catch-up after a reload, a new phone or
+  // a reconnect) are history: shown in the feed, but no "+n" rising from a seat and nothing counted as unread.
+  const live = seq !== null && app.liveFrom !== null && seq > app.liveFrom;
   const before = app.reloadRequested;
   if (event.type === "reload_request") app.reloadRequested = true;
   if (["reloaded", "reshuffled", "game_started"].includes(event.type)) app.reloadRequested = false;
   app.history.observeEvent(event);
   app.fairness.observeEvent(event);
-  addFeed(event, seq);
-  if (event.type === "hit" && seq !== null && seq === app.maxSeq) showLastHit(event);
+  addFeed(event, seq, live);
+  if (live && event.type === "hit" && seq === app.maxSeq) showLastHit(event);
   if (before !== app.reloadRequested) renderTableView();
   if (app.history.changedByLastEvent) {
     renderLauncherView();
@@ -212,13 +263,10 @@ function onReply(reply) {
 
 // ---- outgoing --------------------------------------------------------------------------------------------
 
-/** Send a command; its refusal (if any) appears next to `control`. */
+/** Send a command; its refusal (if any) appears next to `control`. Never while the link is down (nothing waits). */
 function send(command, control, onOk) {
   clearRefusal(control);
-  if (!app.link || !app.link.connected) {
-    showRefusal(control, "Not connected to the table — waiting to reconnect.");
-    return null;
-  }
+  if (!link.up || !app.link || !app.link.connected) return null; // the controls are off and the notice says why
   const id = app.link.send(command);
   control?.classList.add("busy");
   const timer = setTimeout(() => {
@@ -247,18 +295,27 @@ function showRefusal(control, message) {
   slot.classList.add("shown");
 }
 
+function clearSlot(slot) {
+  slot.textContent = "";
+  slot.classList.remove("shown");
+}
+
 function clearRefusal(control) {
   const slot = refusalSlot(control);
-  if (slot) {
-    slot.textContent = "";
-    slot.classList.remove("shown");
-  }
+  if (slot) clearSlot(slot);
 }
 
 // ---- rendering -------------------------------------------------------------------------------------------
 
 function isVirtual() {
   return app.config.launcher === "virtual" || (app.launcher && app.launcher.backend === "virtual");
+}
+
+function renderAll() {
+  renderTableView();
+  renderScoresView();
+  renderLauncherView();
+  app.picker.refresh(app.state);
 }
 
 function renderTableView() {
@@ -271,6 +328,7 @@ function renderTableView() {
     reloadRequested: app.reloadRequested,
     goScores: () => showView("scores"),
     catchPlayer: (player) => app.seat.open(player),
+    dealNext,
   });
   const playing = Boolean(state && state.phase === "playing" && state.current);
   const attack = Boolean(state && String(state.ruleset || "").startsWith("attack"));
@@ -280,10 +338,16 @@ function renderTableView() {
     const who = playing ? owed || state.current : null;
     $("press-who").textContent = who ? `for ${who}` : "";
   }
+  // Which buttons exist depends on the rule set only, so nothing moves during a game: Draw is for the draw rules;
+  // Pass is always there (in UNO Attack it only ends a Skip/Reverse chain, ATK-08, and is off otherwise).
   const drawRules = Boolean(state && state.ruleset && !attack);
   $("btn-draw").hidden = !drawRules;
-  $("btn-pass").hidden = !(drawRules || (state && state.chain)); // in Attack, pass only ends a Skip/Reverse chain
-  for (const id of ["btn-play", "btn-draw", "btn-pass", "btn-uno"]) $(id).disabled = !playing;
+  setBlocked($("btn-play"), !playing);
+  setBlocked($("btn-draw"), !playing);
+  setBlocked($("btn-pass"), !playing || (attack && !state.chain));
+  setBlocked($("btn-uno"), !playing);
+  setBlocked($("btn-undo"), !state || !state.players);
+  setBlocked($("press"), false);
 }
 
 function renderScoresView() {
@@ -292,6 +356,7 @@ function renderScoresView() {
   const scoring = Boolean(app.state && app.state.phase === "scoring" && app.state.players);
   $("score-form").hidden = !scoring;
   if (scoring) scoreInputs($("score-inputs"), app.state);
+  setBlocked($("score-form").querySelector("button[type=submit]"), !scoring);
 }
 
 function renderLauncherView() {
@@ -299,9 +364,11 @@ function renderLauncherView() {
   // The daemon's lid/load commands drive the simulated toy (demo and tests); a real launcher has a real lid.
   $("virtual-controls").hidden = !isVirtual();
   $("btn-lid").textContent = app.launcher && app.launcher.lid_open ? "Close the lid" : "Open the lid";
+  setBlocked($("btn-lid"), false);
+  setBlocked($("btn-load"), false);
 }
 
-function addFeed(event, seq) {
+function addFeed(event, seq, live) {
   const li = feedItem(event);
   const feed = $("feed");
   // Newest first; a re-sent older event slots in by seq instead of landing on top.
@@ -318,7 +385,7 @@ function addFeed(event, seq) {
     $("mini-feed").prepend(li.cloneNode(true));
     while ($("mini-feed").children.length > MINI_FEED) $("mini-feed").lastElementChild.remove();
   }
-  if (app.view !== "feed") {
+  if (live && app.view !== "feed") {
     app.unseen += 1;
     $("feed-badge").textContent = app.unseen > 99 ? "99+" : String(app.unseen);
     $("feed-badge").hidden = false;
@@ -411,11 +478,74 @@ function wireControls() {
   $("btn-load").addEventListener("click", (e) => send({ type: "load", cards: 40 }, e.currentTarget));
   $("score-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    const hands = {};
-    for (const input of $("score-inputs").querySelectorAll("input")) hands[input.name] = Number(input.value || 0);
-    send({ type: "score", hands }, $("score-form").querySelector("button"), () => {
+    const control = $("score-form").querySelector("button[type=submit]");
+    const { hands, error } = readScores($("score-inputs"));
+    if (error) {
+      showRefusal(control, error); // an empty field is not a zero: "ann wins the round (+0)" was never true
+      return;
+    }
+    send({ type: "score", hands }, control, () => {
       for (const input of $("score-inputs").querySelectorAll("input")) input.value = "";
     });
+  });
+  $("score-inputs").addEventListener("input", () => clearRefusal($("score-form").querySelector("button[type=submit]")));
+}
+
+// ---- starting a game, dealing a round ---------------------------------------------------------------------
+
+function runningGame() {
+  const s = app.state;
+  return Boolean(s && Array.isArray(s.players) && ["playing", "scoring", "between"].includes(s.phase) && !s.winner);
+}
+
+/** Setup's Start game: ask before ending a running game; with real cards, ask for the deal; then send. */
+function startGame(command, control) {
+  const go = () => {
+    if (command.mode !== "table") {
+      send(command, control, () => showView("table"));
+      return;
+    }
+    app.deal.open({
+      title: "Deal the first round",
+      players: command.players,
+      ruleset: command.ruleset,
+      dealer: command.players[command.players.length - 1], // the first listed player plays first
+      onDeal: (deal, dealControl) => send({ ...command, deal }, dealControl, () => {
+        app.deal.close();
+        showView("table");
+      }),
+    });
+  };
+  if (!runningGame()) {
+    go();
+    return;
+  }
+  const s = app.state;
+  const leader = [...s.players].sort((a, b) => (s.scores?.[b] || 0) - (s.scores?.[a] || 0))[0];
+  const lead = s.scores && s.scores[leader] ? `; ${leader} leads with ${s.scores[leader]} points` : "";
+  $("confirm-new-text").textContent = `Round ${s.round} of ${s.players.join(", ")} is being played${lead}. `
+    + "Starting a new game ends it for good.";
+  const dialog = $("confirm-new");
+  dialog.addEventListener("close", () => {
+    if (dialog.returnValue === "replace") go();
+  }, { once: true });
+  dialog.showModal();
+}
+
+/** "Deal the next round": with real cards the table says who deals and which card was turned up. */
+function dealNext(control) {
+  const s = app.state;
+  if (!s || s.mode !== "table") {
+    send({ type: "next_round" }, control);
+    return;
+  }
+  const seat = s.players.indexOf(s.dealer);
+  app.deal.open({
+    title: `Deal round ${(s.round || 0) + 1}`,
+    players: s.players,
+    ruleset: s.ruleset,
+    dealer: s.players[(seat + 1) % s.players.length], // MK-02: the deal passes to the left
+    onDeal: (deal, dealControl) => send({ type: "next_round", deal }, dealControl, () => app.deal.close()),
   });
 }
 
@@ -446,9 +576,11 @@ async function main() {
     send,
     customAction: () => (app.history.data.customizable ? app.history.data.customizable.action : null),
   });
-  app.setup = new Setup($("setup-form"), { send, onStarted: () => showView("table") });
+  app.setup = new Setup($("setup-form"), { start: startGame });
+  app.deal = new DealSheet($("deal-sheet"));
   app.seat = new SeatSheet($("seat-sheet"), { send, state: () => app.state });
   wireControls();
+  updateLink();
   renderTableView();
   renderScoresView();
   renderLauncherView();

@@ -2,7 +2,8 @@
 import {
   COLOURS, DECKS, cardElement, cardLabel, capitalise, faceLabel, isPlayable, needsColour, needsTarget, parseCard,
 } from "./cards.js";
-import { button, el } from "./views.js";
+import { CardGrid } from "./cardgrid.js";
+import { button, setBlocked } from "./views.js";
 
 // Wild Customizable actions that name a player (ATK-16 with the Attack-Attack or Trade Hands action).
 const CUSTOM_TARGET_ACTIONS = new Set(["attack", "trade-hands"]);
@@ -16,20 +17,30 @@ export class Picker {
     this.discarded = [];
     this.turned = "";
     this.state = null;
-    this.tab = "red";
     this.card = null;
     this.color = null;
     this.target = null;
     this.q = (sel) => dialog.querySelector(sel);
+    this.grid = new CardGrid(this.q("#picker-colours"), this.q("#picker-faces"), {
+      onPick: (card) => this.choose(card),
+      enabled: (card) => isPlayable(card, this.state),
+      why: () => "Does not match the card in play",
+    });
+    // Table mode, Wild Item Box: the card it turned over (MK-07), chosen the same way as any card.
+    this.turnedGrid = new CardGrid(this.q("#picker-turned-colours"), this.q("#picker-turned-faces"), {
+      onPick: (card) => {
+        this.turned = card;
+        this.renderFoot();
+      },
+    });
     this.q("#picker-send").addEventListener("click", (e) => this.submit(e.currentTarget));
-    this.q("#picker-player").addEventListener("change", () => this.renderTargets());
+    this.q("#picker-player").addEventListener("change", () => {
+      this.clearRefusal(); // the refusal was about the player chosen before ("It is bob's turn")
+      this.renderTargets();
+    });
     this.q("#picker-discard-clear").addEventListener("click", () => {
       this.discarded = [];
       this.renderExtras();
-    });
-    this.q("#picker-turned-card").addEventListener("change", (e) => {
-      this.turned = e.currentTarget.value;
-      this.renderFoot();
     });
   }
 
@@ -58,11 +69,11 @@ export class Picker {
     this.discarded = [];
     this.turned = "";
     const inForce = state.color || parseCard(state.top).colour;
-    this.tab = COLOURS.includes(inForce) ? inForce : "red";
     const select = this.q("#picker-player");
     select.replaceChildren(...state.players.map((p) => new Option(p, p, false, p === state.current)));
     this.clearRefusal();
-    this.render();
+    this.grid.show(state.ruleset, { tab: COLOURS.includes(inForce) ? inForce : "red", selected: null });
+    this.renderExtras();
     this.dialog.showModal();
   }
 
@@ -76,40 +87,17 @@ export class Picker {
   }
 
   render() {
-    const tabs = this.q("#picker-colours");
-    tabs.replaceChildren();
-    for (const colour of [...COLOURS, "wild"]) {
-      const b = button(capitalise(colour), `colour-tab c-${colour}`, () => {
-        this.tab = colour;
-        this.render();
-      });
-      b.setAttribute("role", "tab");
-      b.setAttribute("aria-selected", String(colour === this.tab));
-      tabs.append(b);
-    }
-    const faces = this.q("#picker-faces");
-    faces.replaceChildren();
-    const deck = this.deck();
-    const cards = this.tab === "wild" ? deck.wilds : deck.faces.map((f) => `${this.tab} ${f}`);
-    for (const card of cards) {
-      const b = button(null, "face", () => {
-        this.card = card;
-        this.color = null;
-        this.target = null;
-        this.discarded = [];
-        this.turned = "";
-        this.render();
-      });
-      b.dataset.card = card;
-      const { face } = parseCard(card);
-      const label = this.tab === "wild" ? cardLabel(card).replace(/^Wild ?/, "") || "Wild" : faceLabel(face);
-      b.append(cardElement(card, "md"), el("span", "face-label", label));
-      const playable = isPlayable(card, this.state);
-      b.disabled = !playable;
-      if (!playable) b.title = "Does not match the top card";
-      if (card === this.card) b.setAttribute("aria-pressed", "true");
-      faces.append(b);
-    }
+    this.grid.show(this.state && this.state.ruleset, { selected: this.card });
+    this.renderExtras();
+  }
+
+  choose(card) {
+    this.card = card;
+    this.color = null;
+    this.target = null;
+    this.discarded = [];
+    this.turned = "";
+    this.clearRefusal(); // a refusal was about the card chosen before
     this.renderExtras();
   }
 
@@ -160,11 +148,7 @@ export class Picker {
     const box = this.q("#picker-turned");
     box.hidden = !this.wantsTurned();
     if (box.hidden) return;
-    const select = this.q("#picker-turned-card");
-    const deck = this.deck();
-    const cards = [...COLOURS.flatMap((c) => deck.faces.map((f) => `${c} ${f}`)), ...deck.wilds];
-    select.replaceChildren(new Option("choose the turned card…", ""), ...cards.map((c) => new Option(cardLabel(c), c)));
-    select.value = this.turned;
+    this.turnedGrid.show(this.state && this.state.ruleset, { selected: this.turned || null });
   }
 
   renderTargets() {
@@ -204,7 +188,7 @@ export class Picker {
     } else {
       preview.textContent = "Pick a card";
     }
-    this.q("#picker-send").disabled = !ready;
+    setBlocked(this.q("#picker-send"), !ready);
   }
 
   clearRefusal() {

@@ -1,5 +1,5 @@
 // A player's sheet: call UNO for them, or report that someone caught them without it (ATK-18, MK-15).
-import { button, el } from "./views.js";
+import { commandButton, el } from "./views.js";
 
 export class SeatSheet {
   constructor(dialog, { send, state }) {
@@ -22,11 +22,11 @@ export class SeatSheet {
     const actions = this.dialog.querySelector("#seat-actions");
     actions.replaceChildren();
     const close = () => this.dialog.close("sent");
-    actions.append(button(`${player} calls UNO`, "btn uno wide", (b) => this.send({ type: "uno", player }, b, close)));
+    actions.append(commandButton(`${player} calls UNO`, "btn uno wide", (b) => this.send({ type: "uno", player }, b, close)));
     actions.append(el("p", "muted small", `${player} forgot UNO — caught by:`));
     const chips = el("div", "chips");
     for (const other of state.players.filter((p) => p !== player)) {
-      chips.append(button(other, "chip", (b) => this.send({ type: "catch", player: other, target: player }, b, close)));
+      chips.append(commandButton(other, "chip", (b) => this.send({ type: "catch", player: other, target: player }, b, close)));
     }
     actions.append(chips);
     this.dialog.showModal();
@@ -46,7 +46,7 @@ export class SeatSheet {
     const actions = this.dialog.querySelector("#seat-actions");
     const chips = el("div", "chips");
     for (const p of state.players) {
-      chips.append(button(p, "chip", (b) => this.send({ type: "uno", player: p }, b, () => this.dialog.close("sent"))));
+      chips.append(commandButton(p, "chip", (b) => this.send({ type: "uno", player: p }, b, () => this.dialog.close("sent"))));
     }
     actions.replaceChildren(chips);
     this.dialog.showModal();

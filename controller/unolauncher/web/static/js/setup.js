@@ -1,15 +1,22 @@
-// Game setup: players in seating order, rule set, launcher preset, options -> one `new_game` command.
+// Game setup: players in seating order, rule set, launcher preset, options -> one `new_game` command, handed to
+// `start` (which asks before replacing a running game and, with real cards, for the deal).
 import { RULESETS } from "./cards.js";
+import { setBlocked } from "./views.js";
 
 const PLAYERS_KEY = "unolauncher.players";
 const DEFAULT_PLAYERS = ["Ana", "Ben", "Cleo"];
 
 export class Setup {
-  constructor(form, { send, onStarted }) {
+  constructor(form, { start }) {
     this.form = form;
-    this.send = send;
-    this.onStarted = onStarted;
+    this.start = start; // (command, control) -> sends it, after whatever it needs to ask
+    this.presetTouched = false;
     this.list = form.querySelector("#setup-players");
+    form.preset.addEventListener("change", () => {
+      this.presetTouched = true;
+    });
+    form.mode.addEventListener("change", () => this.syncRuleset());
+    setBlocked(form.querySelector("#setup-start"), false);
     const ruleset = form.querySelector("#setup-ruleset");
     for (const [value, label] of Object.entries(RULESETS)) ruleset.append(new Option(label, value));
     ruleset.addEventListener("change", () => this.syncRuleset());
@@ -54,10 +61,23 @@ export class Setup {
     for (const node of this.form.querySelectorAll(".attack-only")) node.hidden = !attack;
     // Wild Customizable exists only in the current Attack deck (ATK-01).
     this.form.customizable.closest("label").hidden = this.form.ruleset.value !== "attack";
+    this.form.querySelector("#setup-mode-note").hidden = this.form.mode.value !== "table";
+  }
+
+  /** The daemon's preset for the next game (Home Assistant may have chosen it): shown unless the user picked one. */
+  suggestPreset(preset) {
+    if (this.presetTouched || !preset) return;
+    if ([...this.form.preset.options].some((o) => o.value === preset)) this.form.preset.value = preset;
   }
 
   players() {
     return [...this.list.querySelectorAll("input")].map((i) => i.value.trim()).filter(Boolean);
+  }
+
+  clear() {
+    const slot = this.form.querySelector(":scope > .refusal");
+    slot.textContent = "";
+    slot.classList.remove("shown");
   }
 
   refuse(control, message) {
@@ -91,6 +111,7 @@ export class Setup {
     const command = { type: "new_game", ruleset, players, mode: f.mode.value, options };
     if (f.seed.value !== "") command.seed = Number(f.seed.value);
     localStorage.setItem(PLAYERS_KEY, JSON.stringify(players));
-    this.send(command, control, this.onStarted);
+    this.clear();
+    this.start(command, control);
   }
 }

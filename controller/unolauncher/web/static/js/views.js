@@ -2,6 +2,24 @@
 // on a phone over a Pi's Wi-Fi and stay readable in a year.
 import { COLOURS, RULESETS, cardElement, cardLabel, capitalise } from "./cards.js";
 
+// Whether commands can reach the table now (the MQTT link is up and the daemon online); set by main.js.
+export const link = { up: false };
+
+/** A control that sends a command: disabled while `blocked` (its own reason) or while the link is down. */
+export function setBlocked(control, blocked) {
+  control.dataset.command = "";
+  control.dataset.blocked = blocked ? "1" : "";
+  control.disabled = Boolean(blocked) || !link.up;
+}
+
+/** The link went up or down: every command control follows at once (its own reason still counts). */
+export function applyLink(up) {
+  link.up = up;
+  for (const control of document.querySelectorAll("[data-command]")) {
+    control.disabled = !up || control.dataset.blocked === "1";
+  }
+}
+
 export function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -20,6 +38,12 @@ function owedMap(state) {
 }
 
 // ---- banner ---------------------------------------------------------------------------------------------
+
+const BANNER_QUESTIONS = {
+  color: "chooses the colour",
+  target: "chooses a player",
+  challenge: "accepts or challenges the Draw Four",
+};
 
 export function renderBanner(node, state, connected = true) {
   node.className = "banner";
@@ -42,6 +66,13 @@ export function renderBanner(node, state, connected = true) {
     const who = state.pending && state.pending.player;
     node.textContent = state.phase === "scoring" ? `${who || "Someone"} went out — round ${state.round} is over.` : `Round ${state.round} is over.`;
     node.classList.add("idle");
+    return;
+  }
+  const pending = state.pending && typeof state.pending === "object" ? state.pending : null;
+  if (pending && BANNER_QUESTIONS[pending.kind] && pending.player) {
+    // The question itself is under the buttons (which never move): the banner says who must answer, and where.
+    node.replaceChildren(el("strong", null, pending.player), el("span", null, ` ${BANNER_QUESTIONS[pending.kind]} ↓`));
+    node.classList.add("turn");
     return;
   }
   const owed = Array.isArray(state.owed) && state.owed.find((o) => o && o.hits > 0);
@@ -112,6 +143,7 @@ export function renderTable(ring, center, state, onSeat) {
 
 function renderCenter(center, state) {
   center.replaceChildren();
+  center.parentElement.querySelector(":scope > .center-meta")?.remove();
   const launcher = el("div", "launcher-core");
   launcher.append(el("span", "launcher-mouth"));
   center.append(launcher);
@@ -120,19 +152,23 @@ function renderCenter(center, state) {
   dir.title = state.direction === -1 ? "counter-clockwise" : "clockwise";
   dir.setAttribute("aria-label", `direction: ${dir.title}`);
   center.append(dir);
+  if (state.color) {
+    // The colour in play, impossible to miss from across the table: a thick ring around the launcher and its name.
+    const band = el("div", `colour-band c-${state.color}`);
+    band.id = "colour-in-play";
+    band.dataset.color = state.color;
+    band.setAttribute("aria-label", `${capitalise(state.color)} in play`);
+    band.append(el("span", "colour-name", capitalise(state.color)));
+    center.append(band);
+  }
   if (state.top) {
     const top = el("div", "top-card");
     top.append(cardElement(state.top, "lg"));
-    if (state.color) {
-      const dot = el("span", `colour-dot c-${state.color}`);
-      dot.title = `${capitalise(state.color)} in force`;
-      top.append(dot);
-    }
     top.dataset.card = state.top;
     center.append(top);
   }
-  const meta = el("div", "center-meta", `${RULESETS[state.ruleset] || state.ruleset || ""} · round ${state.round ?? 1}`);
-  center.append(meta);
+  // The rule set and round sit in the ring's corner, clear of the card and the colour band.
+  center.parentElement.append(el("div", "center-meta", `${RULESETS[state.ruleset] || state.ruleset || ""} · round ${state.round ?? 1}`));
 }
 
 // ---- hits owed (big numbers) ---------------------------------------------------------------------------
@@ -159,7 +195,15 @@ export function button(text, className, onClick) {
   return b;
 }
 
-/** Fill the prompt box; `ctx` = {send, reloadRequested, goScores}. Returns whether anything is asked. */
+/** A button that sends a command (disabled while the link is down, see applyLink). */
+export function commandButton(text, className, onClick) {
+  const b = button(text, className, onClick);
+  setBlocked(b, false);
+  return b;
+}
+
+/** Fill the prompt box; `ctx` = {send, reloadRequested, goScores, catchPlayer, dealNext}. Returns whether anything is
+ * asked. */
 export function renderPrompt(box, body, state, ctx) {
   body.replaceChildren();
   const { send } = ctx;
@@ -173,46 +217,46 @@ export function renderPrompt(box, body, state, ctx) {
     if (kind === "color") {
       title = `${player}: choose the colour`;
       for (const colour of COLOURS) {
-        const b = button(capitalise(colour), `swatch c-${colour}`, (b) => send({ type: "choose", player, color: colour }, b));
+        const b = commandButton(capitalise(colour), `swatch c-${colour}`, (b) => send({ type: "choose", player, color: colour }, b));
         b.dataset.color = colour;
         row.append(b);
       }
     } else if (kind === "target") {
       title = `${player}: choose a player`;
       for (const target of (state.players || []).filter((p) => p !== player)) {
-        row.append(button(target, "chip", (b) => send({ type: "choose", player, target }, b)));
+        row.append(commandButton(target, "chip", (b) => send({ type: "choose", player, target }, b)));
       }
     } else if (kind === "challenge") {
       title = `${player}: challenge ${pending.by ? pending.by + "’s " : "the "}Wild Draw Four?`;
-      row.append(button("Accept (draw 4)", "btn", (b) => send({ type: "accept", player }, b)));
+      row.append(commandButton("Accept (draw 4)", "btn", (b) => send({ type: "accept", player }, b)));
       if (state.mode === "table") {
         // MK-14 in table mode: the players look at the hand and report the outcome.
-        row.append(button("Challenge: guilty", "btn", (b) => send({ type: "challenge", player, guilty: true }, b)));
-        row.append(button("Challenge: not guilty", "btn", (b) => send({ type: "challenge", player, guilty: false }, b)));
+        row.append(commandButton("Challenge: guilty", "btn", (b) => send({ type: "challenge", player, guilty: true }, b)));
+        row.append(commandButton("Challenge: not guilty", "btn", (b) => send({ type: "challenge", player, guilty: false }, b)));
       } else {
-        row.append(button("Challenge", "btn", (b) => send({ type: "challenge", player }, b)));
+        row.append(commandButton("Challenge", "btn", (b) => send({ type: "challenge", player }, b)));
       }
     } else if (kind === "score") {
       title = `${player} went out — report the hand values`;
       row.append(button("Enter scores", "btn primary", () => ctx.goScores()));
     } else {
-      title = `Waiting for ${player}: ${kind.replaceAll("_", " ")}`;
+      title = `Waiting for ${player}`;
     }
   } else if (state && state.phase === "between") {
     box.dataset.kind = "next_round";
     title = `Round ${state.round} is scored.`;
-    row.append(button("Deal the next round", "btn primary", (b) => send({ type: "next_round" }, b)));
+    row.append(commandButton("Deal the next round", "btn primary", (b) => ctx.dealNext(b)));
   } else if (state && state.uno_exposed && state.phase === "playing") {
     // ATK-18 / MK-15: catchable until the next player acts — make it impossible to miss at the table.
     const exposed = state.uno_exposed;
     box.dataset.kind = "uno";
     title = `${exposed} has one card left and has not called UNO!`;
-    row.append(button(`${exposed} calls UNO`, "btn uno", (b) => send({ type: "uno", player: exposed }, b)));
+    row.append(commandButton(`${exposed} calls UNO`, "btn uno", (b) => send({ type: "uno", player: exposed }, b)));
     row.append(button(`Catch ${exposed}…`, "btn", () => ctx.catchPlayer(exposed)));
   } else if (ctx.reloadRequested && state && state.phase === "playing") {
     box.dataset.kind = "reload";
     title = "The launcher is empty: load the discard pile (all but the top card).";
-    row.append(button("Launcher reloaded", "btn primary", (b) => send({ type: "reload" }, b)));
+    row.append(commandButton("Launcher reloaded", "btn primary", (b) => send({ type: "reload" }, b)));
   }
   box.hidden = title === null;
   if (title === null) return false;
@@ -221,6 +265,16 @@ export function renderPrompt(box, body, state, ctx) {
 }
 
 // ---- event feed ----------------------------------------------------------------------------------------
+
+const PENDING_WORDS = {
+  color: "choose a colour",
+  target: "choose a player",
+  challenge: "accept or challenge the Wild Draw Four",
+  score: "report the hand values",
+};
+const ITEM_NAMES = {
+  mushroom: "Mushroom", banana: "Banana", "green-shell": "Green Shell", lightning: "Lightning", "bob-omb": "Bob-omb",
+};
 
 function plural(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -250,7 +304,11 @@ export function describeEvent(ev) {
     case "lockout":
       return ["⊘", "Press ignored — nobody may hit now", "quiet"];
     case "press_refused":
-      return ["⊘", "Press refused — the lid is open", "bad"];
+      return ["⊘", `Press refused — ${ev.reason === "lid_open" ? "the lid is open" : ev.reason === "disabled" ? "the launcher is switched off" : ev.message || "the launcher refused it"}`, "bad"];
+    case "launcher_disabled":
+      return ["⏻", `Launcher switched off${ev.by ? ` by ${ev.by}` : ""} — presses are refused`, "bad"];
+    case "launcher_enabled":
+      return ["⏻", `Launcher switched on again${ev.by ? ` by ${ev.by}` : ""}`, "info"];
     case "rejected":
       return ["⊘", `Refused: ${ev.message || ev.code}`, "bad"];
     case "turn":
@@ -272,7 +330,7 @@ export function describeEvent(ev) {
     case "caught":
       return ["⚠", `${p} caught ${ev.target} without UNO`, "bad"];
     case "penalty":
-      return ["⚠", `${p}: penalty for ${ev.reason === "uno" ? "a missed UNO" : ev.reason} — ${ev.hits ? plural(ev.hits, "hit") : plural(n(ev.cards), "card")}`, "bad"];
+      return ["⚠", `${p}: penalty for ${ev.reason === "uno" ? "a missed UNO" : ev.reason === "suggestion" ? "suggesting a card" : "breaking a rule"} — ${ev.hits ? plural(ev.hits, "hit") : plural(n(ev.cards), "card")}`, "bad"];
     case "owed":
       return ["✸", `${p} must hit ${ev.until_card ? "until a card comes out" : plural(n(ev.hits), "time")}`, "hit"];
     case "direction":
@@ -290,13 +348,13 @@ export function describeEvent(ev) {
     case "dispense":
       return ["⇪", `Deal ${plural(n(ev.count), "card")} to ${p}`, "quiet"];
     case "pending":
-      return ["?", `Waiting for ${p}: ${ev.kind === "color" ? "choose a colour" : ev.kind === "score" ? "report the hand values" : ev.kind}`, "info"];
+      return ["?", `Waiting for ${p}: ${PENDING_WORDS[ev.kind] || "an answer"}`, "info"];
     case "color_chosen":
       return ["◐", `${p} chose ${ev.color}`, "info"];
     case "target_chosen":
       return ["◎", `${p} chose ${ev.target}`, "info"];
     case "item":
-      return ["?", `Item Box: ${ev.item || "item"}${ev.card ? ` from ${cardLabel(ev.card)}` : ""}`, "info", ev.card];
+      return ["?", `Item Box: ${ITEM_NAMES[ev.item] || "an item"}${ev.card ? ` from ${cardLabel(ev.card)}` : ""}`, "info", ev.card];
     case "challenged":
       return ["⚖", `${p} challenged ${ev.target}: ${ev.guilty ? "guilty" : "not guilty"}`, "info"];
     case "accepted":
@@ -313,8 +371,17 @@ export function describeEvent(ev) {
     case "magazine_empty":
       return ["⚠", ev.message || "The launcher is empty", "bad"];
     case "max_run":
+      return ["⚠", "Launcher stopped: the motor ran for too long", "bad"];
     case "fault":
-      return ["⚠", `Launcher ${ev.type === "fault" ? "fault" : "stopped (max run)"}${ev.message ? `: ${ev.message}` : ""}`, "bad"];
+      return ["⚠", `Launcher problem${ev.message ? `: ${ev.message}` : ""}`, "bad"];
+    case "launcher_connected":
+      return ["⚙", "Launcher connected", "quiet"];
+    case "uno_button":
+      return ["❢", "UNO button pressed (nobody has one card left unannounced)", "quiet"];
+    case "dispensed":
+      return ["⇪", `Launcher dealt ${plural(n(ev.cards), "card")} to ${p}${n(ev.cards) < n(ev.wanted) ? ` — take ${n(ev.wanted) - n(ev.cards)} more by hand` : ""}`, "quiet"];
+    case "dispense_skipped":
+      return ["⇪", `${p}: draw ${plural(n(ev.wanted), "card")} by hand — the launcher was busy`, "info"];
     case "lid_open":
       return ["◠", "Lid opened", "quiet"];
     case "lid_closed":
@@ -328,18 +395,13 @@ export function describeEvent(ev) {
     case "ejection_lid":
       return ["#", "Lid opened: the launcher's press count restarts", "quiet"];
     case "hit_failed":
-      return ["⚠", `${p || "The launcher"}: the run failed (${ev.reason}) — ${p ? "the hit is still owed" : "nothing was owed"}`, "bad"];
+      return ["⚠", `${p || "The launcher"}: the run failed (${String(ev.reason || "").replaceAll("_", " ")}) — ${p ? "the hit is still owed" : "nothing was owed"}`, "bad"];
     case "unattributed_hit":
       return ["✸", `Launcher fired ${plural(n(ev.cards), "card")} with nobody to hit`, "bad"];
     case "hit_refused":
       return ["⚠", `${p}’s ${plural(n(ev.cards), "card")} not counted: ${ev.message}`, "bad"];
-    default: {
-      const fields = Object.entries(ev)
-        .filter(([k]) => !["type", "seq", "ts"].includes(k))
-        .map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`)
-        .join(" · ");
-      return ["•", `${String(ev.type || "event").replaceAll("_", " ")}${fields ? ` — ${fields}` : ""}`, "quiet"];
-    }
+    default: // a newer daemon's event: its name in words, never its raw fields
+      return ["•", capitalise(String(ev.type || "event").replaceAll("_", " ")), "quiet"];
   }
 }
 
@@ -372,13 +434,14 @@ export function renderScores(node, state, history) {
   const head = el("tr");
   head.append(el("th", null, ""), el("th", "left", "Player"));
   let prev = {};
-  // Points per round = difference of the running totals each round_ended carries; show the last five rounds.
+  // Points per round = difference of the running totals each round_ended carries (one entry per round: a rescore
+  // after an undo replaced the first), the last five rounds.
   const perRound = history.rounds.map((r, i) => {
     const totals = r.totals || {};
     const diff = {};
     for (const p of state.players) diff[p] = (totals[p] || 0) - (prev[p] || 0);
     prev = totals;
-    return { round: i + 1, diff };
+    return { round: Number.isInteger(r.round) ? r.round : i + 1, diff };
   }).slice(-5);
   for (const r of perRound) head.append(el("th", "num", `R${r.round}`));
   head.append(el("th", "num", "Total"));
@@ -404,20 +467,37 @@ export function renderScores(node, state, history) {
 }
 
 export function scoreInputs(node, state) {
+  const winner = state.pending && state.pending.kind === "score" ? state.pending.player : null;
   const existing = [...node.querySelectorAll("input")].map((i) => i.name).join("|");
-  if (existing === state.players.join("|")) return; // keep what the user is typing
+  if (existing === state.players.join("|") && node.dataset.round === String(state.round)) return; // keep the typing
   node.replaceChildren();
+  node.dataset.round = String(state.round);
   for (const player of state.players) {
     const label = el("label", "inline", player);
     const input = el("input");
     input.type = "number";
     input.min = "0";
+    input.step = "1";
     input.inputMode = "numeric";
     input.name = player;
-    input.placeholder = "0";
+    input.placeholder = player === winner ? "0" : "points";
+    if (player === winner) input.value = "0"; // went out: nothing left in hand
     label.append(input);
     node.append(label);
   }
+}
+
+/** The hand values typed in the score form, or the sentence saying what is missing. */
+export function readScores(node) {
+  const hands = {};
+  for (const input of node.querySelectorAll("input")) {
+    const text = input.value.trim();
+    if (text === "") return { error: `Enter the points left in ${input.name}'s hand (0 for the player who went out).` };
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 0) return { error: `${input.name}'s points must be a whole number, 0 or more.` };
+    hands[input.name] = value;
+  }
+  return { hands };
 }
 
 // ---- launcher ------------------------------------------------------------------------------------------
