@@ -60,7 +60,7 @@ def generators(state: dict[str, Any]) -> list[Callable[[random.Random, int], byt
         lambda rng, i: {"type": "catch", "player": current, "target": "nobody"},
         lambda rng, i: {"type": "lid", "open": rng.choice(["yes", 1, None])},
         lambda rng, i: {"type": "load", "cards": rng.choice([-1, 5000, "ten", True])},
-        lambda rng, i: {"type": "resend", "from": rng.choice([0, -5, "1", None])},
+        lambda rng, i: {"type": "resend", "from": rng.choice([0, -5, "1", [1]])},  # null = absent = from 1
     ]
 
 

@@ -44,6 +44,28 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"dashboard": {"port": True}}, "dashboard.port"),
     ({"homeassistant": {"enabled": "no"}}, "homeassistant.enabled"),
     ({"table": 5}, "table"),
+    # Values a broker or paho would take and then fail on quietly (issue #18, defect 10): the daemon "ready" but deaf.
+    ({"broker": {"keepalive": 65536}}, "broker.keepalive"),
+    ({"broker": {"client_id": "c" * 65536}}, "broker.client_id"),
+    ({"broker": {"client_id": "has space"}}, "broker.client_id"),
+    ({"broker": {"username": "u" * 65536}}, "broker.username"),
+    ({"broker": {"reconnect_min": 10**9}}, "broker.reconnect_min"),
+    ({"broker": {"reconnect_max": 10**9}}, "broker.reconnect_max"),
+    ({"broker": {"host": "bad host"}}, "broker.host"),
+    ({"broker": {"ws_url": "http://x/mqtt"}}, "broker.ws_url"),
+    ({"homeassistant": {"prefix": "home/+/x"}}, "homeassistant.prefix"),
+    ({"homeassistant": {"prefix": "#"}}, "homeassistant.prefix"),
+    ({"homeassistant": {"prefix": "a//b"}}, "homeassistant.prefix"),
+    ({"homeassistant": {"prefix": "/homeassistant"}}, "homeassistant.prefix"),
+    ({"table": {"state_dir": "a\x00b"}}, "table.state_dir"),
+    ({"launcher": {"preset": "turbo"}}, "launcher.preset"),
+    ({"launcher": {"preset": "custom"}}, "launcher.custom"),
+    ({"launcher": {"custom": {"miss_hazard": [2], "cards": {"2": 1}}}}, "launcher.custom"),
+    ({"launcher": {"custom": {"miss_hazard": [0.5], "cards": {"2": 1}, "jitter": 1}}}, "launcher.custom"),
+    ({"launcher": {"custom": {"miss_hazard": [0.5], "cards": {"2": 1}, "suspense_ms": ["1", "2"]}}}, "launcher.custom"),
+    ({"launcher": {"ms_per_card": 5}}, "launcher.ms_per_card"),
+    ({"launcher": {"seed": -1}}, "launcher.seed"),
+    ({"launcher": {"seed": 2**63}}, "launcher.seed"),
 ]
 
 
@@ -148,3 +170,51 @@ def test_serial_keys_are_checked() -> None:
     assert (config.launcher.baudrate, config.launcher.deadman_ms) == (9600, 800)
     with pytest.raises(ConfigError, match=r"launcher\.baudrate"):
         parse_config({"launcher": {"baudrate": "fast"}})
+
+
+def one_line_exit_2(args: list[str], key: str) -> None:
+    result = _run(args)
+    assert result.returncode == 2, result.stderr[-2000:]
+    errors = result.stderr.strip().splitlines()
+    assert len(errors) == 1 and errors[0].startswith("unolauncher run:") and key in errors[0], result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+
+
+QUIET = '[launcher]\nbackend = "virtual"\n[dashboard]\nenabled = false\n[homeassistant]\nenabled = false\n'
+
+
+def test_cli_a_config_file_that_is_not_utf8_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_bytes(b'[table]\nid = "caf\xe9"\n')  # Latin-1, as an old editor saves it
+    one_line_exit_2(["--config", str(path)], "not UTF-8")
+
+
+def test_cli_a_password_file_that_is_not_utf8_exits_2(tmp_path: Path) -> None:
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"p\xe4ss\n")
+    path = tmp_path / "c.toml"
+    path.write_text(QUIET + f'[broker]\nhost = "127.0.0.1"\nport = 1\npassword_file = "{secret}"\nusername = "u"\n')
+    one_line_exit_2(["--config", str(path), "--state-dir", str(tmp_path / "s")], "broker.password_file")
+
+
+def test_cli_a_state_dir_that_is_a_file_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(QUIET + "[broker]\nport = 0\nws_port = 0\n")
+    (tmp_path / "state").write_text("not a directory")
+    one_line_exit_2(["--config", str(path), "--state-dir", str(tmp_path / "state")], "table.state_dir")
+
+
+@pytest.mark.parametrize("ca", ["missing", "not a certificate"])
+def test_cli_a_bad_ca_file_exits_2(tmp_path: Path, ca: str) -> None:
+    ca_file = tmp_path / "ca.pem"
+    if ca != "missing":
+        ca_file.write_text("-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n")
+    path = tmp_path / "c.toml"
+    path.write_text(QUIET + f'[broker]\nhost = "127.0.0.1"\nport = 1\ntls = true\nca_file = "{ca_file}"\n')
+    one_line_exit_2(["--config", str(path), "--state-dir", str(tmp_path / "s")], "ca_file")
+
+
+def test_cli_an_unknown_preset_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(QUIET.replace('backend = "virtual"', 'backend = "virtual"\npreset = "turbo"'))
+    one_line_exit_2(["--config", str(path), "--state-dir", str(tmp_path / "s")], "launcher.preset")

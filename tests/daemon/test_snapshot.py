@@ -78,16 +78,25 @@ def test_after_a_restart_undo_still_takes_back_the_new_game(tmp_path: Path) -> N
     assert restarted.referee.to_json() == full_replay(restarted.journal).to_json()
 
 
-def test_an_unreadable_snapshot_falls_back_to_the_oldest_one_and_replays_from_there(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_an_unusable_snapshot_gives_way_to_the_one_before(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     live, _ = two_games(tmp_path / "j.sqlite3")
     live.journal.append_note({"type": SNAPSHOT_NOTE, "referee": {"version": 99}})  # e.g. written by a newer version
     restarted = Table(Journal(tmp_path / "j.sqlite3"), Referee, Recorder())
     with caplog.at_level(logging.WARNING, logger="unolauncher.daemon.table"):
-        # From the first game's snapshot (where a pruned journal starts): every command after the first new_game.
-        assert restarted.restore() == 66
-    assert "cannot be read" in caplog.text
+        assert restarted.restore() == 25  # game 2's snapshot, then its moves
+    assert "cannot be used" in caplog.text
+    assert restarted.referee.to_json() == live.referee.to_json()
+
+
+def test_without_a_usable_snapshot_everything_is_replayed(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    live, _ = two_games(tmp_path / "j.sqlite3")
+    with live.journal._lock:  # every snapshot unusable (another version's)
+        live.journal._db.execute("UPDATE journal SET body = ? WHERE kind = 'note'", ('{"referee":{"version":99},'
+                                                                                    '"type":"referee_snapshot"}',))
+    restarted = Table(Journal(tmp_path / "j.sqlite3"), Referee, Recorder())
+    with caplog.at_level(logging.WARNING, logger="unolauncher.daemon.table"):
+        assert restarted.restore() == 67  # both new games and every move
+    assert caplog.text.count("cannot be used") == 2
     assert restarted.referee.to_json() == live.referee.to_json()
 
 

@@ -61,3 +61,20 @@ def test_unparsable_lines_name_their_line_number_and_replay_goes_on() -> None:
     undone, reveal = json.loads(out[-2]), json.loads(out[-1])
     assert undone["type"] == "undone" and undone["command"]["type"] == "new_game"
     assert reveal["type"] == "ejection_reveal" and reveal["reason"] == "undone"  # the round it took back
+
+
+def test_the_lines_that_broke_replay_are_error_lines_and_replay_goes_on() -> None:
+    """Issue #18: `NaN` in an accepted command and a 600-deep field crashed replay of a journal."""
+    deep = "[" * 600 + "]" * 600
+    lines = [
+        '{"type": "new_game", "ruleset": "classic", "players": ["a", "b"], "seed": 1, "x": NaN}',
+        '{"type": "new_game", "ruleset": "classic", "players": ["a", "b"], "seed": 1}',
+        '{"type": "draw", "player": "a", "x": ' + deep + "}",
+        '{"type": "draw", "player": "a", "x": [[1]]}',
+        '{"type": "undo"}',
+    ]
+    out = [json.loads(line) for line in replay_lines(lines, with_state=True)]
+    assert [o.get("line") for o in out if o.get("type") == "error"] == [1, 3]
+    assert "NaN is not allowed" in out[0]["message"]
+    assert [o["code"] for o in out if o.get("type") == "rejected"] == ["unknown_field"]
+    assert out[-1]["phase"] == "idle"  # the undo took the new game back: the refused lines changed nothing

@@ -4,6 +4,14 @@ amqtt speaks MQTT 3.1.1 only and manages ~6k messages/s here (NOTES.md): fine fo
 production tables use mosquitto (``systemd/mosquitto/``). amqtt is imported only when this module is, so a
 daemon pointed at mosquitto never loads it.
 
+amqtt has no limits of its own that hold against a hostile client (its ``max_connections`` queues connections
+instead of refusing them, and it waits for a CONNECT for ever), so every connection is guarded here
+(:class:`_GuardedReader`, :func:`_guarded_broker`): a packet longer than ``max_packet`` bytes is refused from its
+length header, before its body is read (a 50 MB publish once took the daemon to 290 MB); a connection whose
+CONNECT has not arrived within ``connect_timeout`` seconds, or that stops in the middle of a packet for
+``packet_timeout`` seconds, is closed; past ``max_connections`` open connections, or ``max_per_client`` from one
+address, a new one is closed at once.
+
 Example::
 
     broker = EmbeddedBroker(host="127.0.0.1", port=0, ws_port=0)
@@ -17,10 +25,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
+from unolauncher.slots import ConnectionSlots
+
 WS_PATH = "/mqtt"  # amqtt's WebSocket listener accepts any path; clients are told to use this one
+MAX_PACKET = 256 * 1024  # as systemd/mosquitto-cafe.conf; a command is at most 64 KiB
+CONNECT_TIMEOUT_S = 10.0
+PACKET_TIMEOUT_S = 30.0  # for the rest of a packet once its first byte came (256 KiB on a poor phone link)
+MAX_CONNECTIONS = 128  # both listeners together; a table needs a few (daemon, phones, Home Assistant)
+MAX_PER_CLIENT = 32  # from one address: one host cannot take every slot from the others (the daemon's own client)
+
+log = logging.getLogger(__name__)
 
 
 class EmbeddedBroker:
@@ -29,10 +47,22 @@ class EmbeddedBroker:
     A port of 0 picks a free one; the chosen ports are in :attr:`port` / :attr:`ws_port` after :meth:`start`.
     """
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 1883, ws_port: int = 9001) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 1883,
+        ws_port: int = 9001,
+        max_packet: int = MAX_PACKET,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
+        max_connections: int = MAX_CONNECTIONS,
+        packet_timeout: float = PACKET_TIMEOUT_S,
+        max_per_client: int = MAX_PER_CLIENT,
+    ) -> None:
         self.host = host
         self.port = port
         self.ws_port = ws_port
+        slots = ConnectionSlots(max_connections, max_per_client)
+        self.limits = _Limits(max_packet, connect_timeout, packet_timeout, slots)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._broker: Any = None
@@ -40,6 +70,7 @@ class EmbeddedBroker:
     def start(self, timeout: float = 15.0) -> None:
         # amqtt logs every connection at INFO; the daemon's log is for the table, not for the broker.
         logging.getLogger("amqtt").setLevel(logging.WARNING)
+        logging.getLogger("amqtt.broker").addFilter(_quiet_about_unfinished_connects)
         logging.getLogger("transitions").setLevel(logging.WARNING)
         logging.getLogger("websockets").setLevel(logging.WARNING)
         started: Future[None] = Future()
@@ -64,17 +95,15 @@ class EmbeddedBroker:
             loop.close()
 
     async def _start(self) -> None:
-        from amqtt.broker import Broker  # lazy: only the embedded broker pays for amqtt's imports
-
         config = {
-            "listeners": {
-                "default": {"type": "tcp", "bind": f"{self.host}:{self.port}", "max_connections": 200},
-                "ws": {"type": "ws", "bind": f"{self.host}:{self.ws_port}", "max_connections": 200},
+            "listeners": {  # no amqtt max_connections: it queues connections; _Limits refuses them instead
+                "default": {"type": "tcp", "bind": f"{self.host}:{self.port}"},
+                "ws": {"type": "ws", "bind": f"{self.host}:{self.ws_port}"},
             },
             # Anonymous only, and no $SYS or packet-logging plugins: they cost CPU on a Pi Zero.
             "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
         }
-        self._broker = Broker(config)
+        self._broker = _guarded_broker(config, self.limits)
         await self._broker.start()
         self.port = self._bound_port("default")
         self.ws_port = self._bound_port("ws")
@@ -95,3 +124,157 @@ class EmbeddedBroker:
         if self._thread:
             self._thread.join(timeout)
         self._broker = None
+
+    @property
+    def open_connections(self) -> int:
+        """Connections open now (both listeners)."""
+        return self.limits.slots.open
+
+    @property
+    def refused_connections(self) -> int:
+        """Connections closed at once: ``max_connections`` in all, or ``max_per_client`` from one address, open."""
+        return self.limits.slots.refused
+
+
+def _quiet_about_unfinished_connects(record: logging.LogRecord) -> bool:
+    """amqtt logs an error and a warning for every connection that ends before its CONNECT (a port scan, a
+    slow client cut off by the guard): a flood of them would bury the daemon's log. The guard counts them instead."""
+    message = str(record.msg)
+    return not (message.startswith("No data from") or message.startswith("Failed to initialize client session"))
+
+
+class _Limits:
+    """The guard's settings, its connection slots and what it cut off."""
+
+    def __init__(self, max_packet: int, connect_timeout: float, packet_timeout: float, slots: ConnectionSlots) -> None:
+        self.max_packet = max_packet
+        self.connect_timeout = connect_timeout
+        self.packet_timeout = packet_timeout
+        self.slots = slots
+        self.cut = 0  # connections closed by a limit (oversized packet, CONNECT or packet timeout)
+
+
+class _GuardedReader:
+    """Wraps one connection's amqtt reader and follows the MQTT framing of what it reads (a fixed-header byte, the
+    remaining length in 1-4 bytes, the body): a length over the limit or a deadline passed closes the connection.
+
+    Reads go straight through; the cost per packet is a few byte checks and one timer. After a violation every read
+    ends as end-of-data, so amqtt's reader loop stops and cleans the session up as for a client that hung up.
+    """
+
+    def __init__(self, inner: Any, limits: _Limits, abort: Callable[[], None]) -> None:
+        self._inner = inner
+        self._limits = limits
+        self._abort = abort
+        self._closed = False
+        self._connected = False  # the CONNECT packet has been read whole
+        self._state = 0  # 0: between packets, 1: reading the remaining length, 2: reading the body
+        self._length = 0
+        self._multiplier = 1
+        self._left = 0
+        loop = asyncio.get_running_loop()
+        self._loop = loop
+        self._timer: asyncio.TimerHandle | None = loop.call_later(limits.connect_timeout, self._expire, "CONNECT")
+
+    async def read(self, n: int = -1) -> bytes:
+        from amqtt.errors import NoDataError
+
+        if self._closed:
+            raise NoDataError("connection closed by a limit")
+        data: bytes = await self._inner.read(n)
+        if self._closed:
+            raise NoDataError("connection closed by a limit")
+        self._follow(data)
+        return data
+
+    def feed_eof(self) -> None:
+        self._inner.feed_eof()
+
+    def _follow(self, data: bytes) -> None:
+        i, size = 0, len(data)
+        while i < size:
+            if self._state == 2:
+                take = min(self._left, size - i)
+                self._left -= take
+                i += take
+                if self._left == 0:
+                    self._packet_done()
+            elif self._state == 0:  # a packet's first byte
+                self._state, self._length, self._multiplier = 1, 0, 1
+                if self._connected and self._timer is None:
+                    self._timer = self._loop.call_later(self._limits.packet_timeout, self._expire, "packet")
+                i += 1
+            else:
+                byte = data[i]
+                i += 1
+                self._length += (byte & 0x7F) * self._multiplier
+                self._multiplier *= 128
+                if byte & 0x80 and self._multiplier <= 128**3:
+                    continue
+                if self._length > self._limits.max_packet:
+                    self._cut(f"a packet of {self._length} bytes (limit {self._limits.max_packet})")
+                    return
+                self._left = self._length
+                self._state = 2
+                if self._left == 0:
+                    self._packet_done()
+
+    def finish(self) -> None:
+        """The session ended: no timer may fire for it any more."""
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _packet_done(self) -> None:
+        self._state = 0
+        self._connected = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _expire(self, what: str) -> None:
+        self._timer = None
+        if not self._closed:
+            self._cut(f"no whole {what} within the time limit")
+
+    def _cut(self, reason: str) -> None:
+        self.finish()
+        self._limits.cut += 1
+        log.debug("embedded broker: closing a connection: %s", reason)
+        self._abort()
+
+
+def _guarded_broker(config: dict[str, Any], limits: _Limits) -> Any:
+    """An amqtt ``Broker`` whose connections go through :class:`_GuardedReader` and the connection cap."""
+    from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter, WebSocketsReader, WebSocketsWriter
+    from amqtt.broker import Broker  # lazy: only the embedded broker pays for amqtt's imports
+
+    class GuardedBroker(Broker):
+        async def stream_connected(self, reader: Any, writer: Any, listener_name: str) -> None:
+            transport = writer.transport
+            await self._guarded(listener_name, StreamReaderAdapter(reader), StreamWriterAdapter(writer), transport)
+
+        async def ws_connected(self, websocket: Any, listener_name: str) -> None:
+            transport = websocket.transport
+            await self._guarded(listener_name, WebSocketsReader(websocket), WebSocketsWriter(websocket), transport)
+
+        async def _guarded(self, listener_name: str, reader: Any, writer: Any, transport: Any) -> None:
+            peer = transport.get_extra_info("peername")
+            client = str(peer[0]) if peer else "?"
+            if not limits.slots.take(client):
+                transport.abort()
+                return
+            guarded = _GuardedReader(reader, limits, transport.abort)
+            try:
+                await self._client_connected(listener_name, guarded, writer)
+            except Exception:  # amqtt's own clean-up fails on a connection already reset: not worth a traceback
+                log.debug("embedded broker: a connection ended with an error", exc_info=True)
+            finally:
+                limits.slots.give_back(client)
+                guarded.finish()
+                if not transport.is_closing():
+                    transport.close()
+
+    return GuardedBroker(config)
+

@@ -18,6 +18,10 @@
   counted in the log). Nothing queues in paho while the broker is away; :meth:`TableBus.backlog` counts what paho
   holds from its own records, not paho's private ones.
 - Every paho callback catches everything: an exception inside one kills paho's network thread silently.
+- A retained message on ``cmd`` is never a command (it would run again on every connect); under MQTT 5 the
+  subscription asks the broker not to send retained messages at all, under 3.1.1 they are dropped on arrival.
+- Home Assistant's ``online`` republishes discovery at most once per :data:`HA_REPUBLISH_MIN_S` (discovery is
+  retained, so a message skipped changes nothing; a flood of ``online`` once pinned the daemon).
 
 Example::
 
@@ -30,7 +34,6 @@ Example::
 from __future__ import annotations
 
 import collections
-import json
 import logging
 import os
 import socket
@@ -42,7 +45,9 @@ from typing import Any, Literal
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
+from unolauncher import strict_json
 from unolauncher.bus.topics import Topics
 from unolauncher.progress import Progress
 from unolauncher.store.journal import Journal
@@ -53,6 +58,7 @@ ACK_BATCH_S = 0.02
 WINDOW = 100  # events handed to paho but not yet acknowledged; bounds memory during an outage
 OFFLINE_QUEUE = 100  # replies and other one-off messages kept while the broker is away (the newest)
 HA_STATUS_TOPIC_SUFFIX = "/status"
+HA_REPUBLISH_MIN_S = 5.0
 
 # What to do about a refusal, by MQTT 5 reason code (the broker's log has the details).
 REFUSAL_FIXES = {
@@ -210,6 +216,8 @@ class TableBus:
         self._unreachable_logged = False
         self._publisher: threading.Thread | None = None
         self._handling = Progress()  # on_message callbacks still running, for health()
+        self._ha_republished = -HA_REPUBLISH_MIN_S  # monotonic time of the last republish for Home Assistant
+        self.retained_commands_ignored = 0
         self.client = self._make_client()
 
     # -- set-up -------------------------------------------------------------------------------------------------
@@ -292,9 +300,16 @@ class TableBus:
             log.exception("error in on_connect")
 
     def _subscribe(self) -> None:
-        topics = [(self.topics.cmd, 1)]
-        if self.settings.ha_prefix:
-            topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, 1))
+        topics: list[tuple[str, Any]]
+        if self.settings.mqtt5:  # the broker keeps retained messages on cmd to itself
+            cmd = SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
+            topics = [(self.topics.cmd, cmd)]
+            if self.settings.ha_prefix:
+                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, SubscribeOptions(qos=1)))
+        else:
+            topics = [(self.topics.cmd, 1)]
+            if self.settings.ha_prefix:
+                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, 1))
         self._resubscribe_at = None
         _, self._subscribe_mid = self.client.subscribe(topics)
 
@@ -357,6 +372,12 @@ class TableBus:
 
     def _handle_message(self, message: mqtt.MQTTMessage) -> None:
         if message.topic == self.topics.cmd:
+            if message.retain:  # left on the broker by someone: not a command sent now
+                self.retained_commands_ignored += 1
+                if self.retained_commands_ignored == 1:
+                    log.warning("ignoring a retained message on %s (clear it with an empty retained publish)",
+                                message.topic)
+                return
             self.on_command(bytes(message.payload))
         elif (
             self.settings.ha_prefix
@@ -364,7 +385,10 @@ class TableBus:
             and message.payload.strip() == b"online"
             and self.on_ha_online
         ):
-            self.on_ha_online()
+            now = time.monotonic()
+            if now - self._ha_republished >= HA_REPUBLISH_MIN_S:
+                self._ha_republished = now
+                self.on_ha_online()
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
         try:
@@ -549,4 +573,7 @@ class TableBus:
 
 
 def _encode(payload: Any) -> str | bytes:
-    return payload if isinstance(payload, str | bytes) else json.dumps(payload, separators=(",", ":"))
+    """Text and bytes as they are; anything else as strict JSON (never NaN: browsers and HA refuse it)."""
+    if isinstance(payload, str | bytes):
+        return payload
+    return strict_json.dumps(payload, sort_keys=False, ensure_ascii=True)

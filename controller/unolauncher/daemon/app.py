@@ -29,6 +29,7 @@ import os
 import secrets
 import signal
 import socket
+import sqlite3
 import sys
 import threading
 import time
@@ -74,6 +75,12 @@ def bus_settings(config: Config, host: str, port: int, mqtt5: bool) -> BusSettin
             password = Path(b.password_file).read_text(encoding="utf-8").strip()
         except OSError as exc:
             raise ConfigError(f"broker.password_file {b.password_file} cannot be read: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"broker.password_file {b.password_file} is not UTF-8 text") from None
+    for key in ("ca_file", "cert_file", "key_file"):
+        name = getattr(b, key)
+        if name is not None and not os.access(name, os.R_OK):
+            raise ConfigError(f"broker.{key} {name} cannot be read")
     return BusSettings(
         host=host,
         port=port,
@@ -130,20 +137,22 @@ class Daemon:
         sys.setswitchinterval(SWITCH_INTERVAL_S)
         self._previous_excepthook = threading.excepthook
         threading.excepthook = self._thread_crashed
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        self.journal = Journal(self.state_dir / JOURNAL_FILE)
+        self.journal = self._open_journal()
         from unolauncher.rules.referee import Referee
 
         self._start_launcher()
         bus_settings = self._bus_settings()
-        self.bus = TableBus(
-            bus_settings,
-            self.topics,
-            self.journal,
-            on_command=lambda payload: self.table.submit_payload(payload) if self.table else None,
-            on_connected=self._on_connected,
-            on_ha_online=self._publish_discovery,
-        )
+        try:
+            self.bus = TableBus(
+                bus_settings,
+                self.topics,
+                self.journal,
+                on_command=lambda payload: self.table.submit_payload(payload) if self.table else None,
+                on_connected=self._on_connected,
+                on_ha_online=self._publish_discovery,
+            )
+        except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError: a CA or key file that is not one
+            raise ConfigError(f"broker.ca_file/cert_file/key_file cannot be used for TLS: {exc}") from None
         self.table = Table(
             self.journal,
             Referee,
@@ -171,6 +180,19 @@ class Daemon:
         self._write_endpoints()
         self.notifier.send("READY=1", f"STATUS=table {self.topics.table_id} ready", f"MAINPID={os.getpid()}")
         self.say(f"ready: table {self.topics.table_id}, MQTT {bus_settings.host}:{bus_settings.port}")
+
+    def _open_journal(self) -> Journal:
+        """The state directory and its journal; a problem with either is one line naming ``table.state_dir``."""
+        path = self.state_dir / JOURNAL_FILE
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            return Journal(path)
+        except OSError as exc:
+            raise ConfigError(f"table.state_dir {self.state_dir} cannot be used: {exc.strerror or exc}") from None
+        except sqlite3.Error as exc:
+            raise ConfigError(
+                f"table.state_dir: the journal {path} cannot be opened ({exc}); move it aside to start a new one"
+            ) from None
 
     def _start_launcher(self) -> None:
         from unolauncher.launcher.factory import LauncherSetupError, create_launcher
@@ -317,7 +339,14 @@ class Daemon:
             if launcher.ms_per_card is not None:
                 configured["ejection_ms_per_card"] = launcher.ms_per_card  # journalled with the game
             if (options is None or isinstance(options, dict)) and configured:
-                command["options"] = {**configured, **(options or {})}
+                command["options"] = options = {**configured, **(options or {})}
+            if (
+                isinstance(options, dict)  # a phone asking for the custom preset without a table: the configured one
+                and options.get("ejection_preset") == "custom"
+                and options.get("ejection_custom") is None
+                and launcher.custom
+            ):
+                command["options"] = {**options, "ejection_custom": launcher.custom}
         else:
             command["secret"] = secrets.token_hex(32)  # the referee uses it only if the command opens a commitment
         return command

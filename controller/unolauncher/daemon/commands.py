@@ -1,27 +1,44 @@
 """Decoding a ``cmd`` payload and wording the ``reply``: the daemon's edge against bad input.
 
 Every payload gets exactly one reply ``{"id", "ok", "code", "message"}`` (plus ``data`` for ``status``); ``id`` is
-echoed when the payload carried a usable one, else ``null``. Nothing here raises on bad input.
+echoed when the payload carried a usable one, else ``null``. The payload must be strict JSON
+(:mod:`unolauncher.strict_json`: no NaN/Infinity, bounded depth, size and integers). The fields of the daemon's
+own commands are checked against :data:`DAEMON_FIELDS` (the referee checks its commands against
+``rules/schema.py``), so a command is applied whole or refused. Nothing here raises on bad input.
 
 Example::
 
     decoded = decode_command(b'{"id": 7, "type": "hit"}')
     decoded.command      # {"type": "hit"}
     decoded.id           # 7
-    decode_command(b"{").error  # ("invalid_json", "The command is not valid JSON: ...")
+    decode_command(b"{").error  # ("invalid_json", "The text is not valid JSON (...).")
+    check_daemon_command({"type": "resend", "from": 2**63})  # ("bad_field", "from must be a whole number ...")
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
-MAX_PAYLOAD = 64 * 1024  # a real command is a few hundred bytes; a 64 KiB one is a mistake or an attack
-MAX_ID_LENGTH = 128
+from unolauncher.rules.refusal import Refusal
+from unolauncher.rules.schema import MAX_ID, Check, boolean, check_command, integer, label, text
+from unolauncher.strict_json import INT_MAX, StrictJSONError, loads
 
-# Commands the daemon answers itself; everything else goes to the referee.
-DAEMON_COMMANDS = frozenset({"press", "lid", "load", "status", "resend", "preset", "disable", "enable"})
+MAX_PAYLOAD = 64 * 1024  # a real command is a few hundred bytes; a 64 KiB one is a mistake or an attack
+MAX_ID_LENGTH = MAX_ID
+
+# Commands the daemon answers itself (field -> check, as in rules/schema.py); everything else goes to the referee.
+DAEMON_FIELDS: dict[str, dict[str, Check]] = {
+    "press": {},
+    "lid": {"open": boolean},
+    "load": {"cards": integer(0, 200)},
+    "status": {},
+    "resend": {"from": integer(1, INT_MAX)},
+    "preset": {"preset": text()},  # the next game's ejection preset (Home Assistant's select)
+    "disable": {"by": label(64)},  # the emergency stop; "by" says who pressed it
+    "enable": {"by": label(64)},
+}
+DAEMON_COMMANDS = frozenset(DAEMON_FIELDS)
 
 
 @dataclass
@@ -38,11 +55,9 @@ def decode_command(payload: bytes) -> Decoded:
     if len(payload) > MAX_PAYLOAD:
         return Decoded(None, error=("too_large", f"The command is {len(payload)} bytes; the limit is {MAX_PAYLOAD}."))
     try:
-        data = json.loads(payload.decode("utf-8"))
-    except UnicodeDecodeError:
-        return Decoded(None, error=("invalid_json", "The command is not UTF-8 text."))
-    except (ValueError, RecursionError) as exc:
-        return Decoded(None, error=("invalid_json", f"The command is not valid JSON: {str(exc)[:80]}."))
+        data = loads(payload)
+    except StrictJSONError as exc:
+        return Decoded(None, error=("invalid_json", str(exc)))
     if not isinstance(data, dict):
         return Decoded(None, error=("not_an_object", 'A command must be a JSON object with a "type".'))
     raw_id = data.pop("id", None)
@@ -60,6 +75,15 @@ def decode_command(payload: bytes) -> Decoded:
     if not isinstance(kind, str) or not kind:
         return Decoded(raw_id, error=("missing_type", 'The command needs a "type" string.'))
     return Decoded(raw_id, command=data)
+
+
+def check_daemon_command(command: dict[str, Any]) -> tuple[str, str] | None:
+    """``(code, message)`` if a daemon command's fields do not fit :data:`DAEMON_FIELDS`, else ``None``."""
+    try:
+        check_command(command, DAEMON_FIELDS[command["type"]])
+    except Refusal as refusal:
+        return refusal.code, refusal.message
+    return None
 
 
 def reply(command_id: str | int | None, ok: bool, code: str, message: str, **extra: Any) -> dict[str, Any]:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from unolauncher.rules.ejection import MS_PER_CARD_RANGE, PRESETS
+
 DEFAULT_PATH = Path("/etc/unolauncher/config.toml")
 
 
@@ -106,6 +108,59 @@ def _table_id(key: str, value: Any) -> str:
     return value
 
 
+# Checks for values that a broker or paho would take and then fail on quietly, leaving a daemon "ready" but deaf.
+
+
+def _int_range(low: int, high: int, unit: str = "") -> Any:
+    def check(key: str, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ConfigError(f"{key} must be a whole number from {low} to {high}{unit}, got {_shown(value)}")
+        return value
+
+    return check
+
+
+def _text(max_len: int, what: str, pattern: str | None = None) -> Any:
+    """A string of 1-``max_len`` printable characters (and matching ``pattern`` if given)."""
+
+    def check(key: str, value: Any) -> str:
+        if (
+            not isinstance(value, str)
+            or not 0 < len(value) <= max_len
+            or not value.isprintable()
+            or (pattern is not None and not re.fullmatch(pattern, value))
+        ):
+            raise ConfigError(f"{key} must be {what} (at most {max_len} characters), got {_shown(value)}")
+        return value
+
+    return check
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _preset(key: str, value: Any) -> str:
+    if value not in PRESETS:
+        raise ConfigError(f"{key} must be one of {', '.join(PRESETS)}, got {_shown(value)}")
+    return str(value)
+
+
+def _custom_table(key: str, value: Any) -> dict[str, Any]:
+    from unolauncher.rules.validation import custom_table_problem
+
+    table = _table(key, value)
+    problem = custom_table_problem(table)
+    if problem is not None:
+        raise ConfigError(f"{key}: {problem}")
+    return table
+
+
+_PATH = _text(4096, "a file path")
+_HOST = _text(253, "a host name or address", r"[^\s/]+")
+
+
 def _discovery_prefix(key: str, value: Any) -> str:
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*", value):
         raise ConfigError(f"{key} must be an MQTT topic without wildcards (e.g. \"homeassistant\"), got {value!r}")
@@ -130,7 +185,7 @@ def _seconds(key: str, value: Any) -> float:
 SCHEMA: dict[str, dict[str, Any]] = {
     "table": {
         "id": _table_id,
-        "state_dir": _str,
+        "state_dir": _PATH,
         "lockout": _bool,
         "journal_sync": _journal_sync,  # kept so that existing files with "full" still load
         "journal_keep_days": _keep_days,
@@ -138,36 +193,36 @@ SCHEMA: dict[str, dict[str, Any]] = {
     },
     "broker": {
         "embedded": _bool,
-        "host": _str,
+        "host": _HOST,
         "port": _port,
         "ws_port": _port,
-        "ws_url": _str,
-        "listen": _str,
-        "username": _str,
-        "password": _str,
-        "password_file": _str,
+        "ws_url": _text(512, "a ws:// or wss:// URL", r"wss?://\S+"),
+        "listen": _HOST,
+        "username": _text(256, "printable text"),
+        "password": _text(1024, "printable text"),
+        "password_file": _PATH,
         "tls": _bool,
-        "ca_file": _str,
-        "cert_file": _str,
-        "key_file": _str,
+        "ca_file": _PATH,
+        "cert_file": _PATH,
+        "key_file": _PATH,
         "tls_insecure": _bool,
         "protocol": _choice("auto", "5", "3.1.1"),
-        "keepalive": _positive,
-        "client_id": _str,
-        "reconnect_min": _positive,
-        "reconnect_max": _positive,
+        "keepalive": _int_range(1, 65535, " s (MQTT's limit)"),
+        "client_id": _text(128, "printable text without spaces", r"\S+"),
+        "reconnect_min": _int_range(1, 60, " s"),
+        "reconnect_max": _int_range(1, 600, " s"),
     },
     # Value ranges of the launcher keys are checked by unolauncher.launcher.factory when the launcher starts.
     "launcher": {
         "backend": _choice("auto", "virtual", "gpio", "serial"),
-        "preset": _str,
-        "custom": _table,
-        "ms_per_card": _int,
-        "seed": _int,
+        "preset": _preset,
+        "custom": _custom_table,
+        "ms_per_card": _int_range(*MS_PER_CARD_RANGE, " ms"),
+        "seed": _int_range(0, 2**63 - 1),
         "allow_rigged": _bool,
         "magazine": _int,
         "pins": _table,
-        "pins_file": _str,
+        "pins_file": _PATH,
         "pin_factory": _str,
         "serial_port": _str,
         "baudrate": _positive,
@@ -185,7 +240,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
     },
     "dashboard": {
         "enabled": _bool,
-        "host": _str,
+        "host": _HOST,
         "port": _port,
     },
     "homeassistant": {
@@ -313,6 +368,8 @@ def parse_config(data: dict[str, Any], source: str = "config") -> Config:
         raise ConfigError("broker.reconnect_max must not be smaller than broker.reconnect_min")
     if broker.password is not None and broker.password_file is not None:
         raise ConfigError("broker.password and broker.password_file are exclusive; set only one")
+    if config.launcher.preset == "custom" and config.launcher.custom is None:
+        raise ConfigError('launcher.custom must be set when launcher.preset is "custom" (docs/ejection.md)')
     if config.launcher.seed is not None and not config.launcher.allow_rigged:
         raise ConfigError(
             "launcher.seed makes every game's launcher outcomes predictable; it needs launcher.allow_rigged = true"
@@ -335,6 +392,8 @@ def load_config(path: Path | None) -> Config:
         raise ConfigError(f"config file {path} does not exist") from None
     except OSError as exc:
         raise ConfigError(f"config file {path} cannot be read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

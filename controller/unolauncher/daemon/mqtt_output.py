@@ -8,9 +8,9 @@ Example::
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from unolauncher import strict_json
 from unolauncher.bus.mqtt import TableBus
 
 
@@ -46,4 +46,4 @@ class MqttOutput:
     def resend(self, events: list[dict[str, Any]]) -> None:
         # Straight to paho, not through the outbox: these were delivered once already; consumers dedupe by seq.
         for event in events:
-            self.bus.publish(self.topics.events, json.dumps(event, separators=(",", ":"), sort_keys=True))
+            self.bus.publish(self.topics.events, strict_json.dumps(event, ensure_ascii=True))

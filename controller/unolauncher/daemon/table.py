@@ -42,11 +42,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from unolauncher.bus.discovery import sensor_values
-from unolauncher.daemon.commands import DAEMON_COMMANDS, decode_command, reply
+from unolauncher.daemon.commands import DAEMON_COMMANDS, check_daemon_command, decode_command, reply
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
 from unolauncher.launcher.press import PressClaim, Refusal
 from unolauncher.progress import Progress
-from unolauncher.store.journal import Journal, JournalError
+from unolauncher.store.journal import Journal, JournalError, UnreadableRow
 
 log = logging.getLogger(__name__)
 
@@ -239,30 +239,51 @@ class Table:
         return enabled if last is None else last["type"] == "launcher_enabled"
 
     def _replayed(self) -> tuple[RefereeLike, int]:
-        """The referee the journal describes — its last snapshot fed the accepted commands journalled after it (all
-        of them if there is no snapshot) — and how many commands that replayed."""
+        """The referee the journal describes — its last good snapshot fed the accepted commands journalled after it
+        (all of them if there is none) — and how many commands that replayed.
+
+        Data never stops this: a command row that cannot be read (or that makes the referee raise) is set aside with
+        everything after it (:meth:`Journal.quarantine_from`, one log line), and the referee is the one of the last
+        good point. A snapshot that cannot be used gives way to the one before it.
+        """
         referee, after_pos = self._last_snapshot()
         count = 0
-        for command in self.journal.commands(after_pos=after_pos):
-            events = referee.handle(command)
-            if events and events[0].get("type") == "rejected":
-                # Same commands in the same order must give the same result; if not, the rules changed under us.
-                log.error("journalled command %s was refused on replay: %s", command, events[0].get("message"))
-            count += 1
+        try:
+            for pos, command in self.journal.commands_at(after_pos=after_pos):
+                try:
+                    events = referee.handle(command)
+                except Exception as exc:  # the referee promises never to raise; on replay that is a bad row too
+                    raise UnreadableRow(pos, f"the referee raised {type(exc).__name__} on it") from exc
+                if events and events[0].get("type") == "rejected":
+                    # Same commands in the same order must give the same result; if not, the rules changed under us.
+                    log.error("journalled command %s was refused on replay: %s", command, events[0].get("message"))
+                count += 1
+        except UnreadableRow as bad:
+            try:
+                set_aside = self.journal.quarantine_from(bad.pos, bad.reason)
+            except Exception as exc:
+                log.error("%s; it could not be set aside (%s): the table goes on from the row before it", bad, exc)
+                return referee, count
+            log.error(
+                "%s; it and the %d command/note row(s) after it are set aside (journal table 'quarantine'): "
+                "the table goes on from the last good point, journal position %d",
+                bad,
+                set_aside - 1,
+                bad.pos - 1,
+            )
+            return self._replayed()  # the rows set aside are not read again: this replays up to the good point
         return referee, count
 
     def _last_snapshot(self) -> tuple[RefereeLike, int]:
-        """The referee of the journal's last snapshot and the snapshot's position; a fresh referee and 0 without one
-        (or with one this version cannot read: then every command is replayed, which gives the same referee)."""
-        # The newest snapshot; if this version cannot read it, the oldest (where a pruned journal starts, and as
-        # good as the beginning in one that was not pruned).
-        for found in (self.journal.last_note_at(SNAPSHOT_NOTE), self.journal.first_note_at(SNAPSHOT_NOTE)):
-            if found is not None:
-                pos, note = found
-                try:
-                    return self.referee_factory.from_json(note["referee"]), pos
-                except (KeyError, TypeError, ValueError) as exc:
-                    log.warning("the referee snapshot at journal position %d cannot be read (%s)", pos, exc)
+        """The referee of the journal's last usable snapshot and the snapshot's position; a fresh referee and 0
+        without one (every command is then replayed, which gives the same referee). Snapshots are tried newest first
+        down to the oldest, which is where a pruned journal starts."""
+        for pos, note in self.journal.notes_newest_first(SNAPSHOT_NOTE):
+            try:
+                return self.referee_factory.from_json(note["referee"]), pos
+            except (KeyError, TypeError, ValueError) as exc:
+                log.warning("the referee snapshot at journal position %d cannot be used (%s); trying an older one",
+                            pos, exc)
         return self.referee_factory(), 0
 
     def _snapshot(self) -> None:
@@ -367,7 +388,7 @@ class Table:
     def _emergency_stop(self, payload: bytes) -> bool:
         """If ``payload`` is a valid ``disable`` command: launcher disabled and presses refused now. Any thread."""
         command = decode_command(payload).command
-        if command is None or command.get("type") != "disable" or _by_error(command) is not None:
+        if command is None or command.get("type") != "disable" or check_daemon_command(command) is not None:
             return False
         self._apply_enabled(False)
         return True
@@ -479,6 +500,7 @@ class Table:
                     events = self.referee.handle(command)
                 except Exception as exc:  # the referee promises never to raise; if it does, refuse, don't die
                     log.exception("referee raised on %s", command)
+                    self._rebuild_referee_locked()
                     events = [{"type": "rejected", "code": "internal_error", "message": f"The referee failed: {exc}."}]
                 if events and events[0].get("type") == "rejected":
                     # The cards are out physically; record that the referee could not take them (e.g. an undo).
@@ -551,14 +573,26 @@ class Table:
             self._publish_sensors(snapshot)
 
     def _command(self, command: dict[str, Any], command_id: str | int | None) -> None:
-        if command["type"] in DAEMON_COMMANDS:
-            self.output.reply(self._daemon_command(command, command_id))
-            return
-        ok, code, message, seq = self.apply(command)
-        self.output.reply(reply(command_id, ok, code, message, seq=seq))
+        """Apply one command and send its one reply, whatever happens on the way."""
+        try:
+            if command["type"] in DAEMON_COMMANDS:
+                answer = self._daemon_command(command, command_id)
+            else:
+                ok, code, message, seq = self.apply(command)
+                answer = reply(command_id, ok, code, message, seq=seq)
+        except Exception as exc:  # a bug: still exactly one reply (apply() has put the referee back already)
+            log.exception("error while handling %s", command.get("type"))
+            message = f"The table failed on this command ({type(exc).__name__})."
+            answer = reply(command_id, False, "internal_error", message)
+        self.output.reply(answer)
 
     def apply(self, command: dict[str, Any]) -> tuple[bool, str, str, int]:
-        """Hand one command to the referee; journal and publish it if accepted. Worker thread only."""
+        """Hand one command to the referee; journal and publish it if accepted. Worker thread only.
+
+        All or nothing: a refused command changes nothing; an accepted one is journalled before anything is
+        published, and if the journal write fails the referee goes back to what the journal holds; if the referee
+        raises (it promises not to), it is rebuilt from the journal.
+        """
         if self.prepare is not None:
             try:
                 command = self.prepare(command)
@@ -567,13 +601,16 @@ class Table:
         with self.lock:
             try:
                 events = self.referee.handle(command)
-            except Exception as exc:  # the referee promises never to raise; if it does, refuse, don't die
-                log.exception("referee raised on %s", command)
-                return False, "internal_error", f"The referee failed on this command: {exc}.", self.journal.last_seq
-            if events and events[0].get("type") == "rejected":
+                rejected = bool(events) and events[0].get("type") == "rejected"
+                record = None if rejected else _Record(command, events, public=self.referee.public_state())
+            except Exception as exc:  # the referee promises never to raise; if it does, refuse and restore it
+                log.exception("referee raised on %s; rebuilding it from the journal", command.get("type"))
+                self._rebuild_referee_locked()
+                message = f"The referee failed on this command ({type(exc).__name__})."
+                return False, "internal_error", message, self.journal.last_seq
+            if record is None:
                 code, message = str(events[0].get("code", "rejected")), str(events[0].get("message", "Refused."))
                 return False, code, message, self.journal.last_seq
-            record = _Record(command, events, public=self.referee.public_state())
             self._unjournalled.append(record)
         self._journal_pending()
         error = record.error
@@ -583,6 +620,15 @@ class Table:
             )
             return False, "journal_error", message, self.journal.last_seq
         return True, "ok", f"Accepted; {len(events)} event(s).", record.seq
+
+    def _rebuild_referee_locked(self) -> None:
+        """The referee again from the journal, plus what was applied and is still waiting to be journalled (a hit
+        from the launcher thread). Caller holds :attr:`lock`."""
+        referee = self._replayed()[0]
+        for record in self._unjournalled:
+            if record.command is not None:
+                referee.handle(record.command)
+        self.referee = referee
 
     def _journal_pending(self) -> None:
         """Journal every waiting record in order (one transaction), then publish what they changed. Worker only."""
@@ -594,6 +640,14 @@ class Table:
         except Exception as exc:
             self._journal_failed(batch, exc)
             return
+        try:
+            self._journalled(batch, written)
+        except Exception:  # journalled = happened; a failure to publish it must not lose the command's reply
+            log.exception("error while publishing %d journalled record(s); republishing the retained state", len(batch))
+            self.republish()
+
+    def _journalled(self, batch: list[_Record], written: list[list[dict[str, Any]]]) -> None:
+        """Publish what a journalled batch changed, and what follows from it (dispensing, a snapshot)."""
         self.output.events_journalled()  # hand the new events to MQTT first: this is the press -> event path
         if any(r.origin == "press" for r in batch):
             time.sleep(HANDOFF_YIELD_S)
@@ -706,6 +760,9 @@ class Table:
 
     def _daemon_command(self, command: dict[str, Any], command_id: str | int | None) -> dict[str, Any]:
         kind = command["type"]
+        refused = check_daemon_command(command)
+        if refused is not None:
+            return reply(command_id, False, *refused)
         if kind == "status":
             with self.lock:
                 public = self.referee.public_state()
@@ -717,9 +774,7 @@ class Table:
             }
             return reply(command_id, True, "ok", "Status attached.", data=data)
         if kind == "resend":
-            start = command.get("from", 1)
-            if isinstance(start, bool) or not isinstance(start, int) or start < 1:
-                return reply(command_id, False, "bad_field", 'resend needs "from": a positive integer seq.')
+            start = command.get("from") or 1
             events = self.journal.events(start, RESEND_LIMIT)
             self.output.resend(events)
             return reply(command_id, True, "ok", f"Re-sent {len(events)} event(s) from seq {start}.")
@@ -734,14 +789,14 @@ class Table:
             return reply(command_id, True, "ok", "Button pressed.")
         if kind == "lid":
             is_open = command.get("open")
-            if not isinstance(is_open, bool):
-                return reply(command_id, False, "bad_field", 'lid needs "open": true or false.')
+            if is_open is None:
+                return reply(command_id, False, "missing_field", 'lid needs "open": true or false.')
             self.virtual.open_lid() if is_open else self.virtual.close_lid()
             return reply(command_id, True, "ok", "Lid opened." if is_open else "Lid closed.")
         # load
         cards = command.get("cards")
-        if isinstance(cards, bool) or not isinstance(cards, int) or not 0 <= cards <= 200:
-            return reply(command_id, False, "bad_field", 'load needs "cards": an integer 0-200.')
+        if cards is None:
+            return reply(command_id, False, "missing_field", 'load needs "cards": an integer 0-200.')
         self.virtual.load(cards)
         self._publish_launcher()
         return reply(command_id, True, "ok", f"Loaded {cards} card(s).")

@@ -50,14 +50,12 @@ from unolauncher.rules.ejection import FirePlan
 from unolauncher.rules.ejection_stream import EjectionStream
 from unolauncher.rules.play import CardPlay
 from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, redacted, refuse
+from unolauncher.rules.schema import COMMAND_FIELDS, MAX_NAME, MAX_PLAYERS, MAX_SCRIPT, check_command
 from unolauncher.rules.state import IDLE, PLAYING, SCORING, GameState, _copy
 from unolauncher.rules.stock import _shuffled
 from unolauncher.rules.uno_calls import UnoCalls
 from unolauncher.rules.validation import (
     CUSTOM_ACTIONS,
-    MAX_NAME,
-    MAX_PLAYERS,
-    MAX_SCRIPT,
     _is_int,
     _validate_deal,
     _validate_launcher,
@@ -108,27 +106,35 @@ class Referee(CardPlay, Dealing, UnoCalls):
     # public API
     # ==================================================================================================
     def handle(self, command: Any) -> list[Event]:
-        """Apply one command; return its events (a refusal is exactly one ``rejected`` event)."""
+        """Apply one command; return its events (a refusal is exactly one ``rejected`` event).
+
+        Atomic: the command first has to fit its type's schema (``schema.py``: no unknown field, every value of its
+        type and within its limits), then its handler validates before it changes anything; should a handler or an
+        undo raise all the same (a bug), the referee is rebuilt to exactly where it was before the command, undo
+        history included, and the command is refused with ``internal_error``.
+        """
         try:
-            handler, keep = _STEPS[command["type"]]
+            handler, keep, spec = _STEPS[command["type"]]
         except Exception:  # not an object, no type, unknown or unhashable type
             return [_malformed(command)]
+        try:
+            check_command(command, spec)
+        except Refusal as refusal:
+            return [_rejected(command, refusal.code, refusal.message)]
         if keep > _DEEP:  # the rare kinds: undo, and what only touches the launcher's record
             return self._undo(command) if keep == _UNDO else self._launcher_command(handler, command)
         stream = self._stream.data  # shared, never changed in place: putting it back after a failure is free
+        prior, history = self._prior, self._history
         try:
             events = handler(self, command)
             kept = _copy(command) if keep == _DEEP or "discarded" in command else dict(command)
         except Refusal as refusal:
             self._stream.data = stream
+            self._prior, self._history = prior, history  # a refusal never touches the undo history
             return [_rejected(command, refusal.code, refusal.message)]
-        except RecursionError:  # absurdly nested JSON in some field: bad input, not a bug
-            self._stream.data = stream
-            self._rebuild(self._history)
-            return [_rejected(command, "bad_field", "The command is nested too deeply.")]
         except Exception as exc:  # a bug must not crash the table: restore the last good state and say so
             self._stream.data = stream
-            self._rebuild(self._history)
+            self._rebuild(prior, history)
             return [_rejected(command, "internal_error", f"The referee failed on this command ({type(exc).__name__}).")]
         if keep == _HIT and kept.get("cards") is None:
             # The model (or the script) decided the count: keep what came out, so that an undo replaying this
@@ -247,10 +253,11 @@ class Referee(CardPlay, Dealing, UnoCalls):
         self._actions = self._action_map()
         self._quick = _quick_table(self._rs, self._actions) if state.mode == "full" else {}
 
-    def _rebuild(self, commands: list[dict[str, Any]]) -> None:
-        """The game as ``_prior`` plus ``commands`` make it. They replay against a scratch copy of the launcher's
-        record, which is then dropped: the real one never goes back (the module docstring says why)."""
-        prior, history = self._prior, list(commands)
+    def _rebuild(self, prior: dict[str, Any] | None, commands: list[dict[str, Any]]) -> None:
+        """The game as ``prior`` (a game's start; a fresh referee for ``None``) plus ``commands`` make it; they become
+        the undo history. They replay against a scratch copy of the launcher's record, which is then dropped: the
+        real one never goes back (the module docstring says why)."""
+        history = list(commands)
         stream = self._stream
         self._stream = stream.copy()
         try:
@@ -268,15 +275,16 @@ class Referee(CardPlay, Dealing, UnoCalls):
             _validate_secret(command)
         except Refusal as refusal:
             return [_rejected(command, refusal.code, refusal.message)]
-        taken_back = self._history[-1]
+        prior, history = self._prior, self._history
+        taken_back = history[-1]
         stream = self._stream.data
         try:
-            self._rebuild(self._history[:-1])
+            self._rebuild(prior, history[:-1])
             events: list[Event] = [{"type": "undone", "command": _copy(redacted(taken_back))}]
             self._recommit_after_undo(taken_back, command.get("secret"), events)
-        except Exception as exc:
+        except Exception as exc:  # state, undo history and the launcher's record as they were
             self._stream.data = stream
-            self._rebuild(self._history)
+            self._rebuild(prior, history)
             return [_rejected(command, "internal_error", f"Undo failed ({type(exc).__name__}).")]
         return events
 
@@ -406,9 +414,9 @@ _ROUND_STARTS = frozenset({"new_game", "next_round"})
 # carrying Discard All's ``discarded`` list; a shallow copy of the others), so a caller that reuses its dicts
 # cannot change history.
 _NESTED_COMMANDS = frozenset({"new_game", "next_round", "score"})
-# What handle() needs per command type in one lookup: (handler, how): the undo history keeps a shallow copy
-# (_SHALLOW), a deep one (_DEEP), a hit with the count that came out (_HIT); _LAUNCHER_ONLY commands are not kept
-# at all, and _UNDO is undo itself.
+# What handle() needs per command type in one lookup: (handler, how, the type's schema). How: the undo history
+# keeps a shallow copy (_SHALLOW), a deep one (_DEEP), a hit with the count that came out (_HIT); _LAUNCHER_ONLY
+# commands are not kept at all, and _UNDO is undo itself.
 _SHALLOW, _HIT, _DEEP, _LAUNCHER_ONLY, _UNDO = range(5)
 
 
@@ -422,7 +430,9 @@ def _how_kept(kind: str) -> int:
     return _HIT if kind == "hit" else _SHALLOW
 
 
-_STEPS: dict[str, tuple[Any, int]] = {kind: (handler, _how_kept(kind)) for kind, handler in _HANDLERS.items()}
+_STEPS: dict[str, tuple[Any, int, dict[str, Any]]] = {
+    kind: (handler, _how_kept(kind), COMMAND_FIELDS[kind]) for kind, handler in _HANDLERS.items()
+}
 
 
 # ======================================================================================================

@@ -12,28 +12,19 @@ Example::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
+from unolauncher import strict_json
 from unolauncher.rules.referee import Referee
+
+MAX_LINE = 64 * 1024  # as for a command on MQTT
 
 
 def dumps(value: Any) -> str:
     """The one canonical JSON text used for replay output."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed in JSON")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"number {text[:20]} is too large")
-    return value
+    return strict_json.dumps(value, sort_keys=True, ensure_ascii=True)
 
 
 def replay_lines(lines: Iterable[bytes | str], with_state: bool = False) -> Iterator[str]:
@@ -48,10 +39,9 @@ def replay_lines(lines: Iterable[bytes | str], with_state: bool = False) -> Iter
         if not text.strip():
             continue
         try:
-            command = json.loads(text, parse_constant=_no_constants, parse_float=_finite)
-        except (ValueError, RecursionError) as exc:
-            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc) or "too deeply nested"
-            yield dumps({"type": "error", "line": lineno, "message": f"line {lineno}: not valid JSON ({reason})"})
+            command = strict_json.loads(text, max_bytes=MAX_LINE)
+        except strict_json.StrictJSONError as exc:
+            yield dumps({"type": "error", "line": lineno, "message": f"line {lineno}: not valid JSON ({exc.reason})"})
             continue
         for event in ref.handle(command):
             yield dumps(event)

@@ -23,11 +23,9 @@ from unolauncher.rules.cards import COLOR_SET, Ruleset
 from unolauncher.rules.ejection import SECRET_PATTERN
 from unolauncher.rules.ejection_models import _model_for
 from unolauncher.rules.refusal import _short, refuse
+from unolauncher.rules.schema import EJECTION_CUSTOM, MAX_SCRIPT, fields
 from unolauncher.rules.state import DEFAULT_OPTIONS, OPTIONAL_OPTIONS
 
-MAX_PLAYERS = 10
-MAX_NAME = 40
-MAX_SCRIPT = 10_000
 CUSTOM_ACTIONS = ("wild", "hit", "attack", "all-hit", "hit-fire", "skip", "reverse", "trade-hands")
 
 
@@ -159,3 +157,31 @@ def _check_starter(starter: Any, rs: Ruleset) -> None:
         refuse("bad_deal", f"deal.starter must be a card of the {rs.name} deck.")
     if starter == "wild draw-4":
         refuse("bad_deal", "A Wild Draw Four cannot start the discard pile; turn another card.")
+
+
+def custom_table_problem(table: Any) -> str | None:
+    """Why ``table`` cannot be the ``custom`` ejection preset's table (one phrase naming the key), or ``None``.
+
+    The same check for ``[launcher.custom]`` in the configuration and ``options.ejection_custom`` in ``new_game``:
+    the command schema's shape, then what the ejection model itself requires.
+
+    Example::
+
+        >>> custom_table_problem({"miss_hazard": [0.4, 1.0], "cards": {"2": 1}}) is None
+        True
+        >>> custom_table_problem({"miss_hazard": [2], "cards": {"2": 1}})
+        'miss_hazard[0] must be a number from 0 to 1'
+    """
+    problem = _CUSTOM_SHAPE(table)
+    if problem is not None:
+        return f"{problem.path} {problem.what}".strip()
+    try:
+        model = _model_for({"ejection_preset": "custom", "ejection_custom": table})
+        model.plan(model.start("0" * 64))
+    except ValueError as exc:  # EjectionConfigError
+        return str(exc).rstrip(".")
+    return None
+
+
+_CUSTOM_SHAPE = fields(EJECTION_CUSTOM)
+

@@ -10,6 +10,12 @@ The outbox is the set of event ``seq`` numbers the broker has not acknowledged y
 ``seq`` order and deletes a row on PUBACK. A restart rebuilds the referee by re-applying the journalled
 commands (:meth:`Journal.commands`) and publishes whatever is still in the outbox.
 
+Bodies are written and read with the same strict codec (:mod:`unolauncher.strict_json`), never with SQLite's JSON
+functions (whose acceptance of ``NaN`` and the like changed between SQLite versions), so a row written is a row that
+reads back. A row that cannot be read all the same (written by an older version, or damaged) raises
+:class:`UnreadableRow`; the daemon then sets it and everything after it aside with :meth:`Journal.quarantine_from`:
+the rows stay in the file, listed in the ``quarantine`` table, and no later read returns them.
+
 Example::
 
     journal = Journal(Path("/var/lib/unolauncher/journal.sqlite3"))
@@ -20,7 +26,7 @@ Example::
 
 from __future__ import annotations
 
-import json
+import logging
 import sqlite3
 import threading
 import time
@@ -28,6 +34,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from unolauncher import strict_json
+
+log = logging.getLogger(__name__)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal (
@@ -39,10 +49,37 @@ CREATE TABLE IF NOT EXISTS journal (
 );
 CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY);
 """
+# Command and note rows set aside because they could not be read (see the module docstring): positions first_pos to
+# last_pos. Events are never set aside: they are the published history.
+QUARANTINE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS quarantine (
+    first_pos INTEGER PRIMARY KEY,
+    last_pos  INTEGER NOT NULL,
+    ts        REAL NOT NULL,
+    reason    TEXT NOT NULL
+);
+"""
+_NOT_QUARANTINED = "NOT EXISTS (SELECT 1 FROM quarantine q WHERE journal.pos BETWEEN q.first_pos AND q.last_pos)"
 
 
 class JournalError(RuntimeError):
     """A journal write failed; the message is one sentence that names the cause (e.g. a full disk)."""
+
+
+class UnreadableRow(ValueError):
+    """A command or note row that is not strict JSON (an older version's, or damaged): ``pos`` and the reason."""
+
+    def __init__(self, pos: int, reason: str) -> None:
+        super().__init__(f"journal row {pos} cannot be read: {reason}")
+        self.pos = pos
+        self.reason = reason
+
+
+def _read(pos: int, body: str) -> Any:
+    try:
+        return strict_json.loads(body)
+    except strict_json.StrictJSONError as exc:
+        raise UnreadableRow(pos, str(exc)) from None
 
 
 def _write_error(exc: sqlite3.Error, path: Path) -> JournalError:
@@ -55,8 +92,16 @@ def _write_error(exc: sqlite3.Error, path: Path) -> JournalError:
     return JournalError(f"The journal could not be written ({exc}).")
 
 
+def _type_needle(name: str) -> str:
+    """``"type":"<name>"`` as the writer spells it (compact, keys sorted): found with SQLite's ``instr``, which works
+    on any row, where ``json_extract`` fails the whole query at one row that is not strict JSON (SQLite 3.40). The
+    commands' and notes' nested objects have no ``type`` key, and a quote inside a string is escaped, so only the
+    row's own type matches."""
+    return '"type":' + strict_json.dumps(name)
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    return strict_json.dumps(value)  # compact, sorted keys; refuses what could not be read back
 
 
 class Journal:
@@ -87,6 +132,7 @@ class Journal:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(SCHEMA)
+        self._db.executescript(QUARANTINE_SCHEMA)
         row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
         self._last_seq = int(row[0])
 
@@ -205,14 +251,13 @@ class Journal:
             snapshots = [
                 int(pos)
                 for (pos,) in self._db.execute(
-                    "SELECT pos FROM journal WHERE kind = 'note' AND json_extract(body, '$.type') = ? ORDER BY pos",
-                    (base_note,),
+                    "SELECT pos FROM journal WHERE kind = 'note' AND instr(body, ?) > 0 ORDER BY pos",
+                    (_type_needle(base_note),),
                 )
             ]
             starts = self._db.execute(
-                "SELECT pos, ts FROM journal WHERE kind = 'command' AND json_extract(body, '$.type') = ? "
-                "AND pos < ? ORDER BY pos",
-                (game_start, snapshots[-1] if snapshots else 0),
+                "SELECT pos, ts FROM journal WHERE kind = 'command' AND instr(body, ?) > 0 AND pos < ? ORDER BY pos",
+                (_type_needle(game_start), snapshots[-1] if snapshots else 0),
             ).fetchall()
             if not starts:
                 return nothing
@@ -229,9 +274,8 @@ class Journal:
             with self._transaction():
                 entries = self._db.execute("DELETE FROM journal WHERE pos < ?", (cut,)).rowcount
                 dropped = self._db.execute(
-                    "DELETE FROM journal WHERE kind = 'note' AND json_extract(body, '$.type') = ? AND pos > ? "
-                    "AND pos < ?",
-                    (base_note, first_kept, snapshots[-1]),
+                    "DELETE FROM journal WHERE kind = 'note' AND instr(body, ?) > 0 AND pos > ? AND pos < ?",
+                    (_type_needle(base_note), first_kept, snapshots[-1]),
                 ).rowcount
         return {"entries": entries, "snapshots": dropped}
 
@@ -239,48 +283,83 @@ class Journal:
 
     def commands(self, upto_pos: int | None = None, after_pos: int = 0) -> Iterator[dict[str, Any]]:
         """The accepted commands in journal order (optionally only those at positions in (``after_pos``,
-        ``upto_pos``])."""
+        ``upto_pos``]); raises :class:`UnreadableRow` at a row that cannot be read."""
+        for _, command in self.commands_at(upto_pos, after_pos):
+            yield command
+
+    def commands_at(self, upto_pos: int | None = None, after_pos: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+        """:meth:`commands` with each command's position; quarantined rows are left out."""
         limit = upto_pos if upto_pos is not None else 2**62
         with self._lock:
             rows = self._db.execute(
-                "SELECT body FROM journal WHERE kind = 'command' AND pos > ? AND pos <= ? ORDER BY pos",
+                "SELECT pos, body FROM journal WHERE kind = 'command' AND pos > ? AND pos <= ? AND "
+                + _NOT_QUARANTINED
+                + " ORDER BY pos",
                 (after_pos, limit),
             ).fetchall()
-        for (body,) in rows:
-            yield json.loads(body)
+        for pos, body in rows:
+            yield int(pos), _read(int(pos), body)
 
     def entries(self) -> list[tuple[int, str, int | None, dict[str, Any]]]:
         """Every entry as ``(pos, kind, seq, body)`` in order (for tests, audits and the ``journal`` tools)."""
         with self._lock:
             rows = self._db.execute("SELECT pos, kind, seq, body FROM journal ORDER BY pos").fetchall()
-        return [(int(p), str(k), None if s is None else int(s), json.loads(b)) for p, k, s, b in rows]
+        return [(int(p), str(k), None if s is None else int(s), _read(int(p), b)) for p, k, s, b in rows]
 
     def last_note(self, note_type: str) -> dict[str, Any] | None:
-        """The newest note whose ``type`` is ``note_type``."""
+        """The newest readable note whose ``type`` is ``note_type``."""
         found = self.last_note_at(note_type)
         return found[1] if found is not None else None
 
     def last_note_at(self, note_type: str) -> tuple[int, dict[str, Any]] | None:
-        """The newest note whose ``type`` is ``note_type``, with its position (``commands(after_pos=...)`` then
-        gives what came after it). Walks the journal backwards from its end, so a recent note is found at once."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT pos, body FROM journal WHERE kind = 'note' AND json_extract(body, '$.type') = ? "
-                "ORDER BY pos DESC LIMIT 1",
-                (note_type,),
-            ).fetchall()
-        return (int(rows[0][0]), json.loads(rows[0][1])) if rows else None
+        """The newest readable note whose ``type`` is ``note_type``, with its position (``commands(after_pos=...)``
+        then gives what came after it)."""
+        return next(self.notes_newest_first(note_type), None)
 
-    def first_note_at(self, note_type: str) -> tuple[int, dict[str, Any]] | None:
-        """The oldest note whose ``type`` is ``note_type``, with its position (after :meth:`prune`, where a full
-        replay starts)."""
+    def notes_newest_first(self, note_type: str) -> Iterator[tuple[int, dict[str, Any]]]:
+        """The notes whose ``type`` is ``note_type`` as ``(pos, note)``, newest first, walking the journal backwards
+        from its end (a recent note is found at once). A note that cannot be read is skipped with one log line, so
+        the caller gets the last good one."""
+        needle = _type_needle(note_type)
+        before = 2**62
+        while True:
+            with self._lock:  # one row per query: SQLite walks the primary key backwards and stops at the first
+                row = self._db.execute(
+                    "SELECT pos, body FROM journal WHERE kind = 'note' AND pos < ? AND instr(body, ?) > 0 AND "
+                    + _NOT_QUARANTINED
+                    + " ORDER BY pos DESC LIMIT 1",
+                    (before, needle),
+                ).fetchone()
+            if row is None:
+                return
+            before = int(row[0])
+            try:
+                note = _read(before, row[1])
+            except UnreadableRow as exc:
+                log.warning("%s; skipping it", exc)
+                continue
+            if isinstance(note, dict) and note.get("type") == note_type:
+                yield before, note
+
+    def quarantine_from(self, pos: int, reason: str) -> int:
+        """Set the command and note rows from ``pos`` to the journal's end aside (they stay in the file, listed in
+        the ``quarantine`` table; no read returns them again). Returns how many such rows that was."""
+        with self._lock, self._transaction():
+            last = int(self._db.execute("SELECT COALESCE(MAX(pos), ?) FROM journal", (pos,)).fetchone()[0])
+            self._db.execute(
+                "INSERT OR REPLACE INTO quarantine (first_pos, last_pos, ts, reason) VALUES (?, ?, ?, ?)",
+                (pos, last, time.time(), reason),
+            )
+            count = self._db.execute(
+                "SELECT COUNT(*) FROM journal WHERE kind != 'event' AND pos BETWEEN ? AND ?", (pos, last)
+            ).fetchone()[0]
+        return int(count)
+
+    def quarantined(self) -> list[tuple[int, int, str]]:
+        """The ranges set aside, as ``(first_pos, last_pos, reason)``."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT pos, body FROM journal WHERE kind = 'note' AND json_extract(body, '$.type') = ? "
-                "ORDER BY pos LIMIT 1",
-                (note_type,),
-            ).fetchall()
-        return (int(rows[0][0]), json.loads(rows[0][1])) if rows else None
+            rows = self._db.execute("SELECT first_pos, last_pos, reason FROM quarantine ORDER BY first_pos").fetchall()
+        return [(int(a), int(b), str(r)) for a, b, r in rows]
 
     def last_event_of(self, types: tuple[str, ...], after_pos: int = 0) -> dict[str, Any] | None:
         """The newest event whose ``type`` is one of ``types`` at a position after ``after_pos``, or ``None``.
@@ -298,12 +377,19 @@ class Journal:
         return json.loads(row[0]) if row else None
 
     def events(self, from_seq: int = 1, limit: int = 1000) -> list[dict[str, Any]]:
-        """Events with ``seq >= from_seq`` in order (the ``resend`` command uses this)."""
+        """Events with ``seq >= from_seq`` in order (the ``resend`` command uses this); an event that cannot be read
+        (an older version's) is left out with one log line."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT body FROM journal WHERE seq >= ? ORDER BY seq LIMIT ?", (from_seq, limit)
+                "SELECT pos, body FROM journal WHERE seq >= ? ORDER BY seq LIMIT ?", (from_seq, limit)
             ).fetchall()
-        return [json.loads(b) for (b,) in rows]
+        events = []
+        for pos, body in rows:
+            try:
+                events.append(_read(int(pos), body))
+            except UnreadableRow as exc:
+                log.warning("%s; not re-sent", exc)
+        return events
 
     def pending(self, after_seq: int = 0, limit: int = 100) -> list[tuple[int, str]]:
         """Undelivered events with ``seq > after_seq`` as ``(seq, json text)``, oldest first."""

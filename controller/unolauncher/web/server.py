@@ -29,19 +29,34 @@ page reads: ``mqtt_url`` (required), ``table``, ``base`` (defaults to ``unolaunc
 Text files are gzip-compressed once on first request (the vendored MQTT.js is 340 kB raw, ~100 kB gzipped: it
 matters on a Pi's Wi-Fi). The vendored library is cached for a day; the page's own files are revalidated
 with an ETag so a new version shows up at once.
+
+Bounded against a hostile LAN: files are cached by their resolved path (``/./././x`` is the same entry as ``/x``), at
+most :data:`MAX_CACHED_FILES`; a request must arrive whole within ``request_timeout`` seconds (a client dribbling a
+byte at a time is cut off, as is a keep-alive connection left idle); at most ``max_connections`` connections are
+served at once, ``max_per_client`` from one address (more are closed at once instead of queueing, and one host cannot
+take every slot from the phones); a request the server cannot make sense of (a NUL
+byte or an over-long path, a ``Host`` that is not a host) gets a 4xx, never a traceback.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
-import json
+import io
+import logging
+import socket
 import threading
+import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from unolauncher import strict_json
+from unolauncher.slots import ConnectionSlots
+
+log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
@@ -58,6 +73,63 @@ CONTENT_TYPES: dict[str, str] = {
     ".webmanifest": "application/manifest+json",
 }
 COMPRESSIBLE = (".html", ".js", ".css", ".json", ".svg", ".md", ".txt", ".webmanifest")
+MAX_CACHED_FILES = 64  # the page has about 15 files
+MAX_PATH = 1024  # characters of a URL path; the page's longest is about 30
+REQUEST_TIMEOUT_S = 10.0  # for the request line and headers to arrive, counted from the first byte awaited
+SEND_TIMEOUT_S = 30.0  # for one response to be taken by the client (the MQTT library on a slow phone link)
+MAX_CONNECTIONS = 64  # a household's phones need a few each
+MAX_PER_CLIENT = 16  # a browser opens about 6 per host
+
+
+class _DeadlineReader(io.RawIOBase):
+    """The connection's input with one deadline for a whole request head (per-read timeouts alone let a client keep a
+    connection for ever by sending a byte just before each runs out)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self.deadline = time.monotonic() + REQUEST_TIMEOUT_S
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive in time")
+        self._sock.settimeout(left)
+        return self._sock.recv_into(buffer)
+
+
+class _BoundedHTTPServer(ThreadingHTTPServer):
+    """One thread per connection, within the connection slots; quiet about clients that hang up."""
+
+    daemon_threads = True
+    request_queue_size = 128  # listen backlog: a burst is accepted (and over the cap, closed) at once, not left waiting
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], slots: ConnectionSlots) -> None:
+        super().__init__(address, handler)
+        self.slots = slots
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        client = str(client_address[0])
+        if not self.slots.take(client):
+            self.shutdown_request(request)  # closed at once: no thread, no file handle kept for it
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.give_back(client)
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.give_back(str(client_address[0]))
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A phone that walks out of Wi-Fi mid-response is normal, not a traceback in the journal.
+        log.debug("dashboard connection from %s ended with an error", client_address, exc_info=True)
 
 
 class _Asset:
@@ -87,17 +159,20 @@ class DashboardServer:
 
     def __init__(
         self, host: str = "0.0.0.0", port: int = 8080, config: dict[str, Any] | None = None,
-        static_dir: Path | None = None,
+        static_dir: Path | None = None, request_timeout: float = REQUEST_TIMEOUT_S,
+        max_connections: int = MAX_CONNECTIONS, max_per_client: int = MAX_PER_CLIENT,
     ) -> None:
         self.host = host
         self.requested_port = port
+        self.request_timeout = request_timeout
+        self.slots = ConnectionSlots(max_connections, max_per_client)
         self.config: dict[str, Any] = dict(config or {})
         if "table" in self.config and "base" not in self.config:
             self.config["base"] = f"unolauncher/{self.config['table']}/"
         self.static_dir = (static_dir or STATIC_DIR).resolve()
         self._assets: dict[str, _Asset] = {}
         self._assets_lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: _BoundedHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     @property
@@ -120,8 +195,7 @@ class DashboardServer:
         if self._httpd is not None:
             return
         handler = _make_handler(self)
-        self._httpd = ThreadingHTTPServer((self.host, self.requested_port), handler)
-        self._httpd.daemon_threads = True
+        self._httpd = _BoundedHTTPServer((self.host, self.requested_port), handler, self.slots)
         # poll_interval bounds how long stop() waits; 0.2 s costs a Pi Zero nothing measurable.
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.2}, name="dashboard-http", daemon=True
@@ -156,30 +230,75 @@ class DashboardServer:
         return cfg
 
     def asset(self, url_path: str) -> _Asset | None:
-        """The static file for a URL path, or None (also for anything outside the static folder)."""
+        """The static file for a URL path, or None (also for anything outside the static folder).
+
+        Cached by the file's resolved path, so the spellings of one file (``/x``, ``/./x``, ``/a/../x``) share one
+        entry; files that appear after :data:`MAX_CACHED_FILES` are served but not kept.
+        """
         rel = url_path.lstrip("/") or "index.html"
-        with self._assets_lock:
-            cached = self._assets.get(rel)
-            if cached is not None:
-                return cached
+        try:
             path = (self.static_dir / rel).resolve()
             if not path.is_relative_to(self.static_dir) or not path.is_file():
                 return None
+        except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+            return None
+        key = str(path)
+        with self._assets_lock:
+            cached = self._assets.get(key)
+            if cached is not None:
+                return cached
             asset = _Asset(path)
-            self._assets[rel] = asset
+            if len(self._assets) < MAX_CACHED_FILES:
+                self._assets[key] = asset
             return asset
+
+    def cached_files(self) -> int:
+        """How many files the cache holds."""
+        with self._assets_lock:
+            return len(self._assets)
+
+    @property
+    def refused_connections(self) -> int:
+        """Connections closed at once: ``max_connections`` in all, or ``max_per_client`` from one address, open."""
+        return self.slots.refused
 
 
 def _hostname(host_header: str | None) -> str:
+    """The host name in a ``Host`` header, or "" when there is none or it is not a host (``[``)."""
     if not host_header:
         return ""
-    return urlsplit("//" + host_header.strip()).hostname or ""
+    try:
+        name = urlsplit("//" + host_header.strip()).hostname or ""
+    except ValueError:
+        return ""
+    return name if name.isprintable() and len(name) <= 253 else ""
 
 
 def _make_handler(server: DashboardServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "unolauncher-dashboard"
         protocol_version = "HTTP/1.1"
+        # Errors for requests without a version get a status line too (HTTP/0.9 answers have none).
+        default_request_version = "HTTP/1.0"
+        _reader: _DeadlineReader
+
+        def parse_request(self) -> bool:
+            if not super().parse_request():
+                return False
+            if len(self.requestline.split()) < 3:  # HTTP/0.9: no browser sends it
+                self.send_error(HTTPStatus.BAD_REQUEST, "The request has no HTTP version.")
+                return False
+            return True
+
+        def setup(self) -> None:
+            super().setup()
+            self._reader = _DeadlineReader(self.connection)
+            self.rfile = io.BufferedReader(self._reader)
+
+        def handle_one_request(self) -> None:
+            # One deadline for each request's line and headers, and for the idle time before it (keep-alive).
+            self._reader.deadline = time.monotonic() + server.request_timeout
+            super().handle_one_request()
 
         def do_GET(self) -> None:
             self._respond(head=False)
@@ -188,9 +307,18 @@ def _make_handler(server: DashboardServer) -> type[BaseHTTPRequestHandler]:
             self._respond(head=True)
 
         def _respond(self, head: bool) -> None:
-            path = urlsplit(self.path).path
+            self.connection.settimeout(SEND_TIMEOUT_S)
+            try:
+                path = urlsplit(self.path).path
+            except ValueError:
+                self.send_error(HTTPStatus.BAD_REQUEST, "The request path is not a URL.")
+                return
+            if "\x00" in path or len(path) > MAX_PATH:
+                status = HTTPStatus.BAD_REQUEST if "\x00" in path else HTTPStatus.REQUEST_URI_TOO_LONG
+                self.send_error(status, "The request path is not one this server has.")
+                return
             if path == "/config.json":
-                body = json.dumps(server.config_for(self.headers.get("Host"))).encode()
+                body = strict_json.dumps(server.config_for(self.headers.get("Host")), sort_keys=False).encode()
                 self._send(HTTPStatus.OK, body, "application/json", {"Cache-Control": "no-store"}, head)
                 return
             asset = server.asset(path)

@@ -1,0 +1,92 @@
+"""The table applies a command whole or not at all, and answers every command exactly once, whatever raises.
+
+Faults are injected where the daemon met them: a step after the journal write (where the ``custom`` preset once
+raised in the press handler's sync and every later command went unanswered), a referee that raises instead of
+refusing, and a command hook (``prepare``) that fails.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from daemon.game import NEW_GAME
+from unolauncher.daemon.table import Table
+from unolauncher.rules.referee import Referee
+from unolauncher.store.journal import Journal
+
+from .test_busy import Recorder
+
+
+class Published(Recorder):
+    """A recorder that also keeps the retained state it was given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.states: list[dict[str, Any]] = []
+
+    def state(self, public_state: dict[str, Any]) -> None:
+        self.states.append(public_state)
+
+
+def run(table: Table, *commands: dict[str, Any]) -> list[dict[str, Any]]:
+    """Send payloads through the worker's own path and return the replies (one per payload, in order)."""
+    assert isinstance(table.output, Recorder)
+    table.start()
+    for i, command in enumerate(commands):
+        table.submit_payload(json.dumps({**command, "id": i}).encode())
+    table.stop()
+    return table.output.replies
+
+
+def replayed(journal: Journal) -> dict[str, Any]:
+    referee = Referee()
+    for command in journal.commands():
+        referee.handle(command)
+    return referee.to_json()
+
+
+def test_a_failure_after_the_journal_write_loses_no_reply(tmp_path: Path) -> None:
+    class Flaky(Published):  # publishing the retained state fails once, after the command was journalled
+        failed = False
+
+        def state(self, public_state: dict[str, Any]) -> None:
+            if not self.failed:
+                self.failed = True
+                raise ValueError("simulated: the bus could not take the state")
+            super().state(public_state)
+
+    output = Flaky()
+    table = Table(Journal(tmp_path / "j.sqlite3"), Referee, output)
+    replies = run(table, dict(NEW_GAME), {"type": "status"}, {"type": "hit"})
+    assert [(r["id"], r["ok"]) for r in replies] == [(0, True), (1, True), (2, True)]
+    assert replayed(table.journal) == table.referee.to_json()
+    assert output.states[-1]["seq"] == table.journal.last_seq
+
+
+def test_a_referee_that_raises_is_rebuilt_from_the_journal(tmp_path: Path) -> None:
+    class Fragile(Referee):
+        def handle(self, command: Any) -> list[dict[str, Any]]:
+            if command.get("type") == "hit" and command.get("cards") == 5:
+                self._s.round = 99  # changes something, then raises: the promise "never raises" broken
+                raise RuntimeError("simulated referee bug")
+            return super().handle(command)
+
+    table = Table(Journal(tmp_path / "j.sqlite3"), Fragile, Recorder())
+    replies = run(table, dict(NEW_GAME), {"type": "hit", "cards": 5}, {"type": "hit", "cards": 1})
+    assert [(r["ok"], r["code"]) for r in replies] == [(True, "ok"), (False, "internal_error"), (True, "ok")]
+    assert table.referee.to_json() == replayed(table.journal)
+    assert table.referee.public_state()["round"] == 1
+
+
+def test_a_failing_prepare_hook_still_gets_exactly_one_reply(tmp_path: Path) -> None:
+    def prepare(command: dict[str, Any]) -> dict[str, Any]:
+        if command["type"] == "new_game":
+            raise KeyError("simulated")
+        return command
+
+    table = Table(Journal(tmp_path / "j.sqlite3"), Referee, Recorder(), prepare=prepare)
+    replies = run(table, dict(NEW_GAME), {"type": "undo"})
+    assert [(r["id"], r["code"]) for r in replies] == [(0, "internal_error"), (1, "nothing_to_undo")]
+    assert table.journal.last_seq == 0
