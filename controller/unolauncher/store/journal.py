@@ -367,14 +367,23 @@ class Journal:
         Walks back from the end of the journal, down to ``after_pos`` at most: give a recent position (the last
         snapshot note) to keep it short on a long journal.
         """
-        marks = ", ".join("?" for _ in types)
+        # instr on the writer's spelling, not json_extract (see _type_needle); the parse confirms the row's own type
+        # (an event's nested objects could spell it too) and skips a row that cannot be read.
+        needles = " OR ".join("instr(body, ?) > 0" for _ in types)
         with self._lock:
-            row = self._db.execute(
-                f"SELECT body FROM journal WHERE pos > ? AND kind = 'event' "
-                f"AND json_extract(body, '$.type') IN ({marks}) ORDER BY pos DESC LIMIT 1",
-                (after_pos, *types),
-            ).fetchone()
-        return json.loads(row[0]) if row else None
+            rows = self._db.execute(
+                f"SELECT pos, body FROM journal WHERE pos > ? AND kind = 'event' AND ({needles}) ORDER BY pos DESC",
+                (after_pos, *(_type_needle(name) for name in types)),
+            ).fetchall()
+        for pos, body in rows:
+            try:
+                event = _read(int(pos), body)
+            except UnreadableRow as exc:
+                log.warning("%s; skipped", exc)
+                continue
+            if isinstance(event, dict) and event.get("type") in types:
+                return event
+        return None
 
     def events(self, from_seq: int = 1, limit: int = 1000) -> list[dict[str, Any]]:
         """Events with ``seq >= from_seq`` in order (the ``resend`` command uses this); an event that cannot be read
