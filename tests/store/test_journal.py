@@ -144,7 +144,9 @@ def test_last_event_of_finds_the_newest_and_reads_past_a_row_it_cannot_parse(tmp
     journal.append_events([{"type": "launcher_disabled", "by": "ann"}])
     journal.append_events([{"type": "note_about", "inner": {"type": "launcher_enabled"}}])
     with sqlite3.connect(path) as db:  # what an older writer could leave: not strict JSON
-        db.execute("INSERT INTO journal (kind, ts, body) VALUES ('event', 0, ?)", ('{"type":"launcher_enabled","x":NaN}',))
+        db.execute(
+            "INSERT INTO journal (kind, ts, body) VALUES ('event', 0, ?)", ('{"type":"launcher_enabled","x":NaN}',)
+        )
     found = Journal(path).last_event_of(("launcher_disabled", "launcher_enabled"))
     assert found is not None and found["type"] == "launcher_disabled" and found["by"] == "ann"
     assert Journal(path).last_event_of(("launcher_enabled",)) is None
