@@ -4,13 +4,22 @@ Threads and who may touch what:
 
 - the **worker** thread (one, started by :meth:`Table.start`) is the only one that writes commands and events to
   the journal, in the order they happened, and the only one that applies queued commands to the referee;
-- the launcher's input thread (a GPIO edge) **never waits for the table**. It *claims* a press
-  (:meth:`Table.claim_press`: who may hit, and the referee's next plan, used up by a ``pressed`` command) only if
-  :attr:`Table.lock` is free at that instant — the press is refused as ``busy`` otherwise, never kept waiting — and
-  it reports its events by appending to a queue without the lock. The emergency stop is read without a lock.
-  :attr:`Table.lock` is held only for ``referee.handle()`` itself, never across a disk or network write. The
-  ejection model's state lives in the referee alone; nothing copies it. A lid opening is a ``lid_opened`` command,
-  on the launcher's timer thread;
+- the launcher's input thread (a GPIO edge) **never waits for the table** and never takes :attr:`Table.lock`.
+  After every change of the referee the table publishes an immutable :class:`PressSnapshot` — who may hit now, the
+  referee's next plan for them and the ``pressed`` command that will record it — by one reference swap. A press
+  *claims* it (:meth:`Table.claim_press`) under a tiny press lock of the table's own: the snapshot is swapped for
+  "claimed" and the claim appended to a queue of claims; the motor starts at once. A lid opening
+  (:meth:`Table.on_lid_opened`) goes into the same queue, closing the snapshot (its plan counted presses from
+  before the refill). The emergency stop is read without a lock. Launcher events go to the journal queue without a
+  lock;
+- **whoever changes the referee** (the worker applying a command, :meth:`Table.on_hit`, a rollback) first closes
+  the snapshot under the press lock, then, under :attr:`Table.lock`, applies the waiting claims as ``pressed`` /
+  ``lid_opened`` commands in the order they came, then its own change, then publishes the next snapshot. So the
+  referee sees every press exactly where it happened, with the plan it fired with (checked), and a replay of the
+  journal gives every press the same plan; no press is claimed from stale state (a press on a closed or claimed
+  snapshot is ``ignored_press``). :attr:`Table.lock` is held only for ``referee.handle()`` and what it publishes,
+  never across a disk or network write, and never by the press path. The ejection model's state lives in the
+  referee alone; nothing copies it;
 - a finished run's hit is applied to the referee **at once** by the launcher's timer thread (:meth:`Table.on_hit`),
   so the next press is attributed from a referee that already counts it, however slow the disk (the press handler
   ignores presses until then); it is journalled by the worker right after, before anything about it is published;
@@ -37,9 +46,10 @@ import queue
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from unolauncher.bus.discovery import sensor_values
 from unolauncher.daemon.commands import DAEMON_COMMANDS, check_daemon_command, decode_command, reply
@@ -82,7 +92,7 @@ class RefereeLike(Protocol):
 
     def commitment(self) -> str | None: ...
 
-    def next_fire_plan(self, player: str | None) -> FirePlan | None: ...
+    def next_fire_plan(self, player: str | None, secret: str | None = None) -> FirePlan | None: ...
 
     def to_json(self) -> dict[str, Any]: ...
 
@@ -147,6 +157,21 @@ class CommandRefused(Exception):
         self.message = message
 
 
+@dataclass(frozen=True)
+class PressSnapshot:
+    """What the next press may claim, published by the table after every change of its referee (one reference
+    swap): who it counts for and the plan the referee will record for it, and the ``pressed`` command that records
+    it (with the free-play secret when no launcher commitment is open). Never changed: a claim replaces it.
+
+    Example::
+
+        PressSnapshot(PressClaim("ann", FirePlan(fire=True, cards=2, run_ms=420)), {"type": "pressed", "player": "ann"})
+    """
+
+    claim: PressClaim
+    command: dict[str, Any]
+
+
 @dataclass
 class _Record:
     """Something to journal: an applied command with its events, or launcher/daemon events alone."""
@@ -157,6 +182,9 @@ class _Record:
     origin: str = "worker"  # "worker" (a command from the queue), "hit" (applied by on_hit), "press", "launcher"
     seq: int = 0  # the journal's last seq once written
     error: Exception | None = None
+    # A claim (a press, a lid opening) the referee has not applied yet: the journal waits for it (see _settle_locked).
+    pending: bool = False
+    plan: FirePlan | None = None  # a press's: the plan it fired with, which the referee must record
 
 
 class Table:
@@ -210,6 +238,13 @@ class Table:
         self._pruned_at: float | None = None  # monotonic time of the last prune
         self._enabled = True  # the emergency stop is off (journalled: launcher_disabled / launcher_enabled)
         self._enabled_journalled = True  # the last value the journal holds (the referee snapshot note records it)
+        # The press path's own lock, held only to swap the snapshot and queue a claim (never across anything slow;
+        # taken inside self.lock by the referee's changers, never the other way round).
+        self._press_lock = threading.Lock()
+        self._press_snapshot: PressSnapshot | None = None  # None: claimed, or closed while the referee changes
+        self._claims: collections.deque[_Record] = collections.deque()  # claimed, not yet applied (in order)
+        with self._changing():  # the first snapshot, for the fresh referee
+            pass
 
     # -- start-up -----------------------------------------------------------------------------------------------
 
@@ -221,7 +256,7 @@ class Table:
         self._enabled = self._enabled_journalled = enabled
         if self.launcher is not None:
             self.launcher.set_enabled(enabled)
-        with self.lock:
+        with self._changing():
             self.referee = referee
         chosen = self.journal.last_note(PRESET_NOTE)
         if chosen is not None and chosen.get("preset") in self.presets:
@@ -330,7 +365,6 @@ class Table:
                 log.warning("could not keep the next game's preset in the journal: %s", exc)
 
     def start(self) -> None:
-        self._plan_ahead()
         worker = threading.Thread(target=self._work, name="table-worker", daemon=True)
         worker.start()
         self._worker = worker  # only once started: health() reads it from another thread
@@ -411,65 +445,105 @@ class Table:
         with self.lock:
             return self.referee.hitter()
 
-    def claim_press(self, lockout: bool) -> PressClaim | Refusal | None:
-        """A button press (launcher thread): who it counts for and the plan to fire; ``None`` when nobody may hit
-        and ``lockout`` is on; ``"disabled"`` while the emergency stop is on; ``"busy"`` when :attr:`lock` is taken
-        at this very instant. The input thread never waits for the lock (a lid edge may be queued behind this
-        press); the lock is held only for ``referee.handle()``, so a busy refusal is rare, and says "press again".
+    def claim_press(self, lockout: bool) -> PressClaim | Refusal | Literal["ignored"] | None:
+        """A button press (launcher thread): who it counts for and the plan to fire, from the published
+        :class:`PressSnapshot`; ``None`` when nobody may hit and ``lockout`` is on; ``"disabled"`` while the
+        emergency stop is on; ``"ignored"`` when the snapshot is claimed already or closed (the referee is changing
+        at this instant). Never takes :attr:`lock` (it may be held for as long as it likes): one swap under the press
+        lock, and the claim waits in a queue until the next change of the referee applies it as a ``pressed``
+        command — the worker's very next turn (:meth:`press_started` wakes it), or the press's own hit.
 
-        The plan is the referee's: a ``pressed`` command uses it up (and is journalled like any command), so the
-        model's state has one owner and a replay of the journal gives this press the same plan. With no launcher
-        commitment open (between rounds, ``lockout = false``) the command carries a fresh secret for free play.
-        A press that comes while the previous press's hit is on its way never gets here: the press handler
-        ignores it until that hit has reached the referee.
+        The plan is the referee's next one: nothing can change the referee before it has applied this claim, so it
+        records exactly this plan, and a replay of the journal gives this press the same plan again.
         """
         if not self._enabled:
             return "disabled"
-        if not self.lock.acquire(blocking=False):
-            return "busy"
+        with self._press_lock:
+            snapshot = self._press_snapshot
+            if snapshot is None:
+                return "ignored"
+            claim = snapshot.claim
+            if claim.player is None and lockout:
+                return None
+            self._press_snapshot = None
+            record = _Record(snapshot.command, [], origin="press", pending=True, plan=claim.plan)
+            self._claims.append(record)
+            self._unjournalled.append(record)  # its place in the journal: where the press happened
+        return claim
+
+    @contextmanager
+    def _changing(self) -> Iterator[None]:
+        """Around every change of the referee (any thread but the press path): under :attr:`lock`, the claims made so
+        far are applied first, in order (:meth:`_settle_locked`), then the caller's change; then the next snapshot
+        is published (:meth:`_publish_locked`). Records of the change are appended to the journal queue inside."""
+        with self.lock:
+            self._settle_locked()
+            try:
+                yield
+            finally:
+                self._publish_locked()
+
+    def _settle_locked(self) -> None:
+        """Close the press snapshot and apply every waiting claim to the referee, in the order they came (caller
+        holds :attr:`lock`). A press's ``pressed`` records the plan it fired with; should the referee record another
+        one (a bug: the snapshot was stale), that is logged as an error."""
+        with self._press_lock:
+            self._press_snapshot = None
+            claims = list(self._claims)
+            self._claims.clear()
+        for record in claims:
+            command = record.command
+            assert command is not None
+            events = self.referee.handle(command)
+            if not events or events[0].get("type") == "rejected":
+                if record.plan is not None:  # the referee refusing its own launcher's press: a bug
+                    log.error("the referee refused a press that was claimed: %s", events)
+                # (a lid opened with no commitment open: nothing to record)
+                record.command, record.events = None, []
+            else:
+                record.events = events
+                if record.plan is not None and events[-1].get("plan") != record.plan.to_json():
+                    log.error("a press fired %s but the referee recorded %s", record.plan, events[-1].get("plan"))
+            record.pending = False
+
+    def _publish_locked(self) -> None:
+        """The next press's snapshot from the referee as it now stands (caller holds :attr:`lock`, and has settled
+        the claims): who may hit, their next plan (computed now, off the press path) and the ``pressed`` command.
+        With no launcher commitment open such a press opens free play: its secret is drawn now. Left closed when a
+        lid opening came in meanwhile: the plan would not count it; the change that applies it publishes."""
         try:
             referee = self.referee
             player = referee.hitter()
-            if player is None and lockout:
-                return None
             command: dict[str, Any] = {"type": "pressed", "player": player}
-            plan = referee.next_fire_plan(player)  # planned ahead (see _plan_ahead): no hashing here
+            plan = referee.next_fire_plan(player)
             if plan is None:
                 command["secret"] = secrets.token_hex(32)
-            events = referee.handle(command)
-            if not events or events[-1].get("type") != "press":  # the referee refusing its own launcher: a bug
-                log.error("the referee refused a press: %s", events)
-                return None
-            self._unjournalled.append(_Record(command, events, origin="press"))
-        finally:
-            self.lock.release()
-        return PressClaim(player, plan if plan is not None else FirePlan.from_json(events[-1]["plan"]))
-
-    def _plan_ahead(self) -> None:
-        """Let the referee compute the next press's plan now, off the press path (it keeps it until its launcher
-        record or the hitter changes): after every command, hit and lid opening. Takes the lock."""
-        with self.lock:
-            referee = self.referee
-            referee.next_fire_plan(referee.hitter())
+                plan = referee.next_fire_plan(player, command["secret"])
+            snapshot = None if plan is None else PressSnapshot(PressClaim(player, plan), command)
+        except Exception:  # the referee promises never to raise; if it does, presses are ignored until it is fixed
+            log.exception("could not plan the next press")
+            snapshot = None
+        with self._press_lock:
+            if not self._claims:
+                self._press_snapshot = snapshot
 
     def press_started(self) -> None:
-        """After the motor is on (launcher thread): the press's record goes to the worker for the journal. The short
-        step aside lets the worker take the GIL at once (see :data:`HANDOFF_YIELD_S`)."""
+        """After the motor is on (launcher thread): the worker applies the claim and journals it. The short step
+        aside lets the worker take the GIL at once (see :data:`HANDOFF_YIELD_S`)."""
         self._queue.put(_JOURNAL)
         time.sleep(HANDOFF_YIELD_S)
 
     def on_lid_opened(self) -> None:
-        """The lid opened (the launcher's timer thread, once the lid is reported open): a refill, which restarts the
-        sequence count — a ``lid_opened`` command to the referee, journalled like a press (nothing to record when no
-        launcher commitment is open)."""
-        command = {"type": "lid_opened"}
-        with self.lock:
-            events = self.referee.handle(command)
-            if not events or events[0].get("type") == "rejected":
-                return
-            self._unjournalled.append(_Record(command, events, origin="launcher"))
+        """The lid opened (a launcher thread — the serial backend's reader): a refill, which restarts the sequence
+        count. Like a press it never takes :attr:`lock`: it closes the press snapshot (whose plan counted presses
+        from before the refill) and queues a ``lid_opened`` command, which the worker applies and journals next
+        (nothing is recorded when no launcher commitment is open)."""
+        with self._press_lock:
+            self._press_snapshot = None
+            record = _Record({"type": "lid_opened"}, [], origin="launcher", pending=True)
+            self._claims.append(record)
+            self._unjournalled.append(record)
         self._queue.put(_JOURNAL)
-        self._plan_ahead()
 
     def on_hit(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
         """A press's run finished (launcher thread): the hit goes to the referee now, the journal right after.
@@ -479,6 +553,11 @@ class Table:
         did count still count; a planned click (no fire) is a legal 0-card hit.
         """
         self.last_cards_out = result.cards_out
+        with self._changing():  # the press's own claim first, if the worker has not applied it yet
+            self._hit_locked(player, plan, result)
+        self._queue.put(_JOURNAL)
+
+    def _hit_locked(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
         if plan.fire and result.cards_out == 0 and result.outcome != "ok":
             failed: dict[str, Any] = {
                 "type": "hit_failed",
@@ -495,24 +574,21 @@ class Table:
             )
         else:
             command = {"type": "hit", "player": player, "cards": result.cards_out}
-            with self.lock:
-                try:
-                    events = self.referee.handle(command)
-                except Exception as exc:  # the referee promises never to raise; if it does, refuse, don't die
-                    log.exception("referee raised on %s", command)
-                    self._rebuild_referee_locked()
-                    events = [{"type": "rejected", "code": "internal_error", "message": f"The referee failed: {exc}."}]
-                if events and events[0].get("type") == "rejected":
-                    # The cards are out physically; record that the referee could not take them (e.g. an undo).
-                    code, message = events[0].get("code", "rejected"), events[0].get("message", "Refused.")
-                    log.warning("hit by %s with %d card(s) refused: %s", player, result.cards_out, message)
-                    refused = {"type": "hit_refused", "player": player, "cards": result.cards_out}
-                    record = _Record(None, [{**refused, "code": code, "message": message}], origin="launcher")
-                else:
-                    record = _Record(command, events, public=self.referee.public_state(), origin="hit")
-                self._unjournalled.append(record)
-        self._queue.put(_JOURNAL)
-        self._plan_ahead()
+            try:
+                events = self.referee.handle(command)
+            except Exception as exc:  # the referee promises never to raise; if it does, refuse, don't die
+                log.exception("referee raised on %s", command)
+                self._rebuild_referee_locked()
+                events = [{"type": "rejected", "code": "internal_error", "message": f"The referee failed: {exc}."}]
+            if events and events[0].get("type") == "rejected":
+                # The cards are out physically; record that the referee could not take them (e.g. an undo).
+                code, message = events[0].get("code", "rejected"), events[0].get("message", "Refused.")
+                log.warning("hit by %s with %d card(s) refused: %s", player, result.cards_out, message)
+                refused = {"type": "hit_refused", "player": player, "cards": result.cards_out}
+                record = _Record(None, [{**refused, "code": code, "message": message}], origin="launcher")
+            else:
+                record = _Record(command, events, public=self.referee.public_state(), origin="hit")
+            self._unjournalled.append(record)
 
     def on_uno_button(self) -> None:
         """The launcher's UNO button (launcher thread): an ``uno`` call for the player who is exposed, if any."""
@@ -598,7 +674,7 @@ class Table:
                 command = self.prepare(command)
             except CommandRefused as refusal:
                 return False, refusal.code, refusal.message, self.journal.last_seq
-        with self.lock:
+        with self._changing():
             try:
                 events = self.referee.handle(command)
                 rejected = bool(events) and events[0].get("type") == "rejected"
@@ -626,12 +702,16 @@ class Table:
         from the launcher thread). Caller holds :attr:`lock`."""
         referee = self._replayed()[0]
         for record in self._unjournalled:
-            if record.command is not None:
+            if record.command is not None and not record.pending:  # (a claim not applied yet stays so)
                 referee.handle(record.command)
         self.referee = referee
 
     def _journal_pending(self) -> None:
-        """Journal every waiting record in order (one transaction), then publish what they changed. Worker only."""
+        """Journal every waiting record in order (one transaction), then publish what they changed. Worker only.
+        Claims (presses, a lid opening) are applied to the referee first."""
+        if self._claims:
+            with self._changing():
+                pass
         batch = self._drain()
         if not batch:
             return
@@ -668,7 +748,6 @@ class Table:
             assert latest.public is not None
             self.output.state({**latest.public, "seq": latest.seq})
             self._publish_sensors(latest.public)
-            self._plan_ahead()
         elif launcher_changed:  # with a command, _publish_sensors above has published the launcher status already
             self._publish_launcher()
         for record in batch:
@@ -685,10 +764,14 @@ class Table:
             self._snapshot()
 
     def _drain(self) -> list[_Record]:
-        """Everything waiting to be journalled, in order (the worker is the only consumer)."""
+        """Everything waiting to be journalled, in order, up to the first claim the referee has not applied yet (the
+        worker is the only consumer). Claims that had nothing to record are left out."""
         batch = []
-        while self._unjournalled:
-            batch.append(self._unjournalled.popleft())
+        pending = self._unjournalled
+        while pending and not pending[0].pending:
+            record = pending.popleft()
+            if record.command is not None or record.events:
+                batch.append(record)
         return batch
 
     def _journal_failed(self, batch: list[_Record], exc: Exception) -> None:
@@ -700,7 +783,7 @@ class Table:
         """
         log.error("could not journal %d record(s): %s; rolling the referee back to the journal", len(batch), exc)
         referee = self._replayed()[0]
-        with self.lock:
+        with self._changing():
             batch = batch + self._drain()  # applied to the referee after these: they go too
             self.referee = referee
         for record in batch:

@@ -5,25 +5,25 @@ Runs on the launcher's input thread (gpiozero's edge thread, or the serial reade
 (``bench/latency.py``): between the edge and the motor pin there is no disk, no network and no thread hand-off —
 just a callback, the claim and three pin writes. **Nothing here waits**: lgpio delivers every GPIO callback on one
 thread, so a press that waited would delay the lid edge behind it. The emergency stop is read without a lock; the
-table answers a claim only if its lock is free at that instant (``"busy"`` otherwise: the press is refused, "press
-again"); a press that comes while the previous press's hit has not reached the table yet is ignored
-(``ignored_press``) instead of waiting for it or being attributed from the state that hit is about to change; and a
+table answers a claim from the immutable snapshot it publishes after every change of its referee (one reference
+swap under a press lock of its own, never the table's lock: see ``daemon/table.py``); a press that comes while the
+previous press's hit has not reached the table yet, or at the instant the table is replacing its snapshot, is
+ignored (``ignored_press``) instead of waiting for it or being attributed from the state about to change; and a
 result known on the input thread itself (a click, a run the launcher would not start) is reported through
 ``run_later`` (the daemon: its timer thread), since the table applies hits under its lock.
 
 The plan is not this module's to choose: the ejection model's state belongs to the referee alone
-(``rules/ejection_stream.py``), and the claim uses its next plan up with a journalled ``pressed`` command, so a replay
-of the journal gives every press the same plan again. The table's ``after_press`` (hand the press's record to the
-journal) and ``on_hit`` run *after* the motor is on.
+(``rules/ejection_stream.py``); the claim is the referee's next plan, which the table then records with a journalled
+``pressed`` command, so a replay of the journal gives every press the same plan again. The table's ``after_press``
+(wake its worker to record the press) and ``on_hit`` run *after* the motor is on.
 
 Events (``on_event``; every one a dict with ``type``):
 
 * ``fired`` — a run ended: ``player``, ``cards`` (counted), ``outcome``, ``ran_ms``, ``counted``;
-* ``ignored_press`` — a press while the motor runs (the toy ignores rapid presses too), or before the previous
-  press's hit reached the table;
+* ``ignored_press`` — a press while the motor runs (the toy ignores rapid presses too), before the previous
+  press's hit reached the table, or while the table replaces its next plan (a command being applied: microseconds);
 * ``lockout`` — nobody may hit now (option ``lockout``): nothing fires, no plan is used;
-* ``press_refused`` — ``reason``: ``lid_open`` (close the lid), ``disabled`` (the emergency stop is on) or ``busy``
-  (the table was busy at that instant: press again);
+* ``press_refused`` — ``reason``: ``lid_open`` (close the lid) or ``disabled`` (the emergency stop is on);
 * the launcher's own ``lid_open``, ``lid_closed``, ``jam``, ``magazine_empty``, ``max_run``, ``fault``, forwarded.
 
 (The ``press`` event itself — ``player``, ``index``, ``plan``, ``commitment``, the line ``unolauncher verify``
@@ -70,14 +70,14 @@ class PressClaim:
     plan: FirePlan
 
 
-# Why the table took no press: the emergency stop is on, or its lock was taken at that instant (it never waits).
-Refusal = Literal["disabled", "busy"]
-# The table's claim: ``claim(lockout)`` — ``None`` when nobody may hit and ``lockout`` is on, or a refusal (nothing
-# is used up either way).
-ClaimCallback = Callable[[bool], PressClaim | Refusal | None]
+# Why the table took no press: the emergency stop is on.
+Refusal = Literal["disabled"]
+# The table's claim: ``claim(lockout)`` — ``None`` when nobody may hit and ``lockout`` is on, a refusal, or
+# ``"ignored"`` when the table's next plan is claimed already or being replaced at this instant (nothing is used up
+# in any of these cases).
+ClaimCallback = Callable[[bool], PressClaim | Refusal | Literal["ignored"] | None]
 _REFUSALS: dict[str, str] = {
     "disabled": "The launcher is disabled (emergency stop): enable it to fire.",
-    "busy": "The table was busy for a moment: press again.",
 }
 
 
@@ -85,7 +85,8 @@ class PressHandler:
     """Wires a :class:`Launcher`'s button and lid to the table and reports hits.
 
     ``claim(lockout)`` answers a press: the player it counts for and the plan to fire, or ``None`` when nobody may
-    hit now and ``lockout`` is on (such a press does nothing but emit ``lockout``), or a :data:`Refusal`. Without
+    hit now and ``lockout`` is on (such a press does nothing but emit ``lockout``), a :data:`Refusal`, or
+    ``"ignored"`` (the press is reported as ``ignored_press``, like one during a run). Without
     lockout the launcher still fires and ``on_hit`` gets ``player=None``. ``enabled()`` (the emergency stop, read
     without a lock) is asked first; ``run_later(fn)`` runs ``fn`` off the input thread (without it: at once).
 
@@ -144,12 +145,15 @@ class PressHandler:
         if self._lid_open:
             self._emit({"type": "press_refused", "reason": "lid_open", "message": "Close the lid to fire."})
             return
-        claim = self._claim(self.lockout)  # outside our lock: the table answers under its own (or not at all)
+        claim = self._claim(self.lockout)  # outside our lock: the table answers from its snapshot
         if claim is None:
             self._emit({"type": "lockout", "message": "Nobody may hit now."})
             return
         if not isinstance(claim, PressClaim):
-            self._refuse(claim)
+            if claim == "ignored":
+                self._emit({"type": "ignored_press"})
+            else:
+                self._refuse(claim)
             return
         player, plan = claim.player, claim.plan
         with self._lock:

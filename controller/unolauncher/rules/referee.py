@@ -197,10 +197,17 @@ class Referee(CardPlay, Dealing, UnoCalls):
             return None
         return s.players[s.current]
 
-    def next_fire_plan(self, player: str | None) -> FirePlan | None:
+    def next_fire_plan(self, player: str | None, secret: str | None = None) -> FirePlan | None:
         """The plan the next press by ``player`` (``None``: unattributed) gets from the open launcher commitment
-        (a pure peek; ``None`` when no round's commitment is open: such a press opens free play)."""
-        return self._stream.next_plan(player)
+        (a pure peek). With no commitment open such a press opens free play: ``None``, unless ``secret`` is given —
+        then the plan a ``pressed`` command carrying that ``secret`` would get (peeked on a scratch copy of the
+        launcher's record, which is shared, not copied)."""
+        plan = self._stream.next_plan(player)
+        if plan is not None or secret is None:
+            return plan
+        stream, s = self._stream.copy(), self._s
+        stream.open(s.options, secret, s.ejection_seed, s.rigged, None)
+        return stream.next_plan(player)
 
     def commitment(self) -> str | None:
         """The open launcher commitment (sha256 of the secret that keys the next presses), or ``None``."""
