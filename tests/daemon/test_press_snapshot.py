@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from support.daemon import running_daemon
-from support.fault_daemon import FIVE_EVERY_TIME, start_game
+from support.fault_daemon import FIVE_EVERY_TIME, hold_forever, start_game
 from support.net import wait_until
 from unolauncher.daemon.table import Table
 from unolauncher.launcher.interface import FirePlan, FireResult
@@ -62,19 +62,6 @@ class SlowReferee(Referee):
         if isinstance(command, dict) and command.get("type") == "entropy":
             time.sleep(0.002)
         return super().handle(command)
-
-
-def held(lock: threading.Lock, release: threading.Event) -> bool:
-    """Another thread takes ``lock`` and keeps it until ``release``; True once it holds it."""
-    taken = threading.Event()
-
-    def hold() -> None:
-        with lock:
-            taken.set()
-            release.wait()
-
-    threading.Thread(target=hold, name="lock-holder", daemon=True).start()
-    return taken.wait(5)
 
 
 def test_a_press_while_the_worker_holds_the_tables_lock_is_served_with_the_plan_the_referee_records(
@@ -136,7 +123,7 @@ def test_a_lid_opening_never_takes_the_tables_lock_and_no_press_claims_the_plan_
         table.on_hit(first.player, first.plan, FireResult(0, 0, "no_fire"))
         assert wait_until(table.idle, 10)
         release = threading.Event()
-        assert held(table.lock, release)
+        assert hold_forever(table.lock, release)
         try:
             lid = threading.Thread(target=table.on_lid_opened, name="lid")
             lid.start()

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from support.daemon import FAST_LAUNCHER, DaemonProcess, running_daemon
-from support.fault_daemon import FIVE_EVERY_TIME, EdgeThread, start_game
+from support.fault_daemon import FIVE_EVERY_TIME, EdgeThread, hold_forever, start_game
 from support.net import free_port, wait_until
 from unolauncher.store.journal import JournalError
 
@@ -256,19 +256,6 @@ def test_each_signal_stops_the_motor_first(
 # -- the lid, in this process: lgpio's one callback thread is a thread that runs pin actions in order ----------------
 
 
-def hold_forever(lock: Any, release: threading.Event) -> bool:
-    """Take ``lock`` on a thread of its own and keep it until ``release``; True once it is held."""
-    held = threading.Event()
-
-    def hold() -> None:
-        with lock:
-            held.set()
-            release.wait()
-
-    threading.Thread(target=hold, daemon=True).start()
-    return held.wait(5)
-
-
 class FailingDisk:
     """The SD card failing: every journal write fails, and reading the journal back (the rollback) hangs."""
 
@@ -276,20 +263,20 @@ class FailingDisk:
         self.reading = threading.Event()
         self.release = threading.Event()
         self._journal = journal
-        self._write, self._last_note_at = journal._write, journal.last_note_at
+        self._write, self._notes_newest_first = journal._write, journal.notes_newest_first
 
         def write(entries: Any) -> Any:
             raise JournalError("The journal could not be written (disk I/O error).")
 
-        def last_note_at(note_type: str) -> Any:
+        def notes_newest_first(note_type: str) -> Any:  # where the rollback starts reading (its last snapshot)
             self.reading.set()
             self.release.wait()
-            return self._last_note_at(note_type)
+            return self._notes_newest_first(note_type)
 
-        journal._write, journal.last_note_at = write, last_note_at
+        journal._write, journal.notes_newest_first = write, notes_newest_first
 
     def heal(self) -> None:
-        self._journal._write, self._journal.last_note_at = self._write, self._last_note_at
+        self._journal._write, self._journal.notes_newest_first = self._write, self._notes_newest_first
         self.release.set()
 
 
@@ -366,21 +353,24 @@ def test_the_motor_guard_shares_no_thread_with_the_launcher_timers(tmp_path: Pat
 
 
 def test_a_press_never_waits_for_the_tables_lock(tmp_path: Path) -> None:
-    """With the table's lock held forever a press is refused at once (``busy``): the edge thread that delivered it
-    is free for the next edge (lgpio has one), it does not wait for the lock."""
+    """With the table's lock held forever a press is still served at once, with the referee's next plan: the press
+    path claims the table's published snapshot and never takes the lock, so the edge thread that delivered the press
+    is free for the next edge (lgpio has one). The referee records that very plan once the lock is free."""
     with running_daemon(tmp_path, "busy", overrides=CONFIG) as daemon:
         table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
         assert table is not None and journal is not None and start_game(table)
+        expected = table.referee.next_fire_plan(table.referee.hitter())  # nothing changes the referee meanwhile
         edges, release = EdgeThread(), threading.Event()
         try:
             assert hold_forever(table.lock, release)
             edges.call(virtual.press_button)
             after_press = threading.Event()
             edges.call(after_press.set)
-            assert after_press.wait(0.5), "the next edge waited behind a press stuck on the table's lock"
-            assert not virtual.motor_pin_high
+            assert after_press.wait(5), "the next edge waited behind a press stuck on the table's lock"
+            assert virtual.motor_pin_high, "the press was served with the table's lock held"
         finally:
             release.set()
-        assert wait_until(table.idle, 10)
-        refused = [e for e in journal.events(1, 1000) if e["type"] == "press_refused"]
-        assert [e["reason"] for e in refused] == ["busy"] and "press again" in refused[0]["message"]
+        assert wait_until(lambda: table.idle() and not virtual.motor_pin_high, 10)
+        journalled = list(journal.events(1, 1000))
+        assert not [e for e in journalled if e["type"] == "press_refused"]
+        assert [e["plan"] for e in journalled if e["type"] == "press"] == [expected.to_json()]  # type: ignore[union-attr]

@@ -71,6 +71,19 @@ class EdgeThread:
             self._queue.get()()
 
 
+def hold_forever(lock: Any, release: threading.Event) -> bool:
+    """Take ``lock`` on a thread of its own and keep it until ``release``; True once it is held."""
+    held = threading.Event()
+
+    def hold() -> None:
+        with lock:
+            held.set()
+            release.wait()
+
+    threading.Thread(target=hold, name="lock-holder", daemon=True).start()
+    return held.wait(5)
+
+
 def block_forever(started: threading.Event | None = None) -> None:
     if started is not None:
         started.set()
@@ -125,7 +138,7 @@ def scenario(daemon: Any, fault: str) -> None:
         mark_fault()
         press()
     elif fault == "hold-table-lock":
-        press()  # (with the lock held first, the press is refused as busy: nothing would run)
+        press()  # (the press would be served with the lock held first too: it never takes it)
         held = threading.Event()
 
         def hold() -> None:

@@ -69,9 +69,12 @@ EVENTS: dict[str, EventType] = {
     "ejection_lid": _e("referee", "the lid was opened: the launcher's press count restarts", "commitment"),
     # -- launcher (docs/protocol-mqtt.md "events") ------------------------------------------------------------------
     "fired": _e("launcher", "a launcher run ended", "player", "cards", "outcome"),
-    "ignored_press": _e("launcher", "a press while the motor runs, or before the previous press's hit was counted"),
+    "ignored_press": _e(
+        "launcher", "a press while the motor runs, before the previous press's hit was counted, or at the instant the "
+        "table replaced its next plan"
+    ),
     "lockout": _e("launcher", "a press while nobody may hit", "message"),
-    "press_refused": _e("launcher", "a press refused: lid open, launcher disabled, table busy", "reason", "message"),
+    "press_refused": _e("launcher", "a press refused: lid open, launcher disabled", "reason", "message"),
     "lid_open": _e("launcher", "the lid was opened"),
     "lid_closed": _e("launcher", "the lid was closed"),
     "jam": _e("launcher", "cards jammed in the launcher", "cards_out", "expected", "message"),
