@@ -2,11 +2,11 @@
 """Press-edge → motor-pin-high latency through the whole press path, against a bare gpiozero baseline.
 
 Whole path (what the daemon wires): mock button pin falls → GpioLauncher edge callback (own debounce, the
-watchdog's progress mark) → PressHandler → the daemon's ``Table.claim_press`` (the table's lock taken only if free:
-``Referee.hitter`` and ``Referee.handle({"type": "pressed"})``, which uses up the referee's next plan, planned ahead
-after the previous hit) → GpioLauncher.fire → MotorGuard (deadline armed, then the driver pins); ``Table.on_hit``
-after each run. The table's worker is not started (the journal is written off this path), so its records just
-gather. Baseline, same run, same pin class:
+watchdog's progress mark) → PressHandler → the daemon's ``Table.claim_press`` (the referee's next plan from the
+snapshot the table published after the previous hit: one swap under the table's press lock, never ``Table.lock``)
+→ GpioLauncher.fire → MotorGuard (deadline armed, then the driver pins); ``Table.on_hit`` after each run, which
+applies the press's ``pressed`` and the hit to the referee and publishes the next snapshot. The table's worker is not
+started (the journal is written off this path), so its records just gather. Baseline, same run, same pin class:
 ``Button.when_pressed = motor.forward`` on a gpiozero ``Motor``. Both time from just before ``drive_low()`` to the
 moment the motor pin's state becomes > 0 (recorded inside the pin), alternating press by press so machine noise hits
 both alike. Also: presses/s the ejection model plans.
@@ -57,11 +57,12 @@ def daemon_table(state_dir: Path) -> Table:
     """The daemon's table on a real referee: a table-mode Attack game whose every press fires; hits carry the count,
     so the game goes on turn after turn."""
     table = Table(Journal(state_dir / "journal.sqlite3"), Referee, QuietOutput())
-    table.referee.handle(
+    accepted = table.apply(  # as the worker would (journalled; the next press's snapshot published)
         {"type": "new_game", "ruleset": "attack", "players": ["ann", "bo"], "seed": 1, "mode": "table",
          "secret": "5e" * 32,
          "options": {"ejection_preset": "custom", "ejection_custom": ALWAYS, "target_score": 10**6}}
-    )  # fmt: skip
+    )[0]  # fmt: skip
+    assert accepted
     return table
 
 
@@ -141,11 +142,11 @@ def main() -> None:
     med_full, med_bare = statistics.median(full), statistics.median(bare)
     p99_full, p99_bare = percentile(full, 0.99), percentile(bare, 0.99)
     print(f"press-edge -> motor-pin-high on gpiozero mock pins, {len(full)} presses each, alternating")
-    print("claim: real Referee.hitter + Referee.handle(pressed) under a lock taken only if free (every press fires, "
-          "no suspense); motor pins written by the MotorGuard")
+    print("claim: the table's published snapshot of a real referee's next plan, one swap under its press lock (every "
+          "press fires, no suspense); motor pins written by the MotorGuard")
     print(f"{'path':<44}{'median us':>10}{'p99 us':>10}")
     print(f"{'bare gpiozero when_pressed -> Motor.forward':<44}{med_bare:>10.1f}{p99_bare:>10.1f}")
-    print(f"{'button -> PressHandler -> referee -> device':<44}{med_full:>10.1f}{p99_full:>10.1f}")
+    print(f"{'button -> PressHandler -> snapshot -> device':<44}{med_full:>10.1f}{p99_full:>10.1f}")
     ratio_med, ratio_p99 = med_full / med_bare, p99_full / p99_bare
     print(f"ratio: median {ratio_med:.2f}x (target <= 2x), p99 {ratio_p99:.2f}x (target <= 3x)")
     rates = plans_per_second(args.plans)

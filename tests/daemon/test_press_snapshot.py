@@ -79,7 +79,12 @@ def test_a_press_while_the_worker_holds_the_tables_lock_is_served_with_the_plan_
         assert expected is not None and expected.fire
         fired: list[FirePlan] = []
         fire = daemon.launcher.fire
-        daemon.launcher.fire = lambda plan, done: (fired.append(plan), fire(plan, done))[1]  # type: ignore[method-assign]
+
+        def recording_fire(plan: FirePlan, done: Any) -> bool:
+            fired.append(plan)
+            return fire(plan, done)
+
+        daemon.launcher.fire = recording_fire
         inside, release = threading.Event(), threading.Event()
         public_state = referee.public_state
 
