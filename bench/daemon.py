@@ -65,10 +65,10 @@ class Stamps:
 class Legs:
     """``--legs``: when each seam of the press → event path is first passed, per press (monotonic clock).
 
-    The seams, in path order: the press is claimed (``Table.claim_press`` returns: the referee used up its next
-    plan with the ``pressed`` command), the motor is on if the plan fires and the press's record is handed to the
-    worker (``Table.press_started``), the table's worker starts journalling (``Table._journal_pending`` with
-    records waiting), the journal transaction is committed (``Journal.append_batch`` returns), paho writes the
+    The seams, in path order: the press is claimed (``Table.claim_press`` returns: the table's published snapshot
+    of the referee's next plan is taken), the motor is on if the plan fires and the worker is woken to record the
+    press (``Table.press_started``), the table's worker starts applying and journalling (``Table._journal_pending``
+    with records waiting), the journal transaction is committed (``Journal.append_batch`` returns), paho writes the
     event's packet to its socket (``Client._sock_send``); the last leg ends at the subscriber. Wrapping costs a few
     microseconds per seam.
     """

@@ -208,3 +208,57 @@ def test_presses_racing_lid_openings_and_commands_fire_exactly_the_plans_the_jou
     assert replayed == [{k: v for k, v in p.items() if k in replayed[0]} for p in presses]
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, errors
+
+
+class GatedReferee(Referee):
+    """A referee whose next ``new_game`` waits, inside the table's lock, until the test lets it go."""
+
+    inside = threading.Event()
+    go = threading.Event()
+    armed = False
+
+    def handle(self, command: Any) -> list[dict[str, Any]]:
+        if GatedReferee.armed and isinstance(command, dict) and command.get("type") == "new_game":
+            GatedReferee.armed = False
+            GatedReferee.inside.set()
+            GatedReferee.go.wait(10)
+        return super().handle(command)
+
+
+def test_a_lid_opening_while_the_worker_applies_a_command_is_journalled_where_the_referee_applied_it(
+    tmp_path: Path,
+) -> None:
+    """The lid opens while the worker is inside ``referee.handle(new_game)``: the referee gets the lid after the new
+    game (the lid cannot wait for it), so the journal must hold it after the new game too — a replay of the journal
+    then gives the same events (the lid under the new game's commitment, not the old one's)."""
+    GatedReferee.inside.clear()
+    GatedReferee.go.clear()
+    table = Table(Journal(tmp_path / "j.sqlite3"), GatedReferee, Recorder())
+    table.start()
+    try:
+        table.submit_command(dict(SEQUENCE_GAME))
+        assert wait_until(table.idle, 10)
+        GatedReferee.armed = True
+        table.submit_command({**SEQUENCE_GAME, "seed": 12})
+        assert GatedReferee.inside.wait(10), "the worker is applying the new game"
+        lid = threading.Thread(target=table.on_lid_opened, name="lid")
+        lid.start()
+        lid.join(5)
+        alive = lid.is_alive()
+        GatedReferee.go.set()
+        assert not alive, "the lid opening waited for the table's lock"
+        assert wait_until(table.idle, 10)
+    finally:
+        GatedReferee.go.set()
+        table.stop()
+    journalled = [e for e in table.journal.events(1, 1000) if e["type"] in ("ejection_lid", "round_started")]
+    replay = Referee()
+    replayed = [
+        e
+        for command in table.journal.commands()
+        for e in replay.handle(command)
+        if e["type"] in ("ejection_lid", "round_started")
+    ]
+    assert [e["type"] for e in journalled] == ["round_started", "round_started", "ejection_lid"]
+    assert [{k: v for k, v in e.items() if k in r} for e, r in zip(journalled, replayed, strict=True)] == replayed
+    assert journalled[2]["commitment"] == journalled[1]["commitment"]

@@ -12,12 +12,12 @@ Threads and who may touch what:
   (:meth:`Table.on_lid_opened`) goes into the same queue, closing the snapshot (its plan counted presses from
   before the refill). The emergency stop is read without a lock. Launcher events go to the journal queue without a
   lock;
-- **whoever changes the referee** (the worker applying a command, :meth:`Table.on_hit`, a rollback) first closes
-  the snapshot under the press lock, then, under :attr:`Table.lock`, applies the waiting claims as ``pressed`` /
-  ``lid_opened`` commands in the order they came, then its own change, then publishes the next snapshot. So the
-  referee sees every press exactly where it happened, with the plan it fired with (checked), and a replay of the
-  journal gives every press the same plan; no press is claimed from stale state (a press on a closed or claimed
-  snapshot is ``ignored_press``). :attr:`Table.lock` is held only for ``referee.handle()`` and what it publishes,
+- **whoever changes the referee** (the worker applying a command, :meth:`Table.on_hit`, a rollback), under
+  :attr:`Table.lock`, first closes the snapshot (press lock), applies the waiting claims as ``pressed`` /
+  ``lid_opened`` commands in the order they came, then makes its own change, then publishes the next snapshot. So
+  the referee sees every press exactly where it happened, with the plan it fired with (checked), journal order is
+  the referee's order, and a replay of the journal gives every press the same plan; no press is claimed from stale
+  state (a press on a closed or claimed snapshot is ``ignored_press``). :attr:`Table.lock` is held only for ``referee.handle()`` and what it publishes,
   never across a disk or network write, and never by the press path. The ejection model's state lives in the
   referee alone; nothing copies it;
 - a finished run's hit is applied to the referee **at once** by the launcher's timer thread (:meth:`Table.on_hit`),
@@ -182,7 +182,7 @@ class _Record:
     origin: str = "worker"  # "worker" (a command from the queue), "hit" (applied by on_hit), "press", "launcher"
     seq: int = 0  # the journal's last seq once written
     error: Exception | None = None
-    # A claim (a press, a lid opening) the referee has not applied yet: the journal waits for it (see _settle_locked).
+    # A press claimed but not yet applied to the referee: the journal waits for it (see _settle_locked).
     pending: bool = False
     plan: FirePlan | None = None  # a press's: the plan it fired with, which the referee must record
 
@@ -495,14 +495,18 @@ class Table:
             command = record.command
             assert command is not None
             events = self.referee.handle(command)
-            if not events or events[0].get("type") == "rejected":
-                if record.plan is not None:  # the referee refusing its own launcher's press: a bug
-                    log.error("the referee refused a press that was claimed: %s", events)
-                # (a lid opened with no commitment open: nothing to record)
+            rejected = not events or events[0].get("type") == "rejected"
+            if record.plan is None:  # a lid opening: journalled where the referee takes it (nothing to record with no
+                if not rejected:  # launcher commitment open)
+                    record.events = events
+                    self._unjournalled.append(record)
+                continue
+            if rejected:  # the referee refusing its own launcher's press: a bug
+                log.error("the referee refused a press that was claimed: %s", events)
                 record.command, record.events = None, []
             else:
                 record.events = events
-                if record.plan is not None and events[-1].get("plan") != record.plan.to_json():
+                if events[-1].get("plan") != record.plan.to_json():
                     log.error("a press fired %s but the referee recorded %s", record.plan, events[-1].get("plan"))
             record.pending = False
 
@@ -537,12 +541,12 @@ class Table:
         """The lid opened (a launcher thread — the serial backend's reader): a refill, which restarts the sequence
         count. Like a press it never takes :attr:`lock`: it closes the press snapshot (whose plan counted presses
         from before the refill) and queues a ``lid_opened`` command, which the worker applies and journals next
-        (nothing is recorded when no launcher commitment is open)."""
+        (nothing is recorded when no launcher commitment is open). Unlike a press it enters the journal queue only
+        when applied: a command the worker is applying at this instant comes before it, in the referee as in the
+        journal."""
         with self._press_lock:
             self._press_snapshot = None
-            record = _Record({"type": "lid_opened"}, [], origin="launcher", pending=True)
-            self._claims.append(record)
-            self._unjournalled.append(record)
+            self._claims.append(_Record({"type": "lid_opened"}, [], origin="launcher"))
         self._queue.put(_JOURNAL)
 
     def on_hit(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
@@ -708,7 +712,7 @@ class Table:
 
     def _journal_pending(self) -> None:
         """Journal every waiting record in order (one transaction), then publish what they changed. Worker only.
-        Claims (presses, a lid opening) are applied to the referee first."""
+        Claims (presses, lid openings) are applied to the referee first."""
         if self._claims:
             with self._changing():
                 pass
