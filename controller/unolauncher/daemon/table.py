@@ -17,9 +17,9 @@ Threads and who may touch what:
   ``lid_opened`` commands in the order they came, then makes its own change, then publishes the next snapshot. So
   the referee sees every press exactly where it happened, with the plan it fired with (checked), journal order is
   the referee's order, and a replay of the journal gives every press the same plan; no press is claimed from stale
-  state (a press on a closed or claimed snapshot is ``ignored_press``). :attr:`Table.lock` is held only for ``referee.handle()`` and what it publishes,
-  never across a disk or network write, and never by the press path. The ejection model's state lives in the
-  referee alone; nothing copies it;
+  state (a press on a closed or claimed snapshot is ``ignored_press``). :attr:`Table.lock` is held only for
+  ``referee.handle()`` and what it publishes, never across a disk or network write, and never by the press path.
+  The ejection model's state lives in the referee alone; nothing copies it;
 - a finished run's hit is applied to the referee **at once** by the launcher's timer thread (:meth:`Table.on_hit`),
   so the next press is attributed from a referee that already counts it, however slow the disk (the press handler
   ignores presses until then); it is journalled by the worker right after, before anything about it is published;
