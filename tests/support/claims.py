@@ -24,7 +24,7 @@ class ModelClaims:
         self.model = model
         self.hitter = hitter
         self.state = model.start(secret)
-        self.lock = threading.Lock()  # the daemon's table answers under its lock too
+        self.lock = threading.Lock()  # (the daemon's table answers under a press lock of its own too)
 
     @property
     def presses(self) -> int:
