@@ -262,3 +262,25 @@ def test_a_lid_opening_while_the_worker_applies_a_command_is_journalled_where_th
     assert [e["type"] for e in journalled] == ["round_started", "round_started", "ejection_lid"]
     assert [{k: v for k, v in e.items() if k in r} for e, r in zip(journalled, replayed, strict=True)] == replayed
     assert journalled[2]["commitment"] == journalled[1]["commitment"]
+
+
+def test_a_free_play_press_fires_the_plan_of_the_secret_drawn_for_it(tmp_path: Path) -> None:
+    """No launcher commitment open (no game yet, ``lockout = false``): the snapshot carries a secret drawn when it was
+    published and the plan under it; the press opens free play with that secret and the referee records that plan.
+    (Eight tables, one free-play opening each: a click is the likeliest plan, so one press could match by chance.)"""
+    for i in range(8):
+        table = Table(Journal(tmp_path / f"j{i}.sqlite3"), Referee, Recorder())
+        table.start()
+        try:
+            claim = table.claim_press(lockout=False)
+            assert isinstance(claim, PressClaim) and claim.player is None
+            table.press_started()
+            table.on_hit(None, claim.plan, FireResult(0, 0, "no_fire" if not claim.plan.fire else "ok"))
+            assert wait_until(table.idle, 10)
+        finally:
+            table.stop()
+        journalled = list(table.journal.events(1, 1000))
+        commits = [e for e in journalled if e["type"] == "ejection_commit"]
+        assert [c["reason"] for c in commits] == ["free"] and "rigged" not in commits[0]
+        presses = [e for e in journalled if e["type"] == "press"]
+        assert [(p["plan"], p["commitment"]) for p in presses] == [(claim.plan.to_json(), commits[0]["commitment"])]
