@@ -560,7 +560,9 @@ function startGame(command, control) {
 /** Enable launcher: re-arming a motor next to fingers asks first; the refusal, if any, shows next to `control`. */
 function confirmEnable(control) {
   const dialog = $("confirm-enable");
-  dialog.returnValue = ""; // closed with Escape keeps the previous value: never re-use an earlier "enable"
+  // Closed without an answer (Escape, the back gesture), a dialog keeps its previous returnValue in browsers that
+  // follow the older spec (Chromium clears it): never take an earlier "enable" for this one's.
+  dialog.returnValue = "";
   dialog.addEventListener("close", () => {
     if (dialog.returnValue === "enable") send({ type: "enable", by: "dashboard" }, control);
   }, { once: true });
