@@ -20,6 +20,7 @@ from playwright.sync_api import expect
 from support.net import wait_until
 
 from .conftest import GameFactory, PhoneFactory, Stack, TableHandle, stack_on_mosquitto
+from .test_at_the_table import small_targets
 from .test_dashboard import live, start_rigged
 
 # Exactly what Home Assistant's "Launcher enabled" switch publishes (bus/discovery.py: payload_off / payload_on).
@@ -141,11 +142,13 @@ def test_enable_asks_first_then_re_arms_the_launcher(
     page = phones.open(stack.url)
     live(page)
     shows_stopped(page)  # a page opened while stopped reads it from the retained status
+    assert small_targets(page) == [], "the stopped row"
     enable = page.get_by_role("button", name="Enable launcher")
     dialog = page.locator("#confirm-enable")
 
     enable.click()
     expect(dialog).to_be_visible()
+    assert small_targets(page) == [], "the enable question"
     assert in_flight_after_close(page, lambda: dialog.get_by_role("button", name="Keep it stopped").click()) == 0
     shows_stopped(page)
 
