@@ -319,4 +319,3 @@ def _guarded_broker(config: dict[str, Any], limits: _Limits) -> Any:
                     transport.close()
 
     return GuardedBroker(config)
-
