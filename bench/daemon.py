@@ -399,6 +399,24 @@ def bare_import_rss() -> int:
     return vm_rss_kib(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
 
 
+BROKER_FLOOR = """
+import time, gpiozero, paho.mqtt.client, sqlite3
+from unolauncher.bus.broker import EmbeddedBroker
+broker = EmbeddedBroker(port=0, ws_port=0)
+broker.start()
+time.sleep(1.0)
+print(open('/proc/self/status').read())
+broker.stop()
+"""
+
+
+def embedded_broker_floor_rss() -> int:
+    """The floor of a daemon with the embedded broker: the bare import, sqlite3 (the journal) and the embedded
+    broker started and idle for 1 s, with no daemon at all."""
+    out = subprocess.run([sys.executable, "-c", BROKER_FLOOR], capture_output=True, text=True, check=True).stdout
+    return vm_rss_kib(out)
+
+
 class DaemonRun:
     """``run_daemon``'s figures for one broker set-up."""
 
@@ -487,6 +505,7 @@ def main() -> None:
             ),
         }
         bare_rss = bare_import_rss()
+        floor_rss = embedded_broker_floor_rss()
     for name, run in runs.items():
         report_client_kinds(name, run.replies)
     for name, run in runs.items():
@@ -496,6 +515,10 @@ def main() -> None:
             f"{run.rss_after / 1024:.1f} MiB ({run.rss_after / bare_rss:.2f}x)"
         )
     print(f"bare import gpiozero + paho: RSS {bare_rss / 1024:.1f} MiB (target: embedded idle <= 1.35x)")
+    print(
+        f"floor: bare import + sqlite3 + the embedded broker started, idle, no daemon: {floor_rss / 1024:.1f} MiB "
+        f"({floor_rss / bare_rss:.2f}x the bare import)"
+    )
 
 
 if __name__ == "__main__":
