@@ -12,8 +12,8 @@ CONNECT has not arrived within ``connect_timeout`` seconds, or that stops in the
 ``packet_timeout`` seconds, is closed; past ``max_connections`` open connections, or ``max_per_client`` from one
 address, a new one is closed at once.
 
-Every accepted socket (TCP and WebSocket) gets TCP_NODELAY, and after every read the broker asks the kernel to
-acknowledge what it read at once (TCP_QUICKACK, Linux): a client that keeps Nagle on (paho's default, as Home
+Every accepted socket (TCP and WebSocket) gets TCP_NODELAY, and after every packet it reads the broker asks the
+kernel to acknowledge it at once (TCP_QUICKACK, Linux): a client that keeps Nagle on (paho's default, as Home
 Assistant and most scripts) otherwise holds its next small packet until the broker's delayed ACK of its last one,
 ~40 ms, because the broker often has nothing to send back (a PUBACK it received, a QoS 0 publish). See
 :func:`tune_accepted_socket`.
@@ -164,7 +164,7 @@ def acknowledge_now(sock: Any) -> None:
     """Ask the kernel to send the ACK of what was just read now, not after its delayed-ACK timer (40 ms on Linux).
 
     TCP_QUICKACK is not sticky (the kernel goes back to delaying ACKs once traffic looks interactive), so it is set
-    after every read; setting it also sends an ACK the kernel was holding. One system call per read.
+    after every packet read; setting it also sends an ACK the kernel was holding. One system call per packet.
     """
     if _QUICKACK is None or sock is None:
         return
@@ -223,7 +223,6 @@ class _GuardedReader:
         data: bytes = await self._inner.read(n)
         if self._closed:
             raise NoDataError("connection closed by a limit")
-        acknowledge_now(self._sock)
         self._follow(data)
         return data
 
@@ -267,6 +266,8 @@ class _GuardedReader:
             self._timer = None
 
     def _packet_done(self) -> None:
+        # Once per packet, not per read: amqtt reads a packet's header a byte at a time.
+        acknowledge_now(self._sock)
         self._state = 0
         self._connected = True
         if self._timer is not None:
