@@ -80,7 +80,6 @@ def test_disable_and_enable_over_mqtt_are_journalled_and_survive_a_restart(tmp_p
             again = phone.command({"type": "disable"})
             assert again["ok"] and again["message"] == "The launcher is already disabled."
             bad = phone.command({"type": "enable", "by": 7})
-            # (the command schema's refusal, which runs first since #18, names the field it refuses)
             assert not bad["ok"] and bad["code"] == "bad_field" and bad["message"].startswith("by "), bad
             # a new game writes a referee snapshot note, which records the emergency stop as journalled
             assert phone.command({"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "seed": 3})["ok"]

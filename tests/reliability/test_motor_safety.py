@@ -263,20 +263,20 @@ class FailingDisk:
         self.reading = threading.Event()
         self.release = threading.Event()
         self._journal = journal
-        self._write, self._notes_newest_first = journal._write, journal.notes_newest_first
+        self._write, self._notes = journal._write, journal.notes_newest_first
 
         def write(entries: Any) -> Any:
             raise JournalError("The journal could not be written (disk I/O error).")
 
-        def notes_newest_first(note_type: str) -> Any:  # where the rollback starts reading (its last snapshot)
+        def notes_newest_first(note_type: str) -> Any:  # the rollback's first read: where the last snapshot is
             self.reading.set()
             self.release.wait()
-            return self._notes_newest_first(note_type)
+            return self._notes(note_type)
 
         journal._write, journal.notes_newest_first = write, notes_newest_first
 
     def heal(self) -> None:
-        self._journal._write, self._journal.notes_newest_first = self._write, self._notes_newest_first
+        self._journal._write, self._journal.notes_newest_first = self._write, self._notes
         self.release.set()
 
 
