@@ -132,6 +132,36 @@ ITEMS: dict[str | None, str] = {
 }
 
 
+def matches(card: str, color: str | None, top: str) -> bool:
+    """ATK-04 / MK-05, the matching rule (the only place it is written): may ``card`` be played on ``top`` with
+    ``color`` in force? A Wild always may; a coloured card must have that colour or the top card's number or symbol.
+    ``color`` is ``None`` only while no colour is in force (an Item Box in table mode): then anything goes.
+
+    >>> matches("red 7", "blue", "blue 7"), matches("red 7", "blue", "blue 5"), matches("wild hit-4", "red", "red 1")
+    (True, False, True)
+    """
+    card_color, face = CARD_INFO[card]
+    return card_color is None or color is None or card_color == color or face == CARD_INFO[top][1]
+
+
+# colour in force -> top card -> the cards of any deck that may be played on it (filled as needed, at most 5 x 100).
+_PLAYABLE: dict[str | None, dict[str, frozenset[str]]] = {color: {} for color in (*COLORS, None)}
+
+
+def playable_on(color: str | None, top: str) -> frozenset[str]:
+    """Every card (of any deck) that :func:`matches` ``top`` with ``color`` in force, cached: a bot or the referee's
+    list of legal moves intersects it with a hand in one set operation.
+
+    >>> sorted(playable_on("green", "red 3").intersection(["red 3", "green 9", "blue 3", "blue 4", "wild"]))
+    ['blue 3', 'green 9', 'red 3', 'wild']
+    """
+    by_top = _PLAYABLE[color]
+    cards = by_top.get(top)
+    if cards is None:
+        cards = by_top[top] = frozenset(card for card in CARD_INFO if matches(card, color, top))
+    return cards
+
+
 def dealer_draw_value(card: str) -> int:
     """MK-02: the value of a card drawn to choose the dealer (number = face value, action cards and Wilds = 0)."""
     _, face = CARD_INFO[card]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from unolauncher.rules.cards import CARD_INFO, ITEMS
+from unolauncher.rules.cards import CARD_INFO, ITEMS, matches
 from unolauncher.rules.refusal import Event, refuse
 from unolauncher.rules.scoring import Scoring
 from unolauncher.rules.state import IDLE, PLAYING, GameState
@@ -169,8 +169,7 @@ class MarioKartRules(Stock, Scoring):
                 {"type": "dispense", "player": name, "count": 1},
                 {"type": "drew", "player": name, "count": 1, "cards": [card]},
             ]
-            color, face = CARD_INFO[card]
-            if color is None or s.color is None or color == s.color or face == CARD_INFO[s.discard[-1]][1]:
+            if matches(card, s.color, s.discard[-1]):
                 s.drawn = card
             else:  # MK-05: not playable, the turn ends (_pass_turn(seat, 0, events), inlined)
                 s.chain, s.chain_skips, s.drew, s.drawn = False, 0, False, None
@@ -191,16 +190,11 @@ class MarioKartRules(Stock, Scoring):
         s.drew = True
         if s.mode == "full":
             drawn = s.hands[seat][-1] if got else None
-            if drawn is None or not self._playable(drawn):
+            if drawn is None or not matches(drawn, s.color, s.discard[-1]):
                 self._pass_turn(seat, 0, events)  # MK-05: not playable, the turn ends
             else:
                 s.drawn = drawn
         return events
-
-    def _playable(self, card: str) -> bool:
-        s = self._s
-        color, face = CARD_INFO[card]
-        return color is None or s.color is None or color == s.color or face == CARD_INFO[s.discard[-1]][1]
 
     def _pending_for(self, cmd: dict[str, Any], kinds: tuple[str, ...]) -> tuple[GameState, int]:
         s = self._s

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from unolauncher.rules.attack import ATTACK_ACTIONS, AttackRules
-from unolauncher.rules.cards import CARD_INFO, COLOR_SET
+from unolauncher.rules.cards import CARD_INFO, COLOR_SET, matches
 from unolauncher.rules.mario_kart import MarioKartRules
 from unolauncher.rules.refusal import Event, _short, refuse
 from unolauncher.rules.state import PLAYING
@@ -44,7 +44,7 @@ class CardPlay(AttackRules, MarioKartRules):
         ):
             seat = s.current
             color, face, action, plain = quick
-            if color == s.color or color is None or s.color is None or face == CARD_INFO[s.discard[-1]][1]:
+            if matches(card, s.color, s.discard[-1]):
                 hand = s.hands[seat]
                 if plain and not s.chain and len(hand) > 1 and card in hand:
                     # A plain card (number, or a face without an action here) that does not end the round.
@@ -92,9 +92,9 @@ class CardPlay(AttackRules, MarioKartRules):
             refuse("card_not_held", f"{s.players[seat]} does not hold {card}.")
         if s.drawn is not None and card != s.drawn:
             refuse("must_play_drawn", f"After drawing, only the drawn card ({s.drawn}) may be played.")
-        color, face = info
-        if color is not None and color != s.color and s.color is not None and face != CARD_INFO[s.discard[-1]][1]:
+        if not matches(card, s.color, s.discard[-1]):
             refuse("card_does_not_match", f"{card} does not match {s.discard[-1]} ({s.color}).")
+        color, face = info
         action = self._actions.get(face, "")
         chosen = cmd.get("color") if color is None else None
         target = -1

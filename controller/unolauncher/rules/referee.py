@@ -19,6 +19,7 @@ ordinary method of the class, so dispatch costs what it did when everything was 
 - ``play.py`` — the ``play`` command: fast path, checks, common effects
 - ``dealing.py`` — dealer choice, dealing, the starter card, ``next_round`` (MK-02..04, ATK-17)
 - ``uno_calls.py`` — ``uno`` and ``catch`` (ATK-18, MK-15)
+- ``moves.py`` — ``legal_moves(player)``: the commands a player may send now (no command of its own)
 
 with plain functions in ``refusal.py`` (refusals and ``rejected`` events), ``validation.py`` (``new_game`` field
 checks) and ``ejection_models.py`` (one ejection model per configuration).
@@ -48,6 +49,7 @@ from unolauncher.rules.cards import CARD_INFO, RULESETS, Ruleset
 from unolauncher.rules.dealing import Dealing
 from unolauncher.rules.ejection import FirePlan
 from unolauncher.rules.ejection_stream import EjectionStream
+from unolauncher.rules.moves import LegalMoves
 from unolauncher.rules.play import CardPlay
 from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, redacted, refuse
 from unolauncher.rules.schema import COMMAND_FIELDS, MAX_NAME, MAX_PLAYERS, MAX_SCRIPT, check_command
@@ -79,7 +81,7 @@ __all__ = [
 ]
 
 
-class Referee(CardPlay, Dealing, UnoCalls):
+class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
     """One table's referee. Feed it commands; it answers with events and never raises.
 
     Example::
