@@ -22,6 +22,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from unolauncher.errors import UnolauncherError
+
 #: Payloads larger than this are refused before parsing (a public state of 10 players is a few kB).
 MAX_PAYLOAD_BYTES = 256 * 1024
 #: Missing sequence numbers remembered per table so a late arrival can be told from a duplicate.
@@ -34,7 +36,7 @@ MAX_TABLES = 10_000
 KINDS = ("state", "events", "status")
 
 
-class InvalidMessage(ValueError):
+class InvalidMessage(UnolauncherError, ValueError):
     """A message from the wire that does not follow PROTOCOL.md; the text says what was wrong."""
 
 

@@ -18,13 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from unolauncher.errors import ConfigError
 from unolauncher.rules.ejection import MS_PER_CARD_RANGE, PRESETS
 
 DEFAULT_PATH = Path("/etc/unolauncher/config.toml")
-
-
-class ConfigError(ValueError):
-    """A configuration problem, worded as one sentence that names the key."""
 
 
 def _port(key: str, value: Any) -> int:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from unolauncher.errors import UnolauncherError
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
 from unolauncher.rules.ejection import MS_PER_CARD_RANGE
 
@@ -36,7 +37,7 @@ RUN_TIMEOUT_S = 8.0
 Wait = Callable[[Callable[[], bool], float], bool]
 
 
-class CalibrationError(RuntimeError):
+class CalibrationError(UnolauncherError, RuntimeError):
     """Calibration cannot go on; the message says why in one sentence."""
 
 

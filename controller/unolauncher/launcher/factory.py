@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from unolauncher.clock import Clock
+from unolauncher.errors import UnolauncherError
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.interface import Launcher
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap, PinMapError, load_pin_file, resolve_pins
@@ -54,7 +55,7 @@ PIN_FACTORIES = {
 }
 
 
-class LauncherSetupError(ValueError):
+class LauncherSetupError(UnolauncherError, ValueError):
     """The launcher cannot be built from these settings; one sentence says why."""
 
 

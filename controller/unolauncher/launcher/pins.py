@@ -22,8 +22,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from unolauncher.errors import UnolauncherError
 
-class PinMapError(ValueError):
+
+class PinMapError(UnolauncherError, ValueError):
     """A pin map that must not be used; the message says what is wrong in one sentence."""
 
 

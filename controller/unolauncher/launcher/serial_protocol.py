@@ -23,6 +23,7 @@ from typing import Any
 
 from cobs import cobs
 
+from unolauncher.errors import UnolauncherError
 from unolauncher.launcher.interface import FirePlan, FireResult, Outcome
 
 PROTOCOL_VERSION = 1
@@ -84,7 +85,7 @@ class AckCode(IntEnum):
     NO_HELLO = 6
 
 
-class FrameError(ValueError):
+class FrameError(UnolauncherError, ValueError):
     """Bytes between two delimiters that are not a valid frame (bad COBS, length or CRC)."""
 
 

@@ -53,6 +53,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from unolauncher.errors import ConfigError
+
 PRESETS = ("classic", "gentle", "brutal", "sequence", "custom")
 
 # The original toy's reported firing sequence (1-based press numbers after power-on or lid opening).
@@ -73,7 +75,7 @@ _SCALE = 2.0**-64
 _FOUR_U64 = struct.Struct(">4Q").unpack
 
 
-class EjectionConfigError(ValueError):
+class EjectionConfigError(ConfigError):
     """A preset name or custom table that cannot be used; the message is one sentence naming the problem."""
 
 

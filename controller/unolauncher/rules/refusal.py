@@ -17,10 +17,12 @@ import json
 import reprlib
 from typing import Any, NoReturn
 
+from unolauncher.errors import UnolauncherError
+
 Event = dict[str, Any]
 
 
-class Refusal(Exception):
+class Refusal(UnolauncherError):
     """Raised by validation before any change; becomes one ``rejected`` event."""
 
     def __init__(self, code: str, message: str) -> None:

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from unolauncher import strict_json
+from unolauncher.errors import UnolauncherError
 
 log = logging.getLogger(__name__)
 
@@ -62,11 +63,11 @@ CREATE TABLE IF NOT EXISTS quarantine (
 _NOT_QUARANTINED = "NOT EXISTS (SELECT 1 FROM quarantine q WHERE journal.pos BETWEEN q.first_pos AND q.last_pos)"
 
 
-class JournalError(RuntimeError):
+class JournalError(UnolauncherError, RuntimeError):
     """A journal write failed; the message is one sentence that names the cause (e.g. a full disk)."""
 
 
-class UnreadableRow(ValueError):
+class UnreadableRow(UnolauncherError, ValueError):
     """A command or note row that is not strict JSON (an older version's, or damaged): ``pos`` and the reason."""
 
     def __init__(self, pos: int, reason: str) -> None:
