@@ -160,7 +160,7 @@ def run_calibration(args: argparse.Namespace) -> int:
     from unolauncher.daemon.config import DEFAULT_PATH, ConfigError, load_config
     from unolauncher.launcher.factory import LauncherSetupError, create_launcher
     from unolauncher.launcher.pins import PinMapError
-    from unolauncher.launcher.selftest_cli import _real_wait, _virtual_wait
+    from unolauncher.launcher.selftest_cli import real_wait, virtual_wait
 
     path = Path(args.config) if args.config else DEFAULT_PATH
     try:
@@ -176,9 +176,9 @@ def run_calibration(args: argparse.Namespace) -> int:
     if args.virtual:
         settings["backend"] = "virtual"
         vclock = VirtualClock()
-        clock, wait = vclock, _virtual_wait(vclock)
+        clock, wait = vclock, virtual_wait(vclock)
     else:
-        clock, wait = RealClock(), _real_wait
+        clock, wait = RealClock(), real_wait
     try:
         launcher, _ = create_launcher(settings, clock)
     except (LauncherSetupError, PinMapError, ValueError) as exc:

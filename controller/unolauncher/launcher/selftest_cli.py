@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         clock = vclock
         factory: Any = MockFactory(pin_class=MockPWMPin)
         virtual = VirtualLauncher(factory, vclock, pins, VirtualParams(magazine=args.virtual_magazine))
-        wait = _virtual_wait(vclock)
+        wait = virtual_wait(vclock)
     else:
         try:
             factory = make_pin_factory(args.pin_factory)
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"unolauncher selftest: {exc}", file=sys.stderr)
             return 2
         clock = RealClock()
-        wait = _real_wait
+        wait = real_wait
     try:
         results.extend(check_pins(pins, factory))
         if all(ok for _, ok, _ in results):
@@ -199,7 +199,9 @@ def run_parts(
     return results
 
 
-def _virtual_wait(clock: VirtualClock) -> Wait:
+def virtual_wait(clock: VirtualClock) -> Wait:
+    """A wait for the virtual launcher: advances its virtual clock in 10 ms steps until the predicate holds."""
+
     def wait(predicate: Callable[[], bool], timeout: float) -> bool:
         for _ in range(max(1, round(timeout / 0.01))):
             if predicate():
@@ -210,7 +212,8 @@ def _virtual_wait(clock: VirtualClock) -> Wait:
     return wait
 
 
-def _real_wait(predicate: Callable[[], bool], timeout: float) -> bool:
+def real_wait(predicate: Callable[[], bool], timeout: float) -> bool:
+    """A wait for real hardware: polls the predicate until it holds or ``timeout`` seconds pass."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():

@@ -13,7 +13,7 @@ from unolauncher.rules.refusal import Event, refuse
 from unolauncher.rules.scoring import Scoring
 from unolauncher.rules.state import IDLE, PLAYING, GameState
 from unolauncher.rules.stock import Stock
-from unolauncher.rules.validation import _is_color
+from unolauncher.rules.validation import is_color
 
 
 class MarioKartRules(Stock, Scoring):
@@ -115,7 +115,7 @@ class MarioKartRules(Stock, Scoring):
         """Resolve a choice from the play command if it carried the answer, else make it pending."""
         s = self._s
         answer = cmd.get(kind)
-        if kind == "color" and _is_color(answer):
+        if kind == "color" and is_color(answer):
             self._resolve_choice(seat, kind, reason, answer, events)
             return
         if kind == "target" and type(answer) is str and answer in self._seats and self._seats[answer] != seat:
@@ -248,7 +248,7 @@ class MarioKartRules(Stock, Scoring):
         answer: Any
         if kind == "color":
             answer = cmd.get("color")
-            if not _is_color(answer):
+            if not is_color(answer):
                 refuse("bad_color", "The color must be red, yellow, green or blue.")
         else:
             answer = self._seat(cmd, "target")
