@@ -30,11 +30,11 @@ from typing import Any
 
 from unolauncher.errors import UnolauncherError
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
+from unolauncher.launcher.waits import Wait
 from unolauncher.rules.ejection import MS_PER_CARD_RANGE
 
 RUNS = (2, 4, 6, 2, 4, 6)
 RUN_TIMEOUT_S = 8.0
-Wait = Callable[[Callable[[], bool], float], bool]
 
 
 class CalibrationError(UnolauncherError, RuntimeError):
@@ -160,7 +160,7 @@ def run_calibration(args: argparse.Namespace) -> int:
     from unolauncher.daemon.config import DEFAULT_PATH, ConfigError, load_config
     from unolauncher.launcher.factory import LauncherSetupError, create_launcher
     from unolauncher.launcher.pins import PinMapError
-    from unolauncher.launcher.selftest_cli import real_wait, virtual_wait
+    from unolauncher.launcher.waits import real_wait, virtual_wait
 
     path = Path(args.config) if args.config else DEFAULT_PATH
     try:

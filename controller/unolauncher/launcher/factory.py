@@ -42,6 +42,7 @@ from unolauncher.errors import UnolauncherError
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.interface import Launcher
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap, PinMapError, load_pin_file, resolve_pins
+from unolauncher.launcher.setting import setting
 from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
 
 log = logging.getLogger(__name__)
@@ -57,14 +58,6 @@ PIN_FACTORIES = {
 
 class LauncherSetupError(UnolauncherError, ValueError):
     """The launcher cannot be built from these settings; one sentence says why."""
-
-
-def setting(settings: Any, key: str, default: Any = None) -> Any:
-    """``settings[key]`` or ``settings.key`` (mapping or config object), ``default`` when absent or ``None``."""
-    if settings is None:
-        return default
-    value = settings.get(key) if isinstance(settings, Mapping) else getattr(settings, key, None)
-    return default if value is None else value
 
 
 def gpio_unavailable_reason() -> str | None:

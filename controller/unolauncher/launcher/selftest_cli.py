@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +34,8 @@ from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.interface import FirePlan, FireResult
 from unolauncher.launcher.pins import DEFAULT_PINS, OUTPUT_ROLES, PinMap, PinMapError, load_pin_file
 from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
+from unolauncher.launcher.waits import Wait, real_wait, virtual_wait
 
-Wait = Callable[[Callable[[], bool], float], bool]
 Result = tuple[str, bool, str]
 
 
@@ -197,26 +196,3 @@ def run_parts(
     finally:
         launcher.close()
     return results
-
-
-def virtual_wait(clock: VirtualClock) -> Wait:
-    """A wait for the virtual launcher: advances its virtual clock in 10 ms steps until the predicate holds."""
-
-    def wait(predicate: Callable[[], bool], timeout: float) -> bool:
-        for _ in range(max(1, round(timeout / 0.01))):
-            if predicate():
-                return True
-            clock.advance(0.01)
-        return predicate()
-
-    return wait
-
-
-def real_wait(predicate: Callable[[], bool], timeout: float) -> bool:
-    """A wait for real hardware: polls the predicate until it holds or ``timeout`` seconds pass."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()

@@ -39,7 +39,6 @@ import serial
 from unolauncher.clock import Clock, TimerHandle
 from unolauncher.launcher import serial_protocol as sp
 from unolauncher.launcher.events import done_callback_fault, empty_event, jam_event, lid_open_fault, max_run_event
-from unolauncher.launcher.factory import setting
 from unolauncher.launcher.interface import (
     DoneCallback,
     EventCallback,
@@ -51,6 +50,7 @@ from unolauncher.launcher.interface import (
     PressCallback,
     require_in_range,
 )
+from unolauncher.launcher.setting import setting
 
 log = logging.getLogger(__name__)
 
