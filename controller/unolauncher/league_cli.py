@@ -138,7 +138,7 @@ def _guarded(callback: Callable[Concatenate[LeagueClient, P], None]) -> Callable
 class LeagueClient:
     """An MQTT subscriber feeding a :class:`Standings`; every callback is guarded so nothing kills paho's loop.
 
-    Example::
+    Example (not a doctest: needs an MQTT broker)::
 
         lc = LeagueClient(host="127.0.0.1", port=1883)
         lc.start()

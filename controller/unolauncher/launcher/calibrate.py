@@ -47,7 +47,8 @@ class Calibration:
 
     Example::
 
-        fit([(2, 372), (4, 596), (6, 820)]).ms_per_card == 112
+        >>> fit([(2, 372), (4, 596), (6, 820)]).ms_per_card
+        112
     """
 
     ms_per_card: int

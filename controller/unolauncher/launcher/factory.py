@@ -21,8 +21,12 @@ The ``serial`` backend lives in ``launcher/serial_launcher.py`` (imported only w
 
 Example::
 
-    launcher, virtual = create_launcher({"backend": "virtual", "magazine": 30}, RealClock())
-    virtual.press_button()
+    >>> from unolauncher.clock import VirtualClock
+    >>> clock = VirtualClock()  # the daemon passes a RealClock
+    >>> launcher, virtual = create_launcher({"backend": "virtual", "magazine": 30}, clock)
+    >>> type(launcher).__name__, virtual.magazine  # GPIO code on mock pins, wired to the simulated toy
+    ('GpioLauncher', 30)
+    >>> virtual.press_button()
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ one pin, the reserved pins (0/1 HAT EEPROM, 14/15 UART), a missing required part
 
 Example::
 
-    pins = resolve_pins({"button": 5})
-    assert pins.button == 5 and pins.motor_enable == 12
+    >>> pins = resolve_pins({"button": 5})
+    >>> assert pins.button == 5 and pins.motor_enable == 12
 """
 
 from __future__ import annotations
@@ -51,7 +51,9 @@ class PinMap:
 
     Example::
 
-        PinMap(motor_enable=12, motor_forward=23, motor_reverse=24, button=17, sensor=None)
+        >>> pins = PinMap(motor_enable=12, motor_forward=23, motor_reverse=24, button=17, sensor=None)
+        >>> pins.sensor, pins.lid  # not fitted: the lid switch by default, the card sensor here
+        (None, None)
     """
 
     motor_enable: int

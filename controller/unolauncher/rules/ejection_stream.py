@@ -15,11 +15,15 @@ a command and putting it back after a failure is a reference copy, and a reader 
 
 Example::
 
-    stream = EjectionStream()
-    descriptor = stream.open(options={"ejection_preset": "classic", "ejection_custom": None}, secret="ab" * 32,
-                             seed=0, rigged_game=False, round_no=1)
-    plan, event = stream.press("ann")      # event: {"type": "press", "index": 0, "plan": {...}, ...}
-    reveal = stream.close()                # {"commitment": ..., "secret": "abab…", "presses": 1}
+    >>> stream = EjectionStream()
+    >>> descriptor = stream.open(options={"ejection_preset": "classic", "ejection_custom": None}, secret="ab" * 32,
+    ...                          seed=0, rigged_game=False, round_no=1)
+    >>> plan, event = stream.press("ann")
+    >>> event["type"], event["index"], event["plan"] == plan.to_json(), event["commitment"] == descriptor["commitment"]
+    ('press', 0, True, True)
+    >>> reveal = stream.close()
+    >>> reveal["secret"] == "ab" * 32, reveal["presses"]
+    (True, 1)
 """
 
 from __future__ import annotations

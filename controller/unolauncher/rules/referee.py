@@ -84,12 +84,17 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
 
     Example::
 
-        ref = Referee()
-        ref.handle({"type": "new_game", "ruleset": "attack", "players": ["ann", "bob", "cy"], "mode": "table",
-                    "deal": {"dealer": "cy", "starter": "red 5"}})
-        ref.hitter()                       # 'ann': the player left of the dealer may hit (or play)
-        ref.handle({"type": "hit", "cards": 2})   # the launcher counted two cards out
-        ref.public_state()["hands"]        # {'ann': 9, 'bob': 7, 'cy': 7}; now it is bob's turn
+        >>> ref = Referee()
+        >>> _ = ref.handle({"type": "new_game", "ruleset": "attack", "players": ["ann", "bob", "cy"], "mode": "table",
+        ...                 "deal": {"dealer": "cy", "starter": "red 5"}})
+        >>> ref.hitter()  # the player left of the dealer may hit (or play)
+        'ann'
+        >>> ref.handle({"type": "hit", "cards": 2})  # the launcher counted two cards out
+        [{'type': 'hit', 'player': 'ann', 'cards': 2, 'owed_left': 0}, {'type': 'turn', 'player': 'bob'}]
+        >>> ref.public_state()["hands"]
+        {'ann': 9, 'bob': 7, 'cy': 7}
+        >>> ref.legal_moves("bob")  # table mode: the hands are at the table, so no plays are listed
+        [{'type': 'hit', 'player': 'bob'}]
     """
 
     def __init__(self) -> None:

@@ -16,7 +16,7 @@ reads back. A row that cannot be read all the same (written by an older version,
 :class:`UnreadableRow`; the daemon then sets it and everything after it aside with :meth:`Journal.quarantine_from`:
 the rows stay in the file, listed in the ``quarantine`` table, and no later read returns them.
 
-Example::
+Example (not a doctest: writes an SQLite file)::
 
     journal = Journal(Path("/var/lib/unolauncher/journal.sqlite3"))
     events = journal.append_command({"type": "new_game", ...}, [{"type": "game_started"}])
@@ -114,7 +114,7 @@ class Journal:
     ``NORMAL`` is not offered: after a power cut it lost commits whose events were already published, and the
     restarted table gave their ``seq`` numbers to other events.
 
-    Example::
+    Example (not a doctest: needs a journal file and a referee)::
 
         journal = Journal(path)
         journal.append_note({"type": "ejection_state", "state": {...}})
@@ -243,7 +243,7 @@ class Journal:
         still in the outbox. Returns ``{"entries": n, "snapshots": m}`` deleted. Freed pages are reused by later
         writes (no VACUUM: it would rewrite the whole file on the SD card).
 
-        Example::
+        Example (not a doctest: needs a journal file)::
 
             journal.prune(time.time() - 30 * 86400, "new_game", "referee_snapshot")
         """
