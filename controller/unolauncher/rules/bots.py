@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from unolauncher.rules.cards import CARD_INFO, COLORS, RULESETS, playable_on
+from unolauncher.rules.cards import CARD_INFO, COLORS, PLAYABLE_ON, RULESETS
 from unolauncher.rules.referee import Referee
 from unolauncher.rules.state import BETWEEN, PLAYING
 
@@ -72,7 +72,7 @@ class Bot:
         if s.drawn is not None:
             playable = [s.drawn]
         else:
-            playable = sorted(playable_on(s.color, s.discard[-1]).intersection(hand))
+            playable = sorted(PLAYABLE_ON[s.color, s.discard[-1]].intersection(hand))
             if len(hand) == 1 and playable and playable[0].endswith("trade-hands"):
                 playable = []  # ATK-10
         rng = self.rng

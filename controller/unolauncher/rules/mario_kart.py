@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from unolauncher.rules.cards import CARD_INFO, ITEMS, matches
+from unolauncher.rules.cards import CARD_INFO, ITEMS, PLAYABLE_ON, matches
 from unolauncher.rules.refusal import Event, refuse
 from unolauncher.rules.scoring import Scoring
 from unolauncher.rules.state import IDLE, PLAYING, GameState
@@ -169,7 +169,7 @@ class MarioKartRules(Stock, Scoring):
                 {"type": "dispense", "player": name, "count": 1},
                 {"type": "drew", "player": name, "count": 1, "cards": [card]},
             ]
-            if matches(card, s.color, s.discard[-1]):
+            if card in PLAYABLE_ON[s.color, s.discard[-1]]:  # cards.matches, as a table
                 s.drawn = card
             else:  # MK-05: not playable, the turn ends (_pass_turn(seat, 0, events), inlined)
                 s.chain, s.chain_skips, s.drew, s.drawn = False, 0, False, None

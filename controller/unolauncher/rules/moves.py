@@ -2,7 +2,7 @@
 
 The referee's handlers stay the authority (a move is legal because ``handle`` accepts it); this module lists those
 moves from the same state and the same rule (:func:`~unolauncher.rules.cards.matches`, through
-:func:`~unolauncher.rules.cards.playable_on`), so a bot, the simulator or a dashboard greying out its buttons need
+:data:`~unolauncher.rules.cards.PLAYABLE_ON`), so a bot, the simulator or a dashboard greying out its buttons need
 not write the rules again. tests/rules/test_legal_moves.py plays random games and checks both ways: every listed
 move is accepted, and moves left out are refused.
 
@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from unolauncher.rules.cards import CARD_INFO, COLORS, playable_on
+from unolauncher.rules.cards import CARD_INFO, COLORS, PLAYABLE_ON
 from unolauncher.rules.state import IDLE, PLAYING
 from unolauncher.rules.turns import TurnOrder
 
@@ -101,7 +101,7 @@ class LegalMoves(TurnOrder):
         s = self._s
         if s.drawn is not None:  # MK-05: after a draw, only the drawn card
             return [s.drawn]
-        return sorted(playable_on(s.color, s.discard[-1]).intersection(s.hands[seat]))
+        return sorted(PLAYABLE_ON[s.color, s.discard[-1]].intersection(s.hands[seat]))
 
     def _plays(self, seat: int, player: str, card: str, moves: list[Move]) -> None:
         color, face = CARD_INFO[card]

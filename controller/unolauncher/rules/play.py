@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from unolauncher.rules.attack import ATTACK_ACTIONS, AttackRules
-from unolauncher.rules.cards import CARD_INFO, COLOR_SET, matches
+from unolauncher.rules.cards import CARD_INFO, COLOR_SET, PLAYABLE_ON, matches
 from unolauncher.rules.mario_kart import MarioKartRules
 from unolauncher.rules.refusal import Event, refuse, short_repr
 from unolauncher.rules.state import PLAYING
@@ -44,7 +44,7 @@ class CardPlay(AttackRules, MarioKartRules):
         ):
             seat = s.current
             color, face, action, plain = quick
-            if matches(card, s.color, s.discard[-1]):
+            if card in PLAYABLE_ON[s.color, s.discard[-1]]:  # cards.matches, as a table
                 hand = s.hands[seat]
                 if plain and not s.chain and len(hand) > 1 and card in hand:
                     # A plain card (number, or a face without an action here) that does not end the round.
