@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from unolauncher.rules.bots import Bot
-from unolauncher.rules.cards import CARD_INFO, COLORS
+from unolauncher.rules.cards import CARD_INFO, COLORS, PLAYABLE_ON, matches
 from unolauncher.rules.referee import Referee
 
 Move = dict[str, Any]
@@ -188,3 +188,9 @@ def test_trade_hands_is_never_listed_as_the_last_card() -> None:  # ATK-10
         if other != player
     ]
     assert all(accepted(two, move) for move in plays)
+
+
+def test_the_matching_table_is_the_matching_rule() -> None:
+    for color in (*COLORS, None):
+        for top in CARD_INFO:
+            assert PLAYABLE_ON[color][top] == {card for card in CARD_INFO if matches(card, color, top)}

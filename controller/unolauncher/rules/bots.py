@@ -72,7 +72,7 @@ class Bot:
         if s.drawn is not None:
             playable = [s.drawn]
         else:
-            playable = sorted(PLAYABLE_ON[s.color, s.discard[-1]].intersection(hand))
+            playable = sorted(PLAYABLE_ON[s.color][s.discard[-1]].intersection(hand))
             if len(hand) == 1 and playable and playable[0].endswith("trade-hands"):
                 playable = []  # ATK-10
         rng = self.rng

@@ -142,26 +142,32 @@ def matches(card: str, color: str | None, top: str) -> bool:
 
     :data:`PLAYABLE_ON` holds the same rule as a table, (colour, top) -> the cards that match:
 
-    >>> sorted(PLAYABLE_ON["green", "red 3"].intersection(["red 3", "green 9", "blue 3", "blue 4", "wild"]))
+    >>> sorted(PLAYABLE_ON["green"]["red 3"].intersection(["red 3", "green 9", "blue 3", "blue 4", "wild"]))
     ['blue 3', 'green 9', 'red 3', 'wild']
     """
     card_color, face = CARD_INFO[card]
     return card_color is None or color is None or card_color == color or face == CARD_INFO[top][1]
 
 
-class _PlayableOn(dict[tuple[str | None, str], frozenset[str]]):
-    """(colour in force, top card) -> every card (of any deck) that :func:`matches` it; each entry is computed on
-    first use (at most 5 x 100 of them)."""
+def _playable_table() -> dict[str | None, dict[str, frozenset[str]]]:
+    """Colour in force -> top card -> every card that :func:`matches` it. The top card counts only by its face, so
+    ``matches`` runs once per (colour, face, card): about a millisecond at import (tests/rules/test_legal_moves.py
+    checks the table against ``matches`` for every pair)."""
+    tops_by_face: dict[str, list[str]] = {}
+    for card, (_, face) in CARD_INFO.items():
+        tops_by_face.setdefault(face, []).append(card)
+    table: dict[str | None, dict[str, frozenset[str]]] = {}
+    for color in (*COLORS, None):
+        table[color] = by_top = {}
+        for tops in tops_by_face.values():
+            cards = frozenset(card for card in CARD_INFO if matches(card, color, tops[0]))
+            by_top.update(dict.fromkeys(tops, cards))
+    return table
 
-    def __missing__(self, key: tuple[str | None, str]) -> frozenset[str]:
-        color, top = key
-        cards = self[key] = frozenset(card for card in CARD_INFO if matches(card, color, top))
-        return cards
 
-
-# ``PLAYABLE_ON[color, top]``: the matching rule as a table, for the hot paths (the play and draw fast paths, the
-# bots, legal_moves): one dict lookup and a set membership, or one intersection with a hand, instead of a call per card.
-PLAYABLE_ON = _PlayableOn()
+# ``PLAYABLE_ON[color][top]``: the matching rule as a table, for the hot paths (the play and draw fast paths, the bots,
+# legal_moves): two plain dict lookups and a set membership, or one intersection with a hand.
+PLAYABLE_ON = _playable_table()
 
 
 def dealer_draw_value(card: str) -> int:

@@ -169,7 +169,7 @@ class MarioKartRules(Stock, Scoring):
                 {"type": "dispense", "player": name, "count": 1},
                 {"type": "drew", "player": name, "count": 1, "cards": [card]},
             ]
-            if card in PLAYABLE_ON[s.color, s.discard[-1]]:  # cards.matches, as a table
+            if card in PLAYABLE_ON[s.color][s.discard[-1]]:  # cards.matches, as a table
                 s.drawn = card
             else:  # MK-05: not playable, the turn ends (_pass_turn(seat, 0, events), inlined)
                 s.chain, s.chain_skips, s.drew, s.drawn = False, 0, False, None

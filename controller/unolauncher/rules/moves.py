@@ -101,7 +101,7 @@ class LegalMoves(TurnOrder):
         s = self._s
         if s.drawn is not None:  # MK-05: after a draw, only the drawn card
             return [s.drawn]
-        return sorted(PLAYABLE_ON[s.color, s.discard[-1]].intersection(s.hands[seat]))
+        return sorted(PLAYABLE_ON[s.color][s.discard[-1]].intersection(s.hands[seat]))
 
     def _plays(self, seat: int, player: str, card: str, moves: list[Move]) -> None:
         color, face = CARD_INFO[card]

@@ -44,7 +44,7 @@ class CardPlay(AttackRules, MarioKartRules):
         ):
             seat = s.current
             color, face, action, plain = quick
-            if card in PLAYABLE_ON[s.color, s.discard[-1]]:  # cards.matches, as a table
+            if card in PLAYABLE_ON[s.color][s.discard[-1]]:  # cards.matches, as a table
                 hand = s.hands[seat]
                 if plain and not s.chain and len(hand) > 1 and card in hand:
                     # A plain card (number, or a face without an action here) that does not end the round.
