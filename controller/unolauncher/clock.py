@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from unolauncher.progress import Progress
+
 log = logging.getLogger(__name__)
 
 
@@ -38,6 +40,10 @@ class Clock(Protocol):
     def now(self) -> float: ...
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> TimerHandle: ...
+
+    def separate(self, name: str) -> Clock:
+        """The same time, with timers that run independently of this clock's own (the motor guard's deadlines)."""
+        ...
 
 
 class _Timer:
@@ -104,6 +110,10 @@ class VirtualClock:
         """Number of live (not cancelled) timers."""
         return sum(1 for _, _, t in self._queue if not t.cancelled)
 
+    def separate(self, name: str) -> VirtualClock:
+        """Virtual time has one timeline: a "separate" clock is this one (its timers fire in due order with ours)."""
+        return self
+
 
 class RealClock:
     """``time.monotonic`` plus one-shot timers, all run on one scheduler thread (started by the first timer).
@@ -112,7 +122,8 @@ class RealClock:
     on every press (LED flash, jam and run timers), and starting a thread for each cost ~0.35 ms of the
     press → event path (measured, ``bench/daemon.py``), more on a Pi Zero. Callbacks run one after another on that
     thread, so each must be quick (the launcher's are: they switch a pin or queue work); one that raises is logged
-    and does not stop later timers.
+    and does not stop later timers. :meth:`health` tells the watchdog when that thread is stuck or dead;
+    :meth:`separate` gives a clock with a thread of its own, for timers that must not wait behind these.
 
     Example::
 
@@ -121,12 +132,14 @@ class RealClock:
         >>> clock.close()
     """
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "clock-timers") -> None:
+        self.name = name
         self._heap: list[tuple[float, int, _Timer]] = []
         self._order = itertools.count()
         self._cond = threading.Condition()
         self._closed = False
         self._thread: threading.Thread | None = None
+        self._progress = Progress()
 
     def now(self) -> float:
         return time.monotonic()
@@ -136,11 +149,38 @@ class RealClock:
         with self._cond:
             heapq.heappush(self._heap, (timer.when, next(self._order), timer))
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="clock-timers", daemon=True)
-                self._thread.start()
+                thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+                thread.start()
+                self._thread = thread  # only once started: health() reads it without the lock
             elif self._heap[0][2] is timer:
                 self._cond.notify()  # the scheduler sleeps until the earliest timer: this one is earlier
         return timer
+
+    def separate(self, name: str) -> RealClock:
+        """A new clock with its own scheduler thread called ``name``: nothing it runs waits behind our callbacks."""
+        return RealClock(name)
+
+    def health(self, now: float, deadline_s: float) -> str | None:
+        """Why this clock's thread is not making progress (``None`` when it is): it died, one callback has run for
+        more than ``deadline_s``, or a timer is overdue by more than that. ``now`` is ``time.monotonic()``.
+
+        Each call also schedules a no-op, so an idle thread that stopped taking timers shows as overdue next time.
+        """
+        if self._closed:
+            return None
+        thread = self._thread
+        if thread is not None and not thread.is_alive():
+            return f"the {self.name} thread died"
+        stuck = self._progress.stuck_for(now)
+        if stuck > deadline_s:
+            return f"a {self.name} callback has been running for {stuck:.1f} s"
+        with self._cond:  # held by the scheduler only between waits, never across a callback
+            earliest = min((when for when, _, timer in self._heap if not timer.cancelled), default=now)
+        overdue = now - earliest
+        if overdue > deadline_s:
+            return f"the {self.name} timers are {overdue:.1f} s overdue"
+        self.call_later(0.0, _probe)
+        return None
 
     def close(self) -> None:
         """Stop the scheduler thread; timers not yet due never fire."""
@@ -170,6 +210,11 @@ class RealClock:
     def _run(self) -> None:
         while (timer := self._next_due()) is not None:
             try:
-                timer.callback()
+                with self._progress.working():
+                    timer.callback()
             except Exception:  # one failing callback must not stop every later timer
                 log.exception("timer callback failed")
+
+
+def _probe() -> None:
+    """A timer that does nothing: :meth:`RealClock.health` schedules it to see that the thread still runs timers."""

@@ -1,9 +1,9 @@
 """A press is attributed to the right player even when the journal is slow (docs/reliability.md, finding "Press
 attribution under a slow disk").
 
-The previous press's hit must count for ``hitter()`` as soon as its cards are out, not only once the worker has
-journalled it: with a journal that takes 80 ms per write, quick successive presses used to be attributed to the
-previous player and end as ``hit_refused``.
+The previous press's hit must count for the table's press snapshot as soon as its cards are out, not only once the
+worker has journalled it: with a journal that takes 80 ms per write, quick successive presses used to be attributed to
+the previous player and end as ``hit_refused``.
 """
 
 from __future__ import annotations

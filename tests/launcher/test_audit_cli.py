@@ -211,23 +211,68 @@ def test_export_writes_one_game_for_verify(tmp_path: Path, capsys: pytest.Captur
 def test_selftest_virtual_passes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["selftest", "--virtual"]) == 0
     out = capsys.readouterr().out
-    for part in ("pin map", "pin motor_enable", "pin lid", "motor", "button", "card sensor"):
+    for part in ("pin map", "pin motor_enable", "pin lid", "pull-down enable", "pull-down forward",
+                 "pull-down reverse", "button", "motor"):  # fmt: skip
         assert f"PASS  {part}" in out
+    assert "PASS  motor            a card passed the beam" in out
+    assert "SKIP  strict_gpiod" in out  # this machine's kernel is not a Raspberry Pi's
     assert "all parts passed" in out
 
 
 def test_selftest_virtual_reports_failures(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["selftest", "--virtual", "--virtual-magazine", "0", "--virtual-no-press", "--timeout", "1"]) == 1
+    args = ["--virtual-magazine", "0", "--virtual-no-press", "--virtual-no-pull-downs", "--timeout", "1"]
+    assert main(["selftest", "--virtual", *args]) == 1
     out = capsys.readouterr().out
     assert "FAIL  button           no press within 1 s" in out
-    assert "FAIL  card sensor" in out and "failed: button, card sensor" in out
+    assert "FAIL  motor            no card reached the beam (empty): load cards" in out
+    for line in ("enable GPIO 12", "forward GPIO 23", "reverse GPIO 24"):
+        role, gpio = line.split(" ", 1)
+        assert f"FAIL  pull-down {role} {gpio} reads high when released: fit a 10 kΩ pull-down" in out
+    assert "failed: pull-down enable, pull-down forward, pull-down reverse, button, motor" in out
 
 
 def test_selftest_with_pin_file_and_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pins = tmp_path / "pins.toml"
     pins.write_text("[pins]\nbutton = 5\nsensor = -1\n")
     assert main(["selftest", "--virtual", "--pins", str(pins)]) == 0
-    assert "not fitted: the launcher will run open loop" in capsys.readouterr().out
+    assert "PASS  motor            the operator saw the wheel turn (no beam" in capsys.readouterr().out
     pins.write_text("[pins]\nbutton = 14\n")
     assert main(["selftest", "--virtual", "--pins", str(pins)]) == 2
     assert "reserved for the UART" in capsys.readouterr().err
+
+
+def test_selftest_motor_check_fails_when_the_wheel_does_not_turn(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a beam the (simulated) operator confirms only what the wheel did: a driver that never switches the
+    motor on is a FAIL naming the wiring, not a PASS the check wrote itself."""
+    from unolauncher.launcher.gpio import GpioLauncher
+
+    pins = tmp_path / "pins.toml"
+    pins.write_text("[pins]\nsensor = -1\n")
+    monkeypatch.setattr(GpioLauncher, "drive_motor", lambda self, direction, power=0.5: True)  # a dead driver
+    assert main(["selftest", "--virtual", "--pins", str(pins)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  motor            not confirmed: check the motor supply and the driver wiring (enable GPIO 12" in out
+
+
+@pytest.mark.parametrize(
+    "module, value, ok, words",
+    [
+        ("pinctrl_bcm2835", "N", True, "a released line reverts to an input"),
+        ("pinctrl_rp1", "N", True, "a released line reverts to an input"),
+        ("pinctrl_bcm2835", "Y", False, "add dtparam=strict_gpiod to /boot/firmware/config.txt and reboot"),
+        ("pinctrl_rp1", "Y", False, "a dead process leaves the motor line driven"),
+        (None, None, None, "this kernel does not say"),
+    ],
+)
+def test_selftest_strict_gpiod_check(tmp_path: Path, module: str | None, value: str | None, ok: bool | None,
+                                     words: str) -> None:  # fmt: skip
+    from unolauncher.launcher.selftest_cli import check_strict_gpiod
+
+    if module is not None:
+        parameter = tmp_path / "sys" / "module" / module / "parameters" / "persist_gpio_outputs"
+        parameter.parent.mkdir(parents=True)
+        parameter.write_text(f"{value}\n")
+    part, passed, detail = check_strict_gpiod(tmp_path)
+    assert part == "strict_gpiod" and passed is ok and words in detail

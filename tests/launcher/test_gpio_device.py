@@ -400,3 +400,61 @@ def test_press_at_the_instant_the_lid_opens_does_not_start_the_motor(rig: Rig) -
     assert not rig.sim.motor_pin_high and len(rig.sim.pin("motor_enable").states) == 1
     rig.launcher.drive_motor("forward")  # manual drive is held back too
     assert not rig.sim.motor_pin_high
+
+
+def test_beam_glitch_within_4_ms_is_the_same_card(factory: MockFactory, clock: VirtualClock) -> None:
+    """The firmware's filter (BEAM_MIN_GAP_MS = 4): a beam that flickers as one card passes counts one card, so a
+    glitch neither over-counts nor ends a run early; two cards 5 ms apart are two."""
+    launcher = GpioLauncher(factory, clock, PINS, DeviceSettings(retract_ms=0, settle_ms=40))
+    results: list[FireResult] = []
+    sensor = factory.pin(PINS.sensor)
+    factory.pin(PINS.lid).drive_low()  # lid closed
+    try:
+        clock.advance(0.1)
+        assert launcher.fire(FirePlan(fire=True, cards=2), results.append)
+        clock.advance(0.1)
+        for offset in (0.0, 0.001, 0.002, 0.0035):  # one card, its edge chattering for 3.5 ms
+            sensor.drive_low()
+            sensor.drive_high()
+            clock.advance(0.001 if offset < 0.0035 else 0.0)
+        assert launcher.motor_on, "a glitch must not end a two-card run after one card"
+        assert launcher.cards_counted == 1 and launcher.beam_glitches == 3
+        clock.advance(0.005)  # the second card, 5 ms after the first one's last edge: counted
+        sensor.drive_low()
+        assert not launcher.motor_on
+        sensor.drive_high()
+        clock.advance(0.1)
+        assert [r.cards_out for r in results] == [2] and results[0].outcome == "ok"
+        assert launcher.status().extra["beam_glitches"] == 3
+    finally:
+        launcher.close()
+
+
+def test_beam_glitch_filter_off_counts_every_edge(factory: MockFactory, clock: VirtualClock) -> None:
+    launcher = GpioLauncher(factory, clock, PINS, DeviceSettings(beam_min_gap_ms=0))
+    sensor = factory.pin(PINS.sensor)
+    try:
+        for _ in range(3):
+            sensor.drive_low()
+            sensor.drive_high()
+        assert launcher.stray_cards == 3 and launcher.beam_glitches == 0
+    finally:
+        launcher.close()
+
+
+def test_set_enabled_false_is_an_emergency_stop(rig: Rig) -> None:
+    rig.launcher.fire(FirePlan(fire=True, cards=8), rig.results.append)
+    rig.clock.advance(0.2)
+    assert rig.sim.motor_pin_high
+    rig.launcher.set_enabled(False)
+    assert not rig.sim.motor_pin_high, "off before set_enabled returns, without any timer"
+    assert rig.launcher.status().enabled is False
+    rig.clock.advance(0.1)
+    assert [r.outcome for r in rig.results] == ["stopped"] and rig.results[0].detail == "launcher disabled"
+    assert rig.launcher.fire(FirePlan(fire=True, cards=1), rig.results.append) is False
+    rig.launcher.drive_motor("forward")
+    assert not rig.sim.motor_pin_high and len(rig.results) == 1
+    rig.launcher.set_enabled(True)
+    assert rig.launcher.fire(FirePlan(fire=True, cards=1), rig.results.append) and rig.sim.motor_pin_high
+    rig.clock.advance(1)
+    assert rig.results[-1].cards_out == 1

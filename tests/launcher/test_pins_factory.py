@@ -148,3 +148,64 @@ def test_real_pin_factory_unavailable_is_a_clear_error() -> None:
         return
     with pytest.raises(LauncherSetupError, match="no GPIO pin factory could start"):
         make_pin_factory("native")
+
+
+@pytest.fixture
+def gpio_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This machine with a GPIO chip (a file standing in for /dev/gpiochip0) and no pin factory that can start."""
+    from unolauncher.launcher import factory
+
+    chip = tmp_path / "gpiochip0"
+    chip.touch()
+    monkeypatch.setattr(factory, "GPIO_CHIPS", str(tmp_path / "gpiochip*"))
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    for name in ("lgpio", "rpigpio"):  # as on a Pi where neither module is installed
+        monkeypatch.setitem(factory.PIN_FACTORIES, name, (f"missing_{name}_module", "Factory"))
+    return chip
+
+
+def test_auto_with_gpio_but_no_pin_factory_is_an_error_naming_what_to_install(gpio_machine: Path) -> None:
+    assert gpio_unavailable_reason() is None  # GPIO is here: auto means gpio, never a silent virtual launcher
+    with pytest.raises(LauncherSetupError) as raised:
+        create_launcher({"backend": "auto"}, VirtualClock())
+    message = str(raised.value)
+    assert "\n" not in message
+    assert f'backend "auto" found GPIO ({gpio_machine})' in message
+    assert "lgpio: No module named 'missing_lgpio_module'" in message and "pip install lgpio" in message
+
+
+@pytest.mark.timeout(60)  # a regression would run the daemon (virtual launcher) here until something stops it
+def test_run_exits_2_with_one_line_when_a_pi_has_no_pin_factory(
+    gpio_machine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import signal
+
+    from unolauncher.cli import main
+
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\nstate_dir = "{tmp_path / "state"}"\n[dashboard]\nenabled = false\n')
+    handlers = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP,
+                                                                 signal.SIGQUIT)}  # fmt: skip
+    try:
+        assert main(["run", "--config", str(config)]) == 2
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith('unolauncher run: launcher: backend "auto" found GPIO'), lines
+    assert "install lgpio" in lines[0]
+
+
+def test_gpiozero_pin_factory_is_honoured(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "native")
+    with pytest.raises(LauncherSetupError, match=r"no GPIO pin factory could start \(native: "):
+        make_pin_factory(None)  # only the one asked for, not lgpio then rpigpio
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "MOCK")
+    launcher, sim = create_launcher({"backend": "gpio"}, VirtualClock())
+    try:
+        assert sim is None and launcher.status().backend == "gpio"  # real device code on gpiozero's mock pins
+    finally:
+        launcher.close()
+    launcher, sim = create_launcher(None, VirtualClock())
+    launcher.close()
+    assert sim is not None  # and auto means the virtual launcher

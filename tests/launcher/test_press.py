@@ -4,6 +4,7 @@ events. The table is stood in for by ``ModelClaims`` (a model and its state; the
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
 import pytest
@@ -198,4 +199,75 @@ def test_after_press_runs_once_the_motor_is_on(rig: Rig) -> None:
                  after_press=lambda: motor_at_after_press.append(rig.sim.motor_pin_high))  # fmt: skip
     rig.sim.press_button()
     assert motor_at_after_press == [True]
+    rig.clock.advance(2)
+
+
+def test_a_press_while_the_last_hit_is_on_its_way_is_ignored_not_misattributed(rig: Rig) -> None:
+    """The run has ended but its hit has not reached the table yet (``on_hit`` is still running: the table's lock is
+    busy, say): a press now is ignored — never claimed from the state the hit is about to change, and never waiting
+    for it. Once the hit is in, the next press counts for whoever the table says."""
+    claims = ModelClaims(EjectionModel("custom", ALWAYS))
+    events: list[dict[str, Any]] = []
+    hits: list[str | None] = []
+
+    def on_hit(player: str | None, plan: FirePlan, result: FireResult) -> None:
+        if not hits:
+            rig.sim.press_button()  # a press arrives now (the last release was long before: no debounce)
+        hits.append(player)
+        claims.hitter = "bo"  # the table applied the hit: bo's turn
+
+    PressHandler(rig.launcher, claims.claim, on_hit, events.append)
+    rig.sim.press_button()
+    rig.clock.advance(2)
+    assert hits == ["ann"] and claims.presses == 1, "the press during on_hit used no plan"
+    assert [e["type"] for e in events] == ["fired", "ignored_press"], events
+    rig.sim.press_button()
+    rig.clock.advance(2)
+    assert hits == ["ann", "bo"] and claims.presses == 2
+
+
+def test_a_hit_known_on_the_input_thread_is_reported_off_it(rig: Rig) -> None:
+    """With ``run_later`` (the daemon: its timer thread) the hit of a press that fires nothing is not reported on
+    the input thread, which must never take the table's lock; presses in between are ignored until it is."""
+    claims = ModelClaims(EjectionModel("custom", {"miss_hazard": [0.0, 1.0], "hit_repeat": [0.0], "cards": {"2": 1}}))
+    events: list[dict[str, Any]] = []
+    hits: list[tuple[str, str | None]] = []
+
+    def on_hit(player: str | None, plan: FirePlan, result: FireResult) -> None:
+        hits.append((threading.current_thread().name, player))
+
+    later: list[Any] = []
+    PressHandler(rig.launcher, claims.claim, on_hit, events.append, run_later=later.append)
+    rig.sim.press_button()  # the first press of two is dry
+    assert hits == [] and len(later) == 1, "not on the press thread"
+    rig.clock.advance(0.15)  # released, and past the debounce
+    rig.sim.press_button()  # before the dry press's hit was reported: ignored
+    assert [e["type"] for e in events] == ["ignored_press"] and claims.presses == 1
+    runner = threading.Thread(target=later[0], name="clock-timers")  # what the daemon's run_later does
+    runner.start()
+    runner.join(5)
+    assert hits == [("clock-timers", "ann")]
+
+
+@pytest.mark.parametrize("refusal", ["disabled", "busy"])
+def test_a_claim_the_table_refuses_is_reported_and_fires_nothing(rig: Rig, refusal: str) -> None:
+    events: list[dict[str, Any]] = []
+    PressHandler(rig.launcher, lambda lockout: refusal, lambda *a: None, events.append)  # type: ignore[arg-type,return-value]
+    rig.sim.press_button()
+    assert not rig.sim.motor_pin_high and len(rig.sim.pin("motor_enable").states) == 1
+    assert events == [{"type": "press_refused", "reason": refusal, "message": events[0]["message"]}]
+    assert ("enable it" if refusal == "disabled" else "press again") in events[0]["message"]
+
+
+def test_the_emergency_stop_is_asked_first_without_the_table(rig: Rig) -> None:
+    claims = ModelClaims(EjectionModel("custom", ALWAYS))
+    events: list[dict[str, Any]] = []
+    enabled = [False]
+    PressHandler(rig.launcher, claims.claim, lambda *a: None, events.append, enabled=lambda: enabled[0])
+    rig.sim.press_button()
+    assert [e.get("reason") for e in events] == ["disabled"] and claims.presses == 0 and not rig.sim.motor_pin_high
+    enabled[0] = True
+    rig.clock.advance(0.2)
+    rig.sim.press_button()
+    assert rig.sim.motor_pin_high and claims.presses == 1
     rig.clock.advance(2)

@@ -6,6 +6,7 @@ import multiprocessing
 import multiprocessing.synchronize
 import os
 import signal
+import sqlite3
 import time
 from pathlib import Path
 
@@ -132,3 +133,20 @@ def test_a_full_disk_is_named_as_the_cause_and_nothing_half_written_stays(tmp_pa
         journal.append_events([big])
     journal._db.execute("PRAGMA max_page_count = 1073741823")  # space again
     assert journal.append_events([{"type": "d"}])[0]["seq"] == kept + 1
+
+
+def test_last_event_of_finds_the_newest_and_reads_past_a_row_it_cannot_parse(tmp_path: Path) -> None:
+    """The emergency stop's state is restored with this on every start: a damaged or older row (``NaN``, which
+    SQLite 3.40's ``json_extract`` refuses for the whole query) must not stop it, and an event whose nested object
+    spells the type must not count."""
+    path = tmp_path / "j.sqlite3"
+    journal = Journal(path)
+    journal.append_events([{"type": "launcher_disabled", "by": "ann"}])
+    journal.append_events([{"type": "note_about", "inner": {"type": "launcher_enabled"}}])
+    with sqlite3.connect(path) as db:  # what an older writer could leave: not strict JSON
+        db.execute(
+            "INSERT INTO journal (kind, ts, body) VALUES ('event', 0, ?)", ('{"type":"launcher_enabled","x":NaN}',)
+        )
+    found = Journal(path).last_event_of(("launcher_disabled", "launcher_enabled"))
+    assert found is not None and found["type"] == "launcher_disabled" and found["by"] == "ann"
+    assert Journal(path).last_event_of(("launcher_enabled",)) is None

@@ -58,7 +58,7 @@ FAST_LAUNCHER: dict[str, Any] = {
 
 
 def to_toml(config: dict[str, dict[str, Any]]) -> str:
-    """A tiny TOML writer for test configs: sections of scalars, plus one level of sub-tables."""
+    """A tiny TOML writer for test configs: sections of scalars, plus one level of sub-tables (deeper ones inline)."""
 
     def scalar(value: Any) -> str:
         if isinstance(value, bool):
@@ -69,6 +69,8 @@ def to_toml(config: dict[str, dict[str, Any]]) -> str:
             return json.dumps(value)
         if isinstance(value, list):
             return "[" + ", ".join(scalar(v) for v in value) + "]"
+        if isinstance(value, dict):  # inside a sub-table: an inline table (e.g. a custom preset's cards)
+            return "{" + ", ".join(f"{json.dumps(str(k))} = {scalar(v)}" for k, v in value.items()) + "}"
         raise TypeError(f"cannot write {value!r} as TOML")
 
     lines: list[str] = []

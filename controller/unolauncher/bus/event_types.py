@@ -69,9 +69,9 @@ EVENTS: dict[str, EventType] = {
     "ejection_lid": _e("referee", "the lid was opened: the launcher's press count restarts", "commitment"),
     # -- launcher (docs/protocol-mqtt.md "events") ------------------------------------------------------------------
     "fired": _e("launcher", "a launcher run ended", "player", "cards", "outcome"),
-    "ignored_press": _e("launcher", "a press while the motor runs"),
+    "ignored_press": _e("launcher", "a press while the motor runs, or before the previous press's hit was counted"),
     "lockout": _e("launcher", "a press while nobody may hit", "message"),
-    "press_refused": _e("launcher", "a press the launcher refused (lid open, launcher disabled)", "reason", "message"),
+    "press_refused": _e("launcher", "a press refused: lid open, launcher disabled, table busy", "reason", "message"),
     "lid_open": _e("launcher", "the lid was opened"),
     "lid_closed": _e("launcher", "the lid was closed"),
     "jam": _e("launcher", "cards jammed in the launcher", "cards_out", "expected", "message"),
@@ -85,7 +85,9 @@ EVENTS: dict[str, EventType] = {
     "hit_refused": _e("daemon", "cards came out but the referee refused the hit", "player", "cards", "code", "message"),
     "hit_failed": _e("daemon", "a planned fire brought no card out: the hit stays owed", "player", "reason", "message"),
     "dispensed": _e("daemon", "the launcher dealt a stock draw", "player", "cards", "wanted", "outcome"),
-    "dispense_skipped": _e("daemon", "the launcher was busy: draw by hand", "player", "wanted", "message"),
+    "dispense_skipped": _e("daemon", "the launcher was busy or disabled: draw by hand", "player", "wanted", "message"),
+    "launcher_disabled": _e("daemon", "the emergency stop: the motor is off and every press refused", "by"),
+    "launcher_enabled": _e("daemon", "the emergency stop was lifted", "by"),
 }
 
 EVENT_TYPES: tuple[str, ...] = tuple(EVENTS)

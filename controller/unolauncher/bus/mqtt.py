@@ -49,6 +49,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from unolauncher import strict_json
 from unolauncher.bus.topics import Topics
+from unolauncher.progress import Progress
 from unolauncher.store.journal import Journal
 
 log = logging.getLogger(__name__)
@@ -214,6 +215,7 @@ class TableBus:
         self._retry_after_seq: int | None = None  # events: resend from the one after this, once the wait is over
         self._unreachable_logged = False
         self._publisher: threading.Thread | None = None
+        self._handling = Progress()  # on_message callbacks still running, for health()
         self._ha_republished = -HA_REPUBLISH_MIN_S  # monotonic time of the last republish for Home Assistant
         self.retained_commands_ignored = 0
         self.client = self._make_client()
@@ -257,6 +259,23 @@ class TableBus:
         self._drain_acks()
         self.client.disconnect()
         self.client.loop_stop()
+
+    def health(self, now: float, deadline_s: float) -> list[str]:
+        """What keeps MQTT from progressing (empty when nothing does): paho's network thread or the outbox
+        publisher died, or handling one message has taken longer than ``deadline_s``. A broker that is away is not
+        a problem here: paho keeps reconnecting, the journal keeps the events."""
+        if self._stop.is_set():
+            return []
+        problems = []
+        network = getattr(self.client, "_thread", None)  # paho 2.x keeps its loop_start() thread here
+        if network is not None and not network.is_alive():
+            problems.append("paho's network thread died")
+        if self._publisher is not None and not self._publisher.is_alive():
+            problems.append("the outbox publisher thread died")
+        stuck = self._handling.stuck_for(now)
+        if stuck > deadline_s:
+            problems.append(f"handling one MQTT message has taken {stuck:.1f} s")
+        return problems
 
     # -- paho callbacks (paho's network thread; never let an exception escape) ----------------------------------
 
@@ -346,26 +365,30 @@ class TableBus:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         try:
-            if message.topic == self.topics.cmd:
-                if message.retain:  # left on the broker by someone: not a command sent now
-                    self.retained_commands_ignored += 1
-                    if self.retained_commands_ignored == 1:
-                        log.warning("ignoring a retained message on %s (clear it with an empty retained publish)",
-                                    message.topic)
-                    return
-                self.on_command(bytes(message.payload))
-            elif (
-                self.settings.ha_prefix
-                and message.topic == self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX
-                and message.payload.strip() == b"online"
-                and self.on_ha_online
-            ):
-                now = time.monotonic()
-                if now - self._ha_republished >= HA_REPUBLISH_MIN_S:
-                    self._ha_republished = now
-                    self.on_ha_online()
+            with self._handling.working():
+                self._handle_message(message)
         except Exception:
             log.exception("error handling a message on %s", message.topic)
+
+    def _handle_message(self, message: mqtt.MQTTMessage) -> None:
+        if message.topic == self.topics.cmd:
+            if message.retain:  # left on the broker by someone: not a command sent now
+                self.retained_commands_ignored += 1
+                if self.retained_commands_ignored == 1:
+                    log.warning("ignoring a retained message on %s (clear it with an empty retained publish)",
+                                message.topic)
+                return
+            self.on_command(bytes(message.payload))
+        elif (
+            self.settings.ha_prefix
+            and message.topic == self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX
+            and message.payload.strip() == b"online"
+            and self.on_ha_online
+        ):
+            now = time.monotonic()
+            if now - self._ha_republished >= HA_REPUBLISH_MIN_S:
+                self._ha_republished = now
+                self.on_ha_online()
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
         try:

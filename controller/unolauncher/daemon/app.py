@@ -1,8 +1,15 @@
 """The daemon: builds the table from a :class:`Config`, keeps it alive, shuts it down safely.
 
 Start order (READY is sent only when the launcher is up): journal → launcher → broker (embedded, if used) →
-referee replay → press handler → table worker → MQTT connection → dashboard → ``READY=1``. Stop order: motor
-off first, then the worker, MQTT (``offline``), broker, dashboard, launcher, journal.
+referee replay (and the emergency stop's state) → press handler → table worker → MQTT connection → dashboard →
+``READY=1``. Stop order: motor off first (from any thread, waiting for nothing), then the run in progress, the
+worker, MQTT (``offline``), broker, dashboard, launcher, journal — bounded in time, so a stuck disk cannot keep a
+failing daemon from exiting.
+
+Exit codes (:meth:`Daemon.run_until_stopped`): :data:`EXIT_OK` after a stop request (SIGTERM, SIGINT, SIGHUP);
+:data:`EXIT_FAILED` after an uncaught exception in any thread; :data:`EXIT_STALLED` when a critical thread stalled or
+died (the watchdog pings have stopped); ``128 + SIGQUIT`` after SIGQUIT. Every one but the first makes systemd's
+``Restart=on-failure`` restart the service.
 
 Example::
 
@@ -10,7 +17,8 @@ Example::
     config.table.state_dir = ".state"
     daemon = Daemon(config)
     daemon.start()
-    daemon.run_until_stopped()      # returns after request_stop() (SIGTERM/SIGINT in ``unolauncher run``)
+    code = daemon.run_until_stopped()   # after request_stop() (a signal in ``unolauncher run``) or a stall
+    daemon.shutdown()
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ import json
 import logging
 import os
 import secrets
+import signal
 import socket
 import sqlite3
 import sys
@@ -36,6 +45,7 @@ from unolauncher.daemon.config import Config, ConfigError
 from unolauncher.daemon.mqtt_output import MqttOutput
 from unolauncher.daemon.notify import Notifier
 from unolauncher.daemon.table import CommandRefused, Table
+from unolauncher.daemon.watchdog import Watchdog
 from unolauncher.store.journal import Journal
 
 log = logging.getLogger("unolauncher.daemon")
@@ -44,6 +54,16 @@ ENDPOINTS_FILE = "endpoints.json"
 DISCOVERY_RECORD_FILE = "ha_discovery.json"  # what was announced to Home Assistant last (bus.discovery.publish_plan)
 JOURNAL_FILE = "journal.sqlite3"
 SWITCH_INTERVAL_S = 0.0005
+
+EXIT_OK = 0  # a stop was requested (SIGTERM, SIGINT, SIGHUP)
+EXIT_FAILED = 1  # an uncaught exception (in any thread), or the start failed
+EXIT_CONFIG = 2  # a configuration error (one line naming the key)
+EXIT_STALLED = 3  # a critical thread stalled or died: the watchdog said so
+EXIT_SIGQUIT = 128 + signal.SIGQUIT  # SIGQUIT asks for an abnormal end (a core dump, by default)
+
+CHECK_INTERVAL_S = 0.25  # how often the main loop asks the watchdog (the motor guard needs none of this)
+PING_INTERVAL_S = 5.0  # WATCHDOG=1 every this often when systemd did not say (outside systemd: nobody listens)
+SHUTDOWN_TIMEOUT_S = 15.0  # after this the rest of a shutdown is abandoned (the motor is off long before)
 
 
 def bus_settings(config: Config, host: str, port: int, mqtt5: bool) -> BusSettings:
@@ -102,6 +122,11 @@ class Daemon:
         self.endpoints: dict[str, Any] = {}
         self._endpoints_lock = threading.Lock()
         self._discovery_lock = threading.Lock()  # paho's thread announces; HA's birth may come during a reconnect
+        self.watchdog = Watchdog(config.table.stall_timeout_s)
+        self.exit_code = EXIT_OK
+        self.stop_reason = ""
+        self._guard_trips = 0
+        self._previous_excepthook: Any = None
 
     # -- start --------------------------------------------------------------------------------------------------
 
@@ -110,6 +135,8 @@ class Daemon:
         # 5 ms switch interval a thread woken by a socket can wait that long behind a busy one. The daemon's
         # threads do little work each, so a shorter interval costs nothing and cuts press -> event latency.
         sys.setswitchinterval(SWITCH_INTERVAL_S)
+        self._previous_excepthook = threading.excepthook
+        threading.excepthook = self._thread_crashed
         self.journal = self._open_journal()
         from unolauncher.rules.referee import Referee
 
@@ -142,10 +169,13 @@ class Daemon:
         self.say(
             f"journal: {self.journal.path} ({replayed} command(s) replayed, last event seq {self.journal.last_seq})"
         )
+        if not self.table.enabled:
+            self.say("launcher: DISABLED by an emergency stop (send {\"type\": \"enable\"} to allow firing)")
         self._wire_press_handler()
         self.table.start()
         self._start_dashboard()  # before the bus: Home Assistant's discovery links to the dashboard's address
         self.bus.start()
+        self._watch_critical_threads()
         self.endpoints["ready"] = True
         self._write_endpoints()
         self.notifier.send("READY=1", f"STATUS=table {self.topics.table_id} ready", f"MAINPID={os.getpid()}")
@@ -187,6 +217,7 @@ class Daemon:
 
         assert self.table is not None
         table = self.table
+        clock = self.clock
         self.press_handler = PressHandler(
             self.launcher,
             claim=table.claim_press,
@@ -196,6 +227,8 @@ class Daemon:
             on_lid_opened=table.on_lid_opened,
             after_press=table.press_started,
             on_uno=table.on_uno_button,
+            enabled=lambda: table.enabled,  # the emergency stop, read without a lock
+            run_later=lambda deliver: clock.call_later(0.0, deliver),  # a hit known on the input thread: off it
         )
 
     def _bus_settings(self) -> BusSettings:
@@ -404,34 +437,98 @@ class Daemon:
                 tmp.write_text(json.dumps(current, indent=1) + "\n", encoding="utf-8")
                 tmp.replace(path)
 
+    def _watch_critical_threads(self) -> None:
+        """What the watchdog checks: the timer thread, the launcher's input callbacks and motor guard, the table's
+        worker, MQTT's threads. Each one's own ``health(now, deadline_s)`` says what keeps it from progressing."""
+        for name, part in (("timers", self.clock), ("launcher", self.launcher), ("table", self.table),
+                           ("mqtt", self.bus)):  # fmt: skip
+            check = getattr(part, "health", None)
+            if check is not None:
+                self.watchdog.watch(name, check)
+
     # -- run and stop -------------------------------------------------------------------------------------------
 
-    def request_stop(self) -> None:
-        """Signal-safe: motor off now, then let the main loop finish."""
+    def request_stop(self, code: int = EXIT_OK, reason: str = "") -> None:
+        """Signal-safe, any thread: motor off now, then let the main loop finish with exit ``code`` (the first
+        non-zero code asked for wins). Logs nothing: a signal handler may have interrupted a log call."""
         self.motor_off()
+        if code != EXIT_OK and self.exit_code == EXIT_OK:
+            self.exit_code, self.stop_reason = code, reason
+        elif not self.stop_reason:
+            self.stop_reason = reason
         self.stop_requested.set()
 
     def motor_off(self) -> None:
+        """Motor off now, from any thread, waiting for nothing but the motor guard: the launcher's emergency stop.
+        Not journalled: a restart comes back as enabled as the journal says."""
         if self.launcher is not None:
             try:
-                self.launcher.stop()
+                self.launcher.set_enabled(False)
             except Exception:
-                log.exception("launcher.stop() failed")
+                log.exception("switching the motor off failed")
 
-    def run_until_stopped(self) -> None:
-        """The main loop: watchdog pings while the worker lives; returns when a stop was requested."""
-        interval = self.notifier.watchdog_interval() or 5.0
-        while not self.stop_requested.wait(min(interval, 1.0)):
-            if self.table is not None and not self.table.alive():
-                log.error("the table worker died; stopping so systemd restarts us")
-                break
-            self.notifier.send("WATCHDOG=1")
+    def _thread_crashed(self, args: threading.ExceptHookArgs) -> None:
+        """``threading.excepthook``: an exception no one caught ended a thread. Motor off, exit non-zero."""
+        self.motor_off()
+        name = args.thread.name if args.thread is not None else "?"
+        log.critical(
+            "uncaught exception in thread %s; stopping (exit code %d)", name, EXIT_FAILED,
+            exc_info=(args.exc_type, args.exc_value, args.exc_traceback),  # type: ignore[arg-type]
+        )  # fmt: skip
+        self.request_stop(EXIT_FAILED, f"uncaught {args.exc_type.__name__} in thread {name}")
 
-    def shutdown(self) -> None:
-        """Every exit path comes here: motor off first, then everything else, each step guarded."""
+    def run_until_stopped(self) -> int:
+        """The main loop; returns the exit code. ``WATCHDOG=1`` is sent only while every critical thread makes
+        progress (:mod:`unolauncher.daemon.watchdog`); when one stalls or dies: motor off, no more pings,
+        :data:`EXIT_STALLED`. Otherwise it returns when a stop was requested, with that request's code."""
+        interval = self.notifier.watchdog_interval() or PING_INTERVAL_S
+        next_ping = 0.0
+        while not self.stop_requested.wait(CHECK_INTERVAL_S):
+            now = time.monotonic()
+            problems = self.watchdog.problems(now)
+            if problems:
+                self.motor_off()
+                self.exit_code, self.stop_reason = EXIT_STALLED, "; ".join(problems)
+                log.critical("%s: motor off, watchdog pings stopped, exiting (code %d) so that systemd restarts "
+                             "the daemon", self.stop_reason, EXIT_STALLED)  # fmt: skip
+                self.notifier.send(f"STATUS=stalled: {self.stop_reason}"[:400])
+                return EXIT_STALLED
+            self._report_guard_trips()
+            if now >= next_ping:
+                self.notifier.send("WATCHDOG=1")
+                next_ping = now + interval
+        if self.exit_code != EXIT_OK:
+            log.critical("stopping: %s (exit code %d)", self.stop_reason, self.exit_code)
+        elif self.stop_reason:
+            log.info("stopping: %s", self.stop_reason)
+        return self.exit_code
+
+    def _report_guard_trips(self) -> None:
+        """Log (here, on the main thread: the guard itself never logs) deadlines the motor guard had to enforce."""
+        trips = self.launcher.status().extra.get("guard_trips", 0) if self.launcher is not None else 0
+        if trips > self._guard_trips:
+            log.warning("the motor guard stopped the motor at its deadline (%d time(s) so far): the launcher's own "
+                        "stop came late — is the timer thread overloaded?", trips)  # fmt: skip
+            self._guard_trips = trips
+
+    def shutdown(self, timeout: float = SHUTDOWN_TIMEOUT_S) -> None:
+        """Every exit path comes here: motor off first, then everything else, each step guarded. A step that hangs
+        (a stuck disk under the journal, a lock held forever) cannot keep the process from exiting: after
+        ``timeout`` the steps left are abandoned."""
         self.motor_off()
         self.notifier.send("STOPPING=1")
+        stopper = threading.Thread(target=self._stop_parts, name="shutdown", daemon=True)
+        stopper.start()
+        stopper.join(timeout)
+        if stopper.is_alive():
+            log.error("stopping took longer than %.0f s (something is stuck); the rest is left, motor off", timeout)
+        if self._previous_excepthook is not None and threading.excepthook == self._thread_crashed:
+            threading.excepthook = self._previous_excepthook
+
+    def _stop_parts(self) -> None:
         steps = [
+            # The run in progress ends now (its hit reaches the table before the worker stops).
+            ("launcher run", lambda: self.launcher.stop() if self.launcher else None),
             ("table", lambda: self.table.stop() if self.table else None),
             ("bus", lambda: self.bus.stop() if self.bus else None),
             ("broker", lambda: self.broker.stop() if self.broker else None),

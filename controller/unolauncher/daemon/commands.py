@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from unolauncher.rules.refusal import Refusal
-from unolauncher.rules.schema import MAX_ID, Check, boolean, check_command, integer, text
+from unolauncher.rules.schema import MAX_ID, Check, boolean, check_command, integer, label, text
 from unolauncher.strict_json import INT_MAX, StrictJSONError, loads
 
 MAX_PAYLOAD = 64 * 1024  # a real command is a few hundred bytes; a 64 KiB one is a mistake or an attack
@@ -39,6 +39,8 @@ DAEMON_FIELDS: dict[str, dict[str, Check]] = {
     "status": {},
     "resend": {"from": integer(1, INT_MAX)},
     "preset": {"preset": text()},  # the next game's ejection preset (Home Assistant's select)
+    "disable": {"by": label(64)},  # the emergency stop; "by" says who pressed it
+    "enable": {"by": label(64)},
 }
 DAEMON_COMMANDS = frozenset(DAEMON_FIELDS)
 

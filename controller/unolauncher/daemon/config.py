@@ -74,6 +74,13 @@ def _positive(key: str, value: Any) -> int:
     return value
 
 
+def _stall_timeout(key: str, value: Any) -> float:
+    value = _number(key, value)
+    if not 0.5 <= value <= 300:
+        raise ConfigError(f"{key} must be between 0.5 and 300 seconds, got {value!r}")
+    return float(value)
+
+
 def _choice(*options: str) -> Any:
     def check(key: str, value: Any) -> str:
         if value not in options:
@@ -186,6 +193,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "lockout": _bool,
         "journal_sync": _journal_sync,  # kept so that existing files with "full" still load
         "journal_keep_days": _keep_days,
+        "stall_timeout_s": _stall_timeout,
     },
     "broker": {
         "embedded": _bool,
@@ -230,6 +238,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "retract_power": _number,
         "debounce_ms": _int,
         "lid_debounce_ms": _int,
+        "beam_min_gap_ms": _int,
         "pwm_frequency": _int,
         "virtual": _table,
     },
@@ -255,6 +264,7 @@ class TableConfig:
     lockout: bool = True
     journal_sync: str = "full"
     journal_keep_days: int = 30
+    stall_timeout_s: float = 10.0
 
 
 @dataclass
@@ -307,6 +317,7 @@ class LauncherConfig:
     retract_power: float | None = None
     debounce_ms: int | None = None
     lid_debounce_ms: int | None = None
+    beam_min_gap_ms: int | None = None
     pwm_frequency: int | None = None
     virtual: dict[str, Any] | None = None
 

@@ -5,7 +5,11 @@ Example::
     $ unolauncher run                                 # /etc/unolauncher/config.toml, or defaults without it
     $ unolauncher run --config table.toml --state-dir ./.state
 
-Exit codes: 0 after SIGTERM/SIGINT, 2 for a configuration error (one line naming the key), 1 for anything else.
+Exit codes: 0 after SIGTERM, SIGINT or SIGHUP (a stop was asked for); 2 for a configuration error, including a
+machine with GPIO but no working pin factory (one line naming the key or what to install); 1 after an uncaught
+exception in any thread; 3 when a critical thread stalled or died (the watchdog stopped pinging); 131 after SIGQUIT.
+On every one of them the motor is switched off first. Every code but 0 makes systemd restart the service
+(``Restart=on-failure``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ from pathlib import Path
 from types import FrameType
 
 from unolauncher.daemon.config import ConfigError, load_config
+
+# SIGHUP too: an SSH session that drops while `dev.py run` runs in it must not skip switching the motor off.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -43,25 +50,30 @@ def run(args: argparse.Namespace) -> int:
         config.table.state_dir = str(args.state_dir)
     _say(f"config: {config.source}")
 
-    from unolauncher.daemon.app import Daemon  # after the config check: a typo should not wait for imports
+    from unolauncher.daemon.app import EXIT_CONFIG, EXIT_FAILED, EXIT_OK, EXIT_SIGQUIT, Daemon  # after the check
 
     daemon = Daemon(config, say=_say)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
-        daemon.request_stop()
+        # Motor off first, on this (main) thread, waiting for nothing; the main loop then stops the rest.
+        code = EXIT_SIGQUIT if signum == signal.SIGQUIT else EXIT_OK
+        daemon.request_stop(code, f"signal {signal.Signals(signum).name}")
 
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, on_signal)
+    code = EXIT_FAILED
     try:
         daemon.start()
-        daemon.run_until_stopped()
+        code = daemon.run_until_stopped()
     except ConfigError as exc:
         print(f"unolauncher run: {exc}", file=sys.stderr)
-        return 2
+        code = EXIT_CONFIG
     except Exception:
         logging.getLogger("unolauncher.daemon").exception("the daemon failed")
-        return 1
     finally:
         daemon.shutdown()
-    _say("stopped")
-    return 0
+    if code == EXIT_OK:
+        _say("stopped")
+    elif code != EXIT_CONFIG:
+        _say(f"stopped with exit code {code}: {daemon.stop_reason or 'the daemon failed'}")
+    return code

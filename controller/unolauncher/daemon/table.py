@@ -2,22 +2,24 @@
 
 Threads and who may touch what:
 
-- the **worker** thread (one, started by :meth:`Table.start`) is the only one that changes the referee and writes
-  commands and events to the journal, in the order it takes them from its queue, so journal order = the order the
-  referee saw them;
-- the launcher's input thread (a GPIO edge) *claims* a press under :attr:`Table.lock` (:meth:`Table.claim_press`:
-  who may hit, and the referee's next plan, used up by a ``pressed`` command), which is held only for
-  ``referee.handle()`` itself, never across a disk or network write: the press → motor path never waits on SQLite
-  or MQTT. A lid opening is a ``lid_opened`` command the same way. The ejection model's state lives in the
-  referee alone; nothing copies it;
-- a finished run's hit is applied to the referee **at once** by the launcher thread (:meth:`Table.on_hit`), so the
-  next press is attributed from a referee that already counts it, however slow the disk; it is journalled by the
-  worker right after, before anything about it is published;
-- every change of the referee and every launcher event is appended, under :attr:`Table.lock`, to one list in the
-  order it happened; the worker journals that list in order (one transaction for whatever has gathered: group
-  commit), then publishes. Journal order = the order the referee saw the commands; nothing is published before
-  it is journalled;
-- MQTT's network thread only queues raw payloads (:meth:`Table.submit_payload`).
+- the **worker** thread (one, started by :meth:`Table.start`) is the only one that writes commands and events to
+  the journal, in the order they happened, and the only one that applies queued commands to the referee;
+- the launcher's input thread (a GPIO edge) **never waits for the table**. It *claims* a press
+  (:meth:`Table.claim_press`: who may hit, and the referee's next plan, used up by a ``pressed`` command) only if
+  :attr:`Table.lock` is free at that instant — the press is refused as ``busy`` otherwise, never kept waiting — and
+  it reports its events by appending to a queue without the lock. The emergency stop is read without a lock.
+  :attr:`Table.lock` is held only for ``referee.handle()`` itself, never across a disk or network write. The
+  ejection model's state lives in the referee alone; nothing copies it. A lid opening is a ``lid_opened`` command,
+  on the launcher's timer thread;
+- a finished run's hit is applied to the referee **at once** by the launcher's timer thread (:meth:`Table.on_hit`),
+  so the next press is attributed from a referee that already counts it, however slow the disk (the press handler
+  ignores presses until then); it is journalled by the worker right after, before anything about it is published;
+- every change of the referee (appended under :attr:`Table.lock`, right after the change) and every launcher event
+  (appended from any thread, without a lock) goes to one queue in the order it happened; the worker journals that
+  queue in order (one transaction for whatever has gathered: group commit), then publishes. Journal order = the
+  order the referee saw the commands; nothing is published before it is journalled;
+- MQTT's network thread only queues raw payloads (:meth:`Table.submit_payload`); a ``disable`` (emergency stop)
+  also stops the motor right there, before it is queued.
 
 Example::
 
@@ -29,6 +31,7 @@ Example::
 
 from __future__ import annotations
 
+import collections
 import logging
 import queue
 import secrets
@@ -41,7 +44,8 @@ from typing import Any, Protocol
 from unolauncher.bus.discovery import sensor_values
 from unolauncher.daemon.commands import DAEMON_COMMANDS, check_daemon_command, decode_command, reply
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
-from unolauncher.launcher.press import PressClaim
+from unolauncher.launcher.press import PressClaim, Refusal
+from unolauncher.progress import Progress
 from unolauncher.store.journal import Journal, JournalError, UnreadableRow
 
 log = logging.getLogger(__name__)
@@ -64,6 +68,9 @@ SNAPSHOT_NOTE = "referee_snapshot"
 PRESET_NOTE = "next_preset"
 # Journal retention (``table.journal_keep_days``) is applied at start-up and after a new game, at most this often.
 PRUNE_INTERVAL_S = 3600.0
+# The emergency stop's events: journalled, so a restart comes back disabled if it went down disabled.
+ENABLE_EVENTS = ("launcher_disabled", "launcher_enabled")
+MAX_BY_LENGTH = 64  # the optional "by" of disable/enable: who pressed it ("dashboard", "home assistant", a name)
 
 
 class RefereeLike(Protocol):
@@ -122,10 +129,6 @@ class VirtualControls(Protocol):
 
 _STOP = object()
 _JOURNAL = object()  # wakes the worker: records are waiting to be journalled
-
-# A press whose hit has not reached the referee yet makes hitter() wait this long at most. The hit follows the end of
-# the run within microseconds on the launcher's thread; the bound only guards against a hit that never comes.
-HIT_SETTLE_TIMEOUT_S = 0.5
 
 # Two hand-offs on the press -> event path, each followed by a short step aside so that the woken thread gets the GIL
 # at once instead of waiting behind the one that woke it: the launcher thread after queuing a press event (the worker
@@ -197,19 +200,27 @@ class Table:
         self._queued_commands = 0  # "payload" items in the queue, guarded by _queued_lock
         self._queued_lock = threading.Lock()
         self.busy_refusals = 0
-        self._unjournalled: list[_Record] = []  # guarded by self.lock, in the order things happened
-        self._settled = threading.Condition(self.lock)
-        self._presses_unsettled = 0  # accepted presses whose hit has not reached the referee (guarded by lock)
+        # In the order things happened. deque.append/popleft are atomic: launcher events are appended without a
+        # lock; referee changes under self.lock (so that a rollback can take all of them at once).
+        self._unjournalled: collections.deque[_Record] = collections.deque()
         self._worker: threading.Thread | None = None
+        self._working = Progress()  # the worker's current item, for health()
         self._snapshot_due = False  # a new game was journalled; snapshot the referee at the next quiet moment
         self.keep_days = keep_days  # journal retention in days; 0 keeps everything
         self._pruned_at: float | None = None  # monotonic time of the last prune
+        self._enabled = True  # the emergency stop is off (journalled: launcher_disabled / launcher_enabled)
+        self._enabled_journalled = True  # the last value the journal holds (the referee snapshot note records it)
 
     # -- start-up -----------------------------------------------------------------------------------------------
 
     def restore(self) -> int:
-        """Rebuild the referee from the journal's accepted commands; return how many were re-applied."""
+        """Rebuild the referee from the journal's accepted commands, and the emergency stop from its events; return
+        how many commands were re-applied. A launcher that went down disabled comes back disabled."""
         referee, count = self._replayed()
+        enabled = self._restored_enabled()
+        self._enabled = self._enabled_journalled = enabled
+        if self.launcher is not None:
+            self.launcher.set_enabled(enabled)
         with self.lock:
             self.referee = referee
         chosen = self.journal.last_note(PRESET_NOTE)
@@ -218,6 +229,14 @@ class Table:
             self._preset_chosen = True
         self.prune_journal()
         return count
+
+    def _restored_enabled(self) -> bool:
+        """Whether the launcher was enabled at the end of the journal: the last snapshot note says (default yes),
+        then any disable/enable event after it (a bounded scan: at most about one game)."""
+        found = self.journal.last_note_at(SNAPSHOT_NOTE)
+        pos, enabled = (found[0], found[1].get("launcher_enabled") is not False) if found else (0, True)
+        last = self.journal.last_event_of(ENABLE_EVENTS, after_pos=pos)
+        return enabled if last is None else last["type"] == "launcher_enabled"
 
     def _replayed(self) -> tuple[RefereeLike, int]:
         """The referee the journal describes — its last good snapshot fed the accepted commands journalled after it
@@ -275,8 +294,9 @@ class Table:
             if self._unjournalled:
                 return
             snapshot = self.referee.to_json()
+        note = {"type": SNAPSHOT_NOTE, "referee": snapshot, "launcher_enabled": self._enabled_journalled}
         try:
-            self.journal.append_note({"type": SNAPSHOT_NOTE, "referee": snapshot})
+            self.journal.append_note(note)
         except Exception as exc:  # not fatal: a restart replays from the previous snapshot, only more slowly
             log.warning("could not journal a referee snapshot: %s", exc)
             return
@@ -311,17 +331,29 @@ class Table:
 
     def start(self) -> None:
         self._plan_ahead()
-        self._worker = threading.Thread(target=self._work, name="table-worker", daemon=True)
-        self._worker.start()
+        worker = threading.Thread(target=self._work, name="table-worker", daemon=True)
+        worker.start()
+        self._worker = worker  # only once started: health() reads it from another thread
 
     def stop(self, timeout: float = 5.0) -> None:
         self._queue.put(_STOP)
         if self._worker:
             self._worker.join(timeout)
 
-    def alive(self) -> bool:
-        """False when the worker thread died (the main loop then stops the watchdog pings)."""
-        return self._worker is not None and self._worker.is_alive()
+    def health(self, now: float, deadline_s: float) -> list[str]:
+        """What keeps the worker from making progress (empty when nothing does): it died, or one item (a command,
+        a journal write) has taken longer than ``deadline_s``. ``now`` is ``time.monotonic()``."""
+        if self._worker is not None and not self._worker.is_alive():
+            return ["the table worker died"]
+        stuck = self._working.stuck_for(now)
+        if stuck > deadline_s:
+            return [f"the table worker has been busy with one item for {stuck:.1f} s (journal or referee stuck?)"]
+        return []
+
+    @property
+    def enabled(self) -> bool:
+        """The launcher may fire (the emergency stop is off)."""
+        return self._enabled
 
     def idle(self) -> bool:
         return self._queue.unfinished_tasks == 0
@@ -330,9 +362,16 @@ class Table:
 
     def submit_payload(self, payload: bytes) -> None:
         """A raw ``cmd`` payload from MQTT (paho's thread): queued for the worker, or answered ``busy`` when
-        :attr:`max_queued_commands` are already waiting. Never blocks."""
+        :attr:`max_queued_commands` are already waiting. Never blocks.
+
+        A ``disable`` stops the motor here and now, before it waits in the queue behind anything (the worker
+        journals it, publishes the change and replies in turn); it is never refused as ``busy``.
+        """
+        emergency = b"disable" in payload and self._emergency_stop(payload)
         with self._queued_lock:
-            busy = self._queued_commands >= self.max_queued_commands or self.output.backlog() >= MAX_OUTGOING_BACKLOG
+            busy = not emergency and (
+                self._queued_commands >= self.max_queued_commands or self.output.backlog() >= MAX_OUTGOING_BACKLOG
+            )
             if not busy:
                 self._queued_commands += 1
         if not busy:
@@ -346,6 +385,20 @@ class Table:
             qos=0,
         )
 
+    def _emergency_stop(self, payload: bytes) -> bool:
+        """If ``payload`` is a valid ``disable`` command: launcher disabled and presses refused now. Any thread."""
+        command = decode_command(payload).command
+        if command is None or command.get("type") != "disable" or check_daemon_command(command) is not None:
+            return False
+        self._apply_enabled(False)
+        return True
+
+    def _apply_enabled(self, enabled: bool) -> None:
+        """The emergency stop's effect: presses refused (read without a lock) and the launcher (motor off at once)."""
+        self._enabled = enabled
+        if self.launcher is not None:
+            self.launcher.set_enabled(enabled)
+
     def submit_command(self, command: dict[str, Any], command_id: str | int | None = None) -> None:
         self._queue.put(("command", command, command_id))
 
@@ -354,30 +407,27 @@ class Table:
         self._queue.put(("republish",))
 
     def hitter(self) -> str | None:
-        """Who a press would be attributed to now (counting every hit whose cards are out, see :meth:`_settle_hits`)."""
-        with self._settled:
-            self._settle_hits()
+        """Who a press would be attributed to now (tests, diagnostics; presses go through :meth:`claim_press`)."""
+        with self.lock:
             return self.referee.hitter()
 
-    def _settle_hits(self) -> None:
-        """Wait (caller holds the lock) until every accepted press's hit is in the referee: the few microseconds
-        between the end of a run and :meth:`on_hit`. The bound only guards against a hit that never comes."""
-        if self._presses_unsettled > 0 and not self._settled.wait_for(
-            lambda: self._presses_unsettled <= 0, HIT_SETTLE_TIMEOUT_S
-        ):
-            log.warning("a press's hit never reached the table; attributing the next press without it")
-            self._presses_unsettled = 0
-
-    def claim_press(self, lockout: bool) -> PressClaim | None:
-        """A button press (launcher thread): who it counts for and the plan to fire, or ``None`` when nobody may hit
-        and ``lockout`` is on.
+    def claim_press(self, lockout: bool) -> PressClaim | Refusal | None:
+        """A button press (launcher thread): who it counts for and the plan to fire; ``None`` when nobody may hit
+        and ``lockout`` is on; ``"disabled"`` while the emergency stop is on; ``"busy"`` when :attr:`lock` is taken
+        at this very instant. The input thread never waits for the lock (a lid edge may be queued behind this
+        press); the lock is held only for ``referee.handle()``, so a busy refusal is rare, and says "press again".
 
         The plan is the referee's: a ``pressed`` command uses it up (and is journalled like any command), so the
         model's state has one owner and a replay of the journal gives this press the same plan. With no launcher
         commitment open (between rounds, ``lockout = false``) the command carries a fresh secret for free play.
+        A press that comes while the previous press's hit is on its way never gets here: the press handler
+        ignores it until that hit has reached the referee.
         """
-        with self._settled:
-            self._settle_hits()
+        if not self._enabled:
+            return "disabled"
+        if not self.lock.acquire(blocking=False):
+            return "busy"
+        try:
             referee = self.referee
             player = referee.hitter()
             if player is None and lockout:
@@ -391,7 +441,8 @@ class Table:
                 log.error("the referee refused a press: %s", events)
                 return None
             self._unjournalled.append(_Record(command, events, origin="press"))
-            self._presses_unsettled += 1  # its hit follows (on_hit), also for a plan that does not fire
+        finally:
+            self.lock.release()
         return PressClaim(player, plan if plan is not None else FirePlan.from_json(events[-1]["plan"]))
 
     def _plan_ahead(self) -> None:
@@ -408,8 +459,9 @@ class Table:
         time.sleep(HANDOFF_YIELD_S)
 
     def on_lid_opened(self) -> None:
-        """The lid opened (launcher thread): a refill, which restarts the sequence count — a ``lid_opened`` command
-        to the referee, journalled like a press (nothing to record when no launcher commitment is open)."""
+        """The lid opened (the launcher's timer thread, once the lid is reported open): a refill, which restarts the
+        sequence count — a ``lid_opened`` command to the referee, journalled like a press (nothing to record when no
+        launcher commitment is open)."""
         command = {"type": "lid_opened"}
         with self.lock:
             events = self.referee.handle(command)
@@ -435,16 +487,15 @@ class Table:
                 "message": f"The launcher's run ended without a card ({result.detail or result.outcome}); "
                 + ("press again." if player else "nothing was owed."),
             }
-            with self._settled:
-                self._settle(_Record(None, [failed], origin="launcher"))
+            self._unjournalled.append(_Record(None, [failed], origin="launcher"))
         elif player is None:
             # Lockout off and nobody owed a hit: the launcher fired, but there is nobody to give the cards to.
-            record = _Record(None, [{"type": "unattributed_hit", "cards": result.cards_out}], origin="launcher")
-            with self._settled:
-                self._settle(record)
+            self._unjournalled.append(
+                _Record(None, [{"type": "unattributed_hit", "cards": result.cards_out}], origin="launcher")
+            )
         else:
             command = {"type": "hit", "player": player, "cards": result.cards_out}
-            with self._settled:
+            with self.lock:
                 try:
                     events = self.referee.handle(command)
                 except Exception as exc:  # the referee promises never to raise; if it does, refuse, don't die
@@ -459,24 +510,20 @@ class Table:
                     record = _Record(None, [{**refused, "code": code, "message": message}], origin="launcher")
                 else:
                     record = _Record(command, events, public=self.referee.public_state(), origin="hit")
-                self._settle(record)
+                self._unjournalled.append(record)
         self._queue.put(_JOURNAL)
         self._plan_ahead()
-
-    def _settle(self, record: _Record) -> None:
-        """Queue a press's outcome for the journal and let a waiting :meth:`hitter` go on. Caller holds the lock."""
-        self._unjournalled.append(record)
-        self._presses_unsettled -= 1
-        self._settled.notify_all()
 
     def on_uno_button(self) -> None:
         """The launcher's UNO button (launcher thread): an ``uno`` call for the player who is exposed, if any."""
         self._queue.put(("uno_button",))
 
     def on_launcher_event(self, event: dict[str, Any]) -> None:
-        """A launcher-level event (fired, jam, ignored_press, lid, ...) from the launcher's threads."""
-        with self.lock:
-            self._unjournalled.append(_Record(None, [event], origin="launcher"))
+        """A launcher-level event (fired, jam, ignored_press, lid, ...) from the launcher's threads.
+
+        Takes no lock: the GPIO input thread calls this, and a lid edge behind it must not wait for the table.
+        """
+        self._unjournalled.append(_Record(None, [event], origin="launcher"))
         self._queue.put(_JOURNAL)
 
     # -- the worker ---------------------------------------------------------------------------------------------
@@ -492,11 +539,12 @@ class Table:
                 with self._queued_lock:
                     self._queued_commands -= 1
             try:
-                self._journal_pending()  # what the launcher reported first: a press's event waits for nothing else
-                if item is _STOP:
-                    return
-                if item is not _JOURNAL:
-                    self._dispatch(item)
+                with self._working.working():
+                    self._journal_pending()  # what the launcher reported first: a press's event waits for nothing
+                    if item is _STOP:
+                        return
+                    if item is not _JOURNAL:
+                        self._dispatch(item)
             except Exception:
                 # One bad item must not end the table: log it and carry on with the next.
                 log.exception("error while handling %r", item[0] if isinstance(item, tuple) else item)
@@ -584,8 +632,7 @@ class Table:
 
     def _journal_pending(self) -> None:
         """Journal every waiting record in order (one transaction), then publish what they changed. Worker only."""
-        with self.lock:
-            batch, self._unjournalled = self._unjournalled, []
+        batch = self._drain()
         if not batch:
             return
         try:
@@ -631,16 +678,31 @@ class Table:
                 for event in record.events:
                     if event.get("type") == "dispense":
                         self._dispense(event)
+            for event in record.events:
+                if event.get("type") in ENABLE_EVENTS:
+                    self._enabled_journalled = event["type"] == "launcher_enabled"
         if self._snapshot_due:
             self._snapshot()
 
+    def _drain(self) -> list[_Record]:
+        """Everything waiting to be journalled, in order (the worker is the only consumer)."""
+        batch = []
+        while self._unjournalled:
+            batch.append(self._unjournalled.popleft())
+        return batch
+
     def _journal_failed(self, batch: list[_Record], exc: Exception) -> None:
-        """Not journalled = did not happen: the referee goes back to what the journal says."""
+        """Not journalled = did not happen: the referee goes back to what the journal says.
+
+        The journal is read outside :attr:`lock` (only this thread writes it, so it cannot change meanwhile): a
+        failing disk may make that read slow, and nothing that takes the lock — a run's hit on the launcher's
+        timer thread — should wait for it.
+        """
         log.error("could not journal %d record(s): %s; rolling the referee back to the journal", len(batch), exc)
+        referee = self._replayed()[0]
         with self.lock:
-            batch = batch + self._unjournalled  # applied to the referee after these: they go too
-            self._unjournalled = []
-            self.referee = self._replayed()[0]
+            batch = batch + self._drain()  # applied to the referee after these: they go too
+            self.referee = referee
         for record in batch:
             record.error = exc
             if record.origin == "hit" and record.command is not None:
@@ -684,12 +746,13 @@ class Table:
             )
 
         if count > 0 and not self.launcher.fire(FirePlan(fire=True, cards=count, run_ms=400 + 150 * count), done):
+            why = "was busy" if self._enabled else "is disabled"
             self.on_launcher_event(
                 {
                     "type": "dispense_skipped",
                     "player": player,
                     "wanted": count,
-                    "message": "The launcher was busy; draw by hand.",
+                    "message": f"The launcher {why}; draw by hand.",
                 }
             )
 
@@ -715,6 +778,8 @@ class Table:
             events = self.journal.events(start, RESEND_LIMIT)
             self.output.resend(events)
             return reply(command_id, True, "ok", f"Re-sent {len(events)} event(s) from seq {start}.")
+        if kind in ("disable", "enable"):
+            return self._enable_command(command, command_id)
         if kind == "preset":
             return self._preset(command, command_id)
         if self.virtual is None:
@@ -735,6 +800,34 @@ class Table:
         self.virtual.load(cards)
         self._publish_launcher()
         return reply(command_id, True, "ok", f"Loaded {cards} card(s).")
+
+    def _enable_command(self, command: dict[str, Any], command_id: str | int | None) -> dict[str, Any]:
+        """``disable`` / ``enable``, the emergency stop: journalled (``launcher_disabled`` / ``launcher_enabled``),
+        so a restart keeps it. Disabling acts first and journals after (it acted already if it came over MQTT);
+        enabling journals first and acts only once that succeeded."""
+        error = _by_error(command)
+        if error is not None:
+            return reply(command_id, False, "bad_field", error)
+        enabled = command["type"] == "enable"
+        word = "enabled" if enabled else "disabled"
+        if not enabled:
+            self._apply_enabled(False)
+        if enabled == self._enabled_journalled:
+            self._apply_enabled(enabled)
+            return reply(command_id, True, "ok", f"The launcher is already {word}.")
+        by = command.get("by")
+        event: dict[str, Any] = {"type": f"launcher_{word}", **({"by": by} if by is not None else {})}
+        record = _Record(None, [event], origin="launcher")
+        self._unjournalled.append(record)
+        self._journal_pending()
+        if record.error is not None:
+            state = "disabled now, but" if not enabled else "still disabled:"
+            message = f"The launcher is {state} this could not be recorded ({record.error})."
+            return reply(command_id, False, "journal_error", message)
+        if enabled:
+            self._apply_enabled(True)
+            self._publish_launcher()
+        return reply(command_id, True, "ok", f"The launcher is {word}.", seq=record.seq)
 
     def _preset(self, command: dict[str, Any], command_id: str | int | None) -> dict[str, Any]:
         """``{"type": "preset", "preset": "brutal"}``: the ejection preset of the next game that does not name one
@@ -777,3 +870,11 @@ class Table:
         """Public state plus the journal position (for ``status`` and the retained ``state`` topic)."""
         with self.lock:
             return {**self.referee.public_state(), "seq": self.journal.last_seq}
+
+
+def _by_error(command: dict[str, Any]) -> str | None:
+    """What is wrong with a ``disable``/``enable`` command's optional ``by`` (who pressed it), or ``None``."""
+    by = command.get("by")
+    if by is None or (isinstance(by, str) and 0 < len(by) <= MAX_BY_LENGTH):
+        return None
+    return f'{command["type"]} takes an optional "by": a name of 1-{MAX_BY_LENGTH} characters.'

@@ -1,7 +1,10 @@
 """Choose and build the launcher backend from the daemon's settings: ``gpio``, ``virtual``, ``serial`` or ``auto``.
 
-``auto`` uses real GPIO when this machine has it (a ``/dev/gpiochip*`` device and the ``lgpio`` or ``RPi.GPIO``
-module) and otherwise the virtual launcher — and says so in the log, so nobody wonders why the motor is quiet.
+``auto`` uses real GPIO when this machine has it (a ``/dev/gpiochip*`` device) and the virtual launcher when it
+has none — and says so in the log, so nobody wonders why the motor is quiet. A machine *with* GPIO on which no pin
+factory starts (lgpio not installed, say) is an error naming what to install, never a silent virtual launcher on a
+Pi. The pin factory is ``pin_factory``, else ``GPIOZERO_PIN_FACTORY`` (gpiozero's own variable; ``mock`` means the
+virtual launcher), else lgpio, then RPi.GPIO.
 
 Settings may be a mapping (a ``[launcher]`` TOML table) or any object with attributes (the daemon's config
 dataclass); every key is optional:
@@ -9,7 +12,7 @@ dataclass); every key is optional:
 ==================  ==========================================================================================
 ``backend``         ``auto`` (default), ``gpio``, ``virtual``, ``serial``
 ``pins``            pin overrides, role -> BCM number (``-1`` = not fitted); or ``pins_file``: a pins TOML file
-``pin_factory``     gpiozero factory for ``gpio``: ``lgpio`` (default, the only one on a Pi 5), ``rpigpio``, …
+``pin_factory``     gpiozero factory: ``lgpio`` (default, the only one on a Pi 5), ``rpigpio``, …
 ``magazine``        cards believed loaded after a refill (also the virtual magazine's start), e.g. 40
 ``jam_timeout_s``, ``max_run_s``, ``retract_ms``, ``retract_power``, ``debounce_ms``, ``settle_ms``:
                     see :class:`~unolauncher.launcher.gpio.DeviceSettings`
@@ -33,7 +36,6 @@ from __future__ import annotations
 
 import glob
 import importlib
-import importlib.util
 import logging
 import os
 from collections.abc import Mapping
@@ -58,25 +60,34 @@ PIN_FACTORIES = {
     "pigpio": ("gpiozero.pins.pigpio", "PiGPIOFactory"),
     "native": ("gpiozero.pins.native", "NativeFactory"),
 }
+GPIO_CHIPS = "/dev/gpiochip*"  # Linux GPIO character devices: this machine has GPIO
+INSTALL_HINT = (
+    'install lgpio into the environment the daemon runs in ("pip install lgpio"; a 32-bit Pi: see systemd/README.md), '
+    'or set launcher.backend = "virtual"'
+)
 
 
 class LauncherSetupError(UnolauncherError, ValueError):
     """The launcher cannot be built from these settings; one sentence says why."""
 
 
+def env_pin_factory() -> str | None:
+    """gpiozero's ``GPIOZERO_PIN_FACTORY`` (lower case), or ``None`` when it is not set."""
+    return os.environ.get("GPIOZERO_PIN_FACTORY", "").strip().lower() or None
+
+
 def gpio_unavailable_reason() -> str | None:
-    """Why real GPIO cannot be used here, or ``None`` when it can."""
-    if os.environ.get("GPIOZERO_PIN_FACTORY", "").lower() == "mock":
+    """Why ``auto`` means the virtual launcher here, or ``None`` when this machine has GPIO (``auto`` = ``gpio``)."""
+    if env_pin_factory() == "mock":
         return "GPIOZERO_PIN_FACTORY=mock is set"
-    if not glob.glob("/dev/gpiochip*"):
+    if not glob.glob(GPIO_CHIPS):
         return "this machine has no /dev/gpiochip* device"
-    if importlib.util.find_spec("lgpio") is None and importlib.util.find_spec("RPi") is None:
-        return "neither the lgpio nor the RPi.GPIO module is installed"
     return None
 
 
 def make_pin_factory(name: str | None) -> Any:
-    """A real gpiozero pin factory by name (``None`` = lgpio, then rpigpio)."""
+    """A gpiozero pin factory by name; ``None``: ``GPIOZERO_PIN_FACTORY`` if set, else lgpio, then rpigpio."""
+    name = name or env_pin_factory()
     names = [name] if name else ["lgpio", "rpigpio"]
     errors = []
     for candidate in names:
@@ -91,7 +102,7 @@ def make_pin_factory(name: str | None) -> Any:
             return getattr(importlib.import_module(module_name), class_name)()
         except Exception as exc:  # missing module, no GPIO chip, not a Pi
             errors.append(f"{candidate}: {exc}")
-    raise LauncherSetupError(f"no GPIO pin factory could start ({'; '.join(errors)})")
+    raise LauncherSetupError(f"no GPIO pin factory could start ({'; '.join(errors)}); {INSTALL_HINT}")
 
 
 def pins_from_settings(settings: Any) -> PinMap:
@@ -149,7 +160,8 @@ def create_launcher(settings: Any, clock: Clock) -> tuple[Launcher, VirtualLaunc
     if backend not in BACKENDS:
         raise LauncherSetupError(f"unknown launcher backend {backend!r} (known: {', '.join(BACKENDS)})")
     try:
-        if backend == "auto":
+        auto = backend == "auto"
+        if auto:
             reason = gpio_unavailable_reason()
             if reason is not None:
                 log.warning("launcher: using the virtual launcher because %s", reason)
@@ -160,7 +172,13 @@ def create_launcher(settings: Any, clock: Clock) -> tuple[Launcher, VirtualLaunc
         if backend == "serial":
             return _create_serial(settings, clock), None
         pins = pins_from_settings(settings)
-        factory = make_pin_factory(setting(settings, "pin_factory"))
+        try:
+            factory = make_pin_factory(setting(settings, "pin_factory"))
+        except LauncherSetupError as exc:
+            if not auto:
+                raise
+            chip = sorted(glob.glob(GPIO_CHIPS))[0]
+            raise LauncherSetupError(f'backend "auto" found GPIO ({chip}) but {exc}') from None
         return GpioLauncher(factory, clock, pins, device_settings(settings)), None
     except (TypeError, ValueError) as exc:
         if isinstance(exc, LauncherSetupError | PinMapError):

@@ -14,8 +14,14 @@ A run (one accepted :meth:`GpioLauncher.fire`):
 3. **settle**: motor off; cards still passing the beam are counted (the hitter takes them too);
 4. **retract**: motor reversed briefly so the next card is pulled back, as the toy does; then off and ``done``.
 
-Safety: the motor is off after construction, after :meth:`stop`/:meth:`close`, when the lid opens, and on every
-exception path (each callback entry point is guarded and switches the motor off before reporting a ``fault``).
+Safety: the motor is off after construction, after :meth:`stop`/:meth:`close`, when the lid opens, while the
+launcher is disabled (:meth:`set_enabled`), and on every exception path (each callback entry point is guarded and
+switches the motor off before reporting a ``fault``). Every pin write that could start the motor goes through the
+:class:`~unolauncher.launcher.motor_guard.MotorGuard`, which holds a deadline for each "on" and keeps it on a thread
+of its own, so a stuck timer thread cannot keep the motor running past its limit.
+
+The card beam ignores a falling edge closer than ``beam_min_gap_ms`` (4 ms, as the co-processor firmware) to the
+last card it counted: a flicker of the beam as one card passes is one card, not two.
 
 Example::
 
@@ -49,7 +55,9 @@ from unolauncher.launcher.interface import (
     PressCallback,
     require_in_range,
 )
+from unolauncher.launcher.motor_guard import MotorGuard
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap
+from unolauncher.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +81,7 @@ class DeviceSettings:
     retract_power: float = 0.6
     debounce_ms: int = 30  # button/UNO: edges this close to the previous edge are contact bounce
     lid_debounce_ms: int = 50  # lid: reported once its level has been stable this long
+    beam_min_gap_ms: int = 4  # beam: a falling edge this close to the last counted card is a glitch (as the firmware)
     magazine: int | None = None  # cards believed loaded after a refill (lid opened); None = unknown
     pwm_frequency: int = 1000
 
@@ -85,6 +94,7 @@ class DeviceSettings:
             ("retract_power", 0.0 <= self.retract_power <= 1.0),
             ("debounce_ms", 0 <= self.debounce_ms <= 1000),
             ("lid_debounce_ms", 0 <= self.lid_debounce_ms <= 2000),
+            ("beam_min_gap_ms", 0 <= self.beam_min_gap_ms <= 100),
             ("magazine", self.magazine is None or 0 <= self.magazine <= 500),
             ("pwm_frequency", 10 <= self.pwm_frequency <= 100_000),
         ]
@@ -141,6 +151,25 @@ def _guarded(method: Callable[P, R]) -> Callable[P, R | None]:
     return wrapper
 
 
+def _input(method: Callable[P, R]) -> Callable[P, R | None]:
+    """Entry points for input edges (gpiozero's callback thread): guarded, and timed for the watchdog."""
+
+    @wraps(method)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R | None:
+        self = args[0]
+        assert isinstance(self, GpioLauncher)
+        outer = self._inputs.begin()  # on the press path: no context-manager object
+        try:
+            return method(*args, **kwargs)
+        except Exception as exc:
+            self._fault(f"{method.__name__}: {type(exc).__name__}: {exc}")
+            return None
+        finally:
+            self._inputs.end(outer)
+
+    return wrapper
+
+
 class GpioLauncher:
     """The launcher on gpiozero devices; implements :class:`~unolauncher.launcher.interface.Launcher`.
 
@@ -181,12 +210,15 @@ class GpioLauncher:
         self._magazine = self.settings.magazine
         self._last_button_edge = -1e9
         self._last_uno_edge = -1e9
+        self._last_card_edge = -1e9
+        self._inputs = Progress()  # edge callbacks still running, for health()
         self._lid_open_reported = False  # debounced: what events and the status say
         self._lid_raw_open = False  # the level at the last edge: what safety decisions use, without waiting
         self._lid_timer: TimerHandle | None = None
         self.cards_counted = 0  # every counted card, for the dashboard
         self.stray_cards = 0  # beam breaks with no run in progress (hands in the slot, cards pulled out)
         self.bounces = 0  # button edges dropped by the debounce
+        self.beam_glitches = 0  # beam edges dropped by the glitch filter
         self._count = 0
         self._devices: list[Any] = []
         self._sensor: DigitalInputDevice | None = None
@@ -208,10 +240,9 @@ class GpioLauncher:
                 led = self._add(DigitalOutputDevice(pins.led, initial_value=False, pin_factory=factory))
             if pins.buzzer is not None:
                 buzzer = self._add(DigitalOutputDevice(pins.buzzer, initial_value=False, pin_factory=factory))
-            # The press path writes the driver pins directly (no gpiozero locks or blink-thread checks).
+            # The guard writes the driver pins directly (no gpiozero locks or blink-thread checks); nothing else does.
             self._en_pin = self._enable.pin
-            self._fwd_pin = self._forward.pin
-            self._rev_pin = self._reverse.pin
+            self._guard = MotorGuard(self._en_pin, self._forward.pin, self._reverse.pin, clock.separate("motor-guard"))
             # DigitalInputDevice, not Button: Button starts a hold-watching thread per switch that we do not need.
             self._button = self._add(
                 DigitalInputDevice(pins.button, pull_up=True, bounce_time=None, pin_factory=factory)
@@ -227,6 +258,7 @@ class GpioLauncher:
             raise
         self.feedback = Feedback(led, buzzer, clock)
         self._lid_open_reported = self._lid_raw_open = self._lid_level_open()
+        self._guard.set_interlock("lid", self._lid_raw_open)
         self._button.when_activated = self._button_pressed
         self._button.when_deactivated = self._button_released
         if self._sensor is not None:
@@ -262,6 +294,10 @@ class GpioLauncher:
         return self._lid_open_reported
 
     @property
+    def enabled(self) -> bool:
+        return not self._guard.engaged("disabled")
+
+    @property
     def magazine_estimate(self) -> int | None:
         return self._magazine
 
@@ -282,14 +318,29 @@ class GpioLauncher:
             magazine_estimate=self._magazine,
             jammed=self._jammed,
             has_sensor=self.has_sensor,
+            enabled=self.enabled,
             extra={
                 "phase": run.phase if run else "idle",
                 "cards_counted": self.cards_counted,
                 "stray_cards": self.stray_cards,
                 "bounces": self.bounces,
+                "beam_glitches": self.beam_glitches,
+                "guard_trips": self._guard.trips,
                 "tension": self.feedback.tension,
             },
         )
+
+    def health(self, now: float, deadline_s: float) -> list[str]:
+        """What keeps the launcher's threads from progressing (empty when nothing does): an input edge callback
+        running longer than ``deadline_s``, or the motor guard's thread not keeping its deadlines."""
+        problems = []
+        stuck = self._inputs.stuck_for(now)
+        if stuck > deadline_s:
+            problems.append(f"a GPIO input callback has been running for {stuck:.1f} s")
+        guard = self._guard.health(now, deadline_s)
+        if guard is not None:
+            problems.append(guard)
+        return problems
 
     def indicate(self, chime: bool, tension: int) -> None:
         """Press feedback (see :mod:`unolauncher.launcher.feedback`); called by the press handler."""
@@ -300,29 +351,27 @@ class GpioLauncher:
 
     # ------------------------------------------------------------------ motor
 
-    def _motor(self, forward: bool, reverse: bool, power: float) -> None:
-        if power <= 0.0:
-            self._en_pin.state = 0.0  # enable first: the driver stops before the direction changes
-            self._fwd_pin.state = False
-            self._rev_pin.state = False
-        else:
-            self._fwd_pin.state = forward
-            self._rev_pin.state = reverse
-            self._en_pin.state = power
-
     def _motor_off(self) -> None:
-        try:
-            self._motor(False, False, 0.0)
-        except Exception:  # closed pins: fall back to the devices, which may already be off
-            for device in (getattr(self, "_enable", None), getattr(self, "_forward", None)):
-                try:
-                    if device is not None:
-                        device.off()
-                except Exception:
-                    pass
+        guard = getattr(self, "_guard", None)  # None only when building the devices failed before the guard existed
+        if guard is not None:
+            guard.off()
 
-    def drive_motor(self, direction: str, power: float = 0.5) -> None:
-        """Drive the motor by hand (``forward``, ``reverse`` or ``off``) while no run is in progress (selftest)."""
+    def set_enabled(self, enabled: bool) -> None:
+        """The emergency stop: ``False`` switches the motor off at once on the calling thread (waiting for nothing
+        but the motor guard) and refuses every fire until ``set_enabled(True)``. A run in progress ends as
+        ``stopped``; its ``done`` runs on the timer thread, so the caller (a signal handler, MQTT's thread) never
+        waits for whatever ``done`` does."""
+        self._guard.set_interlock("disabled", not enabled)
+        if not enabled and self._run is not None:
+            self._clock.call_later(0.0, self._abort_disabled)
+
+    @_guarded
+    def _abort_disabled(self) -> None:
+        self._abort("stopped", "launcher disabled")
+
+    def drive_motor(self, direction: str, power: float = 0.5) -> bool:
+        """Drive the motor by hand (``forward``, ``reverse`` or ``off``) while no run is in progress (selftest),
+        for ``max_run_s`` at most; ``False`` when the motor guard refuses (lid open, disabled)."""
         with self._lock:
             if self._run is not None:
                 raise RuntimeError("a run is in progress; the motor cannot be driven by hand now")
@@ -330,10 +379,10 @@ class GpioLauncher:
                 raise ValueError(f"direction must be forward, reverse or off, got {direction!r}")
             if not 0.0 <= power <= 1.0:
                 raise ValueError(f"power must be between 0 and 1, got {power!r}")
-            if direction == "off" or self._lid_unsafe():
+            if direction == "off" or power == 0.0:
                 self._motor_off()
-            else:
-                self._motor(direction == "forward", direction == "reverse", power)
+                return True
+            return self._guard.run(direction == "forward", direction == "reverse", power, self.settings.max_run_s)
 
     # ------------------------------------------------------------------ fire
 
@@ -344,11 +393,11 @@ class GpioLauncher:
         """
         lid_refused = False
         with self._lock:
-            if self._run is not None or self._closed:
+            if self._run is not None or self._closed or self._guard.refusal() in ("disabled", "halted"):
                 return False
             if not plan.fire:
                 result: FireResult | None = FireResult(0, 0, "no_fire")
-            elif self._lid_unsafe():
+            elif self._lid_unsafe() or self._guard.engaged("lid"):  # the guard's: until closed for the debounce
                 result = None
                 lid_refused = True
             else:
@@ -380,28 +429,40 @@ class GpioLauncher:
         run.phase = "eject"
         run.started = self._clock.now()
         self._count = 0
+        max_s = self.settings.max_run_s
+        run_s = max_s if self._sensor is not None else min(plan.run_ms / 1000, max_s)
+        if run_s <= 0:  # an open-loop plan of no time: nothing to run
+            self._finish_eject_locked(run, "ok")
+            return
         try:
-            self._motor(True, False, min(1.0, max(0.05, plan.power)))
+            # The guard's deadline is the phase's own end: the timers below normally come first.
+            started = self._guard.run(True, False, min(1.0, max(0.05, plan.power)), run_s)
         except BaseException:
             self._motor_off()
             self._run = None
             raise
-        max_s = self.settings.max_run_s
+        if not started:
+            refusal = self._guard.refusal()
+            self._finish_eject_locked(run, "stopped", f"the motor guard refused ({refusal})" if refusal else "")
+            return
         if self._sensor is not None:
             if plan.cards <= 0:
                 self._finish_eject_locked(run, "ok")
                 return
             run.jam_timer = self._clock.call_later(self.settings.jam_timeout_s, lambda: self._jam_timeout(run))
             run.max_timer = self._clock.call_later(max_s, lambda: self._max_run(run))
+        elif plan.run_ms / 1000 > max_s:
+            run.max_timer = self._clock.call_later(max_s, lambda: self._max_run(run))
         else:
-            run_s = plan.run_ms / 1000
-            if run_s > max_s:
-                run.max_timer = self._clock.call_later(max_s, lambda: self._max_run(run))
-            else:
-                run.max_timer = self._clock.call_later(run_s, lambda: self._open_loop_end(run))
+            run.max_timer = self._clock.call_later(run_s, lambda: self._open_loop_end(run))
 
-    @_guarded
+    @_input
     def _card(self) -> None:
+        now = self._clock.now()
+        if now - self._last_card_edge < self.settings.beam_min_gap_ms / 1000:
+            self.beam_glitches += 1  # the beam flickered as a card passed: that card was counted already
+            return
+        self._last_card_edge = now
         with self._lock:
             run = self._run
             if run is None or run.phase not in ("eject", "settle"):
@@ -464,10 +525,11 @@ class GpioLauncher:
         with self._lock:
             if self._run is not run or run.phase != "settle":
                 return
-            if self.settings.retract_ms > 0 and not self._lid_unsafe():
+            retract_s = self.settings.retract_ms / 1000
+            power = self.settings.retract_power
+            if retract_s > 0 and power > 0 and self._guard.run(False, True, power, retract_s):  # refused: lid open
                 run.phase = "retract"
-                self._motor(False, True, self.settings.retract_power)
-                run.stage_timer = self._clock.call_later(self.settings.retract_ms / 1000, lambda: self._complete(run))
+                run.stage_timer = self._clock.call_later(retract_s, lambda: self._complete(run))
                 return
         self._complete(run)
 
@@ -528,7 +590,7 @@ class GpioLauncher:
 
     # ------------------------------------------------------------------ inputs
 
-    @_guarded
+    @_input
     def _button_pressed(self) -> None:
         now = self._clock.now()
         if now - self._last_button_edge < self.settings.debounce_ms / 1000:
@@ -547,7 +609,7 @@ class GpioLauncher:
     def _button_released(self) -> None:
         self._last_button_edge = self._clock.now()
 
-    @_guarded
+    @_input
     def _uno_pressed(self) -> None:
         now = self._clock.now()
         if now - self._last_uno_edge < self.settings.debounce_ms / 1000:
@@ -564,11 +626,12 @@ class GpioLauncher:
         """The lid is (or may just have been) opened: the motor must not run forward."""
         return self._lid_open_reported or self._lid_raw_open
 
-    @_guarded
+    @_input
     def _lid_edge(self) -> None:
         self._lid_raw_open = self._lid_level_open()
         if self._lid_raw_open:
-            self._motor_off()  # safety first, before any debounce: fingers may be in the slot
+            # Safety first, before any debounce: fingers may be in the slot. Motor off, and no "on" until closed.
+            self._guard.set_interlock("lid", True)
             with self._lock:
                 run = self._run
             if run is not None and run.phase in ("suspense", "eject"):
@@ -581,11 +644,15 @@ class GpioLauncher:
     @_guarded
     def _lid_settled(self) -> None:
         with self._lock:
+            if self._closed:
+                return
             self._lid_timer = None
             is_open = self._lid_level_open()
-            if is_open == self._lid_open_reported:
-                return
+            changed = is_open != self._lid_open_reported
             self._lid_open_reported = is_open
+            self._guard.set_interlock("lid", self._lid_unsafe())  # released once closed for the whole debounce
+            if not changed:
+                return
             if is_open:
                 self._magazine = self.settings.magazine  # refill: the estimate starts over
                 self._jammed = False
@@ -606,10 +673,12 @@ class GpioLauncher:
             log.exception("launcher event callback failed on %s", event.get("type"))
 
     def close(self) -> None:
-        """Motor off, run aborted, every pin released. Safe to call twice."""
+        """Motor off for good, run aborted, every pin released. Safe to call twice."""
         if self._closed:
             return
-        self._motor_off()
+        guard = getattr(self, "_guard", None)
+        if guard is not None:
+            guard.halt()
         try:
             self._abort("stopped", "launcher closed")
         finally:
@@ -617,7 +686,8 @@ class GpioLauncher:
             feedback = getattr(self, "feedback", None)
             if feedback is not None:
                 feedback.close()
-            self._motor_off()
+            if guard is not None:
+                guard.close()
             for device in reversed(self._devices):
                 try:
                     device.close()

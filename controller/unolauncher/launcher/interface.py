@@ -49,6 +49,7 @@ class LauncherStatus:
     magazine_estimate: int | None = None
     jammed: bool = False
     has_sensor: bool = True
+    enabled: bool = True  # False after an emergency stop (the ``disable`` command) until ``enable``
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -70,7 +71,9 @@ class Launcher(Protocol):
       delay); ``done`` is called exactly once per accepted fire, from the backend's timer/IO thread;
     - a ``fire`` while a run is in progress is refused (returns ``False``) and reported as ``ignored_press``
       through ``on_event`` by the caller's policy, not silently queued;
-    - ``on_press`` / ``on_lid`` / ``on_uno`` are called from the backend's input thread and must be quick.
+    - ``on_press`` / ``on_lid`` / ``on_uno`` are called from the backend's input thread and must be quick;
+    - :meth:`set_enabled` ``(False)`` is the emergency stop: the motor is off when it returns, whichever thread calls
+      it, without waiting for anything the rest of the daemon holds; every fire is refused until ``(True)``.
     """
 
     on_press: PressCallback | None
@@ -81,6 +84,8 @@ class Launcher(Protocol):
     def fire(self, plan: FirePlan, done: DoneCallback) -> bool: ...
 
     def stop(self) -> None: ...
+
+    def set_enabled(self, enabled: bool) -> None: ...
 
     def status(self) -> LauncherStatus: ...
 

@@ -33,6 +33,7 @@ REQUIRED_ROLES = ("motor_enable", "motor_forward", "motor_reverse", "button")
 OPTIONAL_ROLES = ("sensor", "lid", "uno", "led", "buzzer")
 ROLES = REQUIRED_ROLES + OPTIONAL_ROLES
 OUTPUT_ROLES = frozenset({"motor_enable", "motor_forward", "motor_reverse", "led", "buzzer"})
+DRIVER_ROLES = ("motor_enable", "motor_forward", "motor_reverse")  # the motor driver's inputs
 JIG_ROLES = ("button", "sensor", "lid", "motor_enable", "motor_forward", "motor_reverse")
 
 RESERVED = {0: "the HAT ID EEPROM (ID_SD)", 1: "the HAT ID EEPROM (ID_SC)", 14: "the UART (TXD)", 15: "the UART (RXD)"}

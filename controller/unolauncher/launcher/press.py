@@ -3,17 +3,27 @@ run's result back to the table.
 
 Runs on the launcher's input thread (gpiozero's edge thread, or the serial reader). It is benchmarked
 (``bench/latency.py``): between the edge and the motor pin there is no disk, no network and no thread hand-off —
-just a callback, the claim and three pin writes. The plan is not this module's to choose: the ejection model's
-state belongs to the referee alone (``rules/ejection_stream.py``), and the claim uses its next plan up with a
-journalled ``pressed`` command, so a replay of the journal gives every press the same plan again. The table's
-``after_press`` (hand the press's record to the journal) and ``on_hit`` run *after* the motor is on.
+just a callback, the claim and three pin writes. **Nothing here waits**: lgpio delivers every GPIO callback on one
+thread, so a press that waited would delay the lid edge behind it. The emergency stop is read without a lock; the
+table answers a claim only if its lock is free at that instant (``"busy"`` otherwise: the press is refused, "press
+again"); a press that comes while the previous press's hit has not reached the table yet is ignored
+(``ignored_press``) instead of waiting for it or being attributed from the state that hit is about to change; and a
+result known on the input thread itself (a click, a run the launcher would not start) is reported through
+``run_later`` (the daemon: its timer thread), since the table applies hits under its lock.
+
+The plan is not this module's to choose: the ejection model's state belongs to the referee alone
+(``rules/ejection_stream.py``), and the claim uses its next plan up with a journalled ``pressed`` command, so a replay
+of the journal gives every press the same plan again. The table's ``after_press`` (hand the press's record to the
+journal) and ``on_hit`` run *after* the motor is on.
 
 Events (``on_event``; every one a dict with ``type``):
 
 * ``fired`` — a run ended: ``player``, ``cards`` (counted), ``outcome``, ``ran_ms``, ``counted``;
-* ``ignored_press`` — a press while the motor runs (the toy ignores rapid presses too);
+* ``ignored_press`` — a press while the motor runs (the toy ignores rapid presses too), or before the previous
+  press's hit reached the table;
 * ``lockout`` — nobody may hit now (option ``lockout``): nothing fires, no plan is used;
-* ``press_refused`` — the lid is open;
+* ``press_refused`` — ``reason``: ``lid_open`` (close the lid), ``disabled`` (the emergency stop is on) or ``busy``
+  (the table was busy at that instant: press again);
 * the launcher's own ``lid_open``, ``lid_closed``, ``jam``, ``magazine_empty``, ``max_run``, ``fault``, forwarded.
 
 (The ``press`` event itself — ``player``, ``index``, ``plan``, ``commitment``, the line ``unolauncher verify``
@@ -32,7 +42,8 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, Literal
 
 from unolauncher.launcher.interface import EventCallback, FirePlan, FireResult, Launcher
 
@@ -59,16 +70,24 @@ class PressClaim:
     plan: FirePlan
 
 
-# The table's claim: ``claim(lockout)`` — ``None`` when nobody may hit and ``lockout`` is on (nothing is used up).
-ClaimCallback = Callable[[bool], PressClaim | None]
+# Why the table took no press: the emergency stop is on, or its lock was taken at that instant (it never waits).
+Refusal = Literal["disabled", "busy"]
+# The table's claim: ``claim(lockout)`` — ``None`` when nobody may hit and ``lockout`` is on, or a refusal (nothing
+# is used up either way).
+ClaimCallback = Callable[[bool], PressClaim | Refusal | None]
+_REFUSALS: dict[str, str] = {
+    "disabled": "The launcher is disabled (emergency stop): enable it to fire.",
+    "busy": "The table was busy for a moment: press again.",
+}
 
 
 class PressHandler:
     """Wires a :class:`Launcher`'s button and lid to the table and reports hits.
 
     ``claim(lockout)`` answers a press: the player it counts for and the plan to fire, or ``None`` when nobody may
-    hit now and ``lockout`` is on (such a press does nothing but emit ``lockout``). Without lockout the launcher
-    still fires and ``on_hit`` gets ``player=None``.
+    hit now and ``lockout`` is on (such a press does nothing but emit ``lockout``), or a :data:`Refusal`. Without
+    lockout the launcher still fires and ``on_hit`` gets ``player=None``. ``enabled()`` (the emergency stop, read
+    without a lock) is asked first; ``run_later(fn)`` runs ``fn`` off the input thread (without it: at once).
 
     Example::
 
@@ -87,6 +106,8 @@ class PressHandler:
         on_lid_opened: Callable[[], None] | None = None,
         after_press: Callable[[], None] | None = None,
         on_uno: Callable[[], None] | None = None,
+        enabled: Callable[[], bool] | None = None,
+        run_later: Callable[[Callable[[], None]], object] | None = None,
     ) -> None:
         self.launcher = launcher
         self.lockout = lockout
@@ -96,8 +117,10 @@ class PressHandler:
         self._on_lid_opened = on_lid_opened
         self._after_press = after_press
         self._on_uno = on_uno
+        self._enabled = enabled
+        self._run_later = run_later
         self._lock = threading.Lock()
-        self._busy = False
+        self._busy = False  # from a claimed press until its hit has been handed to on_hit
         self._lid_open = False
         self._tension = 0
         self._indicate: Callable[[bool, int], None] | None = getattr(launcher, "indicate", None)
@@ -111,44 +134,58 @@ class PressHandler:
 
     def press(self) -> None:
         """One debounced button press (the launcher's input thread only). Fast path: motor on first, everything
-        else after."""
+        else after; nothing waits."""
+        if self._enabled is not None and not self._enabled():
+            self._refuse("disabled")
+            return
         if self._busy:
             self._emit({"type": "ignored_press"})
             return
         if self._lid_open:
             self._emit({"type": "press_refused", "reason": "lid_open", "message": "Close the lid to fire."})
             return
-        claim = self._claim(self.lockout)  # outside our lock: the table answers under its own
+        claim = self._claim(self.lockout)  # outside our lock: the table answers under its own (or not at all)
         if claim is None:
             self._emit({"type": "lockout", "message": "Nobody may hit now."})
             return
+        if not isinstance(claim, PressClaim):
+            self._refuse(claim)
+            return
         player, plan = claim.player, claim.plan
+        with self._lock:
+            self._busy = True  # until this press's hit has been reported (_report)
         started = True
         if plan.fire:
-            with self._lock:
-                self._busy = True
             try:
                 started = self.launcher.fire(plan, lambda result: self._done(player, plan, result))
             except BaseException:
-                self._run_over()
                 self.launcher.stop()
-                self._report(player, plan, _NOT_STARTED)
+                self._report_later(player, plan, _NOT_STARTED)
                 raise
-            if not started:
-                self._run_over()
         # ---- the motor is on (if it should be); now the slower bookkeeping
         if self._after_press is not None:
             self._after_press()
         if not started:
-            self._report(player, plan, _NOT_STARTED)
+            self._report_later(player, plan, _NOT_STARTED)
             return
         self._feedback(chime=True)
         if not plan.fire:
-            self._report(player, plan, _NO_FIRE)
+            self._report_later(player, plan, _NO_FIRE)
+
+    def _refuse(self, reason: Refusal) -> None:
+        self._emit({"type": "press_refused", "reason": reason, "message": _REFUSALS[reason]})
+
+    def _report_later(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
+        """A result known on the input thread: reported off it when ``run_later`` is given (the table applies a hit
+        under its lock, which the input thread must never wait for)."""
+        report = partial(self._report, player, plan, result)
+        if self._run_later is not None:
+            self._run_later(report)
+        else:
+            report()
 
     def _done(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
         """A run ended (the backend's thread)."""
-        self._run_over()
         self._emit(
             {
                 "type": "fired",
@@ -162,19 +199,18 @@ class PressHandler:
         )
         self._report(player, plan, result)
 
-    def _run_over(self) -> None:
-        with self._lock:
-            self._busy = False
-
     def _report(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
         with self._lock:
             self._tension = 0 if result.cards_out > 0 else self._tension + 1
-        self._feedback(chime=False)
         try:
+            self._feedback(chime=False)
             self._on_hit(player, plan, result)
         except Exception as exc:
             log.exception("on_hit failed")
             self._emit({"type": "fault", "reason": "callback", "message": f"on_hit failed: {exc}"})
+        finally:
+            with self._lock:
+                self._busy = False  # only now: a press from here on is attributed from a table that counts this hit
 
     def _feedback(self, chime: bool) -> None:
         if self._indicate is not None:

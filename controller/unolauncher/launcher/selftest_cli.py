@@ -2,14 +2,18 @@
 
 1. the pin map (defaults, or ``--pins FILE``) is valid;
 2. every pin can be claimed, and the inputs read sensible idle levels (button up, lid closed, beam clear);
-3. the motor is pulsed briefly forward then back (watch the wheel turn both ways);
-4. a button press is awaited (press it within ``--timeout`` seconds);
-5. one card is fired through the beam sensor and counted (closed loop, stops at the first card).
+3. **pull-downs**: each motor driver input, released (an input, as after the daemon died), must read low even
+   against the Pi's weak internal pull-up — only a pull-down on the driver side keeps the motor off then;
+4. **strict_gpiod**: a dead process must release its output lines (``dtparam=strict_gpiod``), read from the kernel's
+   ``persist_gpio_outputs`` parameter where it exposes it (SKIP where it does not);
+5. a button press is awaited (press it within ``--timeout`` seconds);
+6. **motor**: one card is fired through the beam and counted — proof that the motor turns forward (with no beam
+   fitted, the wheel is pulsed and the operator confirms it turned: ``y`` on standard input).
 
-``--virtual`` runs the same steps against the virtual launcher in virtual time (a simulated person presses the
-button); that is how the command itself is tested. Exit 0 when every part passed, 1 when one failed, 2 when the
-test could not start (bad pin file, no GPIO). ``--calibrate`` measures cards per second instead and writes
-``ms_per_card`` to the configuration (:mod:`unolauncher.launcher.calibrate`).
+Each FAIL line names the fix. ``--virtual`` runs the same steps against the virtual launcher in virtual time (a
+simulated person presses the button and watches the wheel); that is how the command itself is tested. Exit 0 when
+no part failed, 1 when one did, 2 when the test could not start (bad pin file, no GPIO). ``--calibrate`` measures
+cards per second instead and writes ``ms_per_card`` to the configuration (:mod:`unolauncher.launcher.calibrate`).
 
 Example::
 
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -32,11 +36,18 @@ from unolauncher.clock import Clock, RealClock, VirtualClock
 from unolauncher.launcher.factory import LauncherSetupError, make_pin_factory
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.interface import FirePlan, FireResult
-from unolauncher.launcher.pins import DEFAULT_PINS, OUTPUT_ROLES, PinMap, PinMapError, load_pin_file
+from unolauncher.launcher.pins import DEFAULT_PINS, DRIVER_ROLES, OUTPUT_ROLES, PinMap, PinMapError, load_pin_file
 from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
 from unolauncher.launcher.waits import Wait, real_wait, virtual_wait
 
-Result = tuple[str, bool, str]
+Confirm = Callable[[str], bool]  # asks the operator a yes/no question
+Result = tuple[str, bool | None, str]  # (part, passed — None: could not be checked here, detail)
+# Raspberry Pi kernels: Y = an output keeps its level after the owning process released it (the default), N = it
+# reverts to an input (dtparam=strict_gpiod). bcm2835 on Pi 1-4 and Zero, rp1 on Pi 5.
+PERSIST_PARAMETERS = (
+    "sys/module/pinctrl_bcm2835/parameters/persist_gpio_outputs",
+    "sys/module/pinctrl_rp1/parameters/persist_gpio_outputs",
+)
 
 
 class PrintedResults(list[Result]):
@@ -44,7 +55,7 @@ class PrintedResults(list[Result]):
 
     def append(self, item: Result) -> None:
         part, ok, detail = item
-        print(f"{'PASS' if ok else 'FAIL'}  {part:<16} {detail}", flush=True)
+        print(f"{'SKIP' if ok is None else 'PASS' if ok else 'FAIL'}  {part:<16} {detail}", flush=True)
         super().append(item)
 
     def extend(self, items: Iterable[Result]) -> None:
@@ -59,6 +70,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for the button (default 20)")
     parser.add_argument("--virtual-magazine", type=int, default=10, help=argparse.SUPPRESS)
     parser.add_argument("--virtual-no-press", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--virtual-no-pull-downs", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--calibrate", action="store_true",
                         help="measure cards per second through the beam and write ms_per_card to --config")
     parser.add_argument("--config", help="configuration file for --calibrate (default /etc/unolauncher/config.toml)")
@@ -91,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
         vclock = VirtualClock()
         clock = vclock
         factory: Any = MockFactory(pin_class=MockPWMPin)
-        virtual = VirtualLauncher(factory, vclock, pins, VirtualParams(magazine=args.virtual_magazine))
+        params = VirtualParams(magazine=args.virtual_magazine, driver_pull_downs=not args.virtual_no_pull_downs)
+        virtual = VirtualLauncher(factory, vclock, pins, params)
         wait = virtual_wait(vclock)
     else:
         try:
@@ -103,12 +116,14 @@ def run(args: argparse.Namespace) -> int:
         wait = real_wait
     try:
         results.extend(check_pins(pins, factory))
-        if all(ok for _, ok, _ in results):
+        if all(ok is not False for _, ok, _ in results):
+            results.extend(check_pull_downs(pins, factory))
+            results.append(check_strict_gpiod())
             run_parts(pins, factory, clock, wait, args.timeout, virtual, not args.virtual_no_press, results)
     finally:
         if hasattr(factory, "close") and not args.virtual:
             factory.close()
-    failed = [part for part, ok, _ in results if not ok]
+    failed = [part for part, ok, _ in results if ok is False]
     print("all parts passed" if not failed else f"failed: {', '.join(failed)}")
     return 0 if not failed else 1
 
@@ -143,6 +158,87 @@ def _idle_check(role: str, gpio: int, low: bool) -> tuple[bool, str]:
     return True, f"GPIO {gpio} input"
 
 
+def check_pull_downs(pins: PinMap, factory: Any) -> list[Result]:
+    """Each motor driver input, released (an input, as when no process owns it), must read low even against the
+    Pi's weak internal pull-up (~50 kΩ): then a pull-down on the driver side (10 kΩ) holds it, and a crashed daemon
+    cannot leave the motor running. The other two driver inputs are held low meanwhile, so the motor cannot turn:
+    enable with both directions low brakes or coasts, a direction with enable low does nothing."""
+    results: list[Result] = []
+    driver = {role: getattr(pins, role) for role in DRIVER_ROLES}
+    for role, gpio in driver.items():
+        held: list[Any] = []
+        try:
+            for other_role, other in driver.items():
+                if other_role != role:
+                    held.append(DigitalOutputDevice(other, initial_value=False, pin_factory=factory))
+            line = DigitalInputDevice(gpio, pull_up=True, pin_factory=factory)
+            try:
+                high = bool(line.pin.state)  # the raw level, whatever the device's active state
+            finally:
+                line.close()
+            if high:
+                ok, detail = False, (
+                    f"GPIO {gpio} reads high when released: fit a 10 kΩ pull-down from the driver input to GND "
+                    f"(hardware/README.md, Safety); without it a crashed daemon can leave the motor running"
+                )
+            else:
+                ok, detail = True, f"GPIO {gpio} reads low when released, even against the Pi's pull-up"
+        except Exception as exc:
+            ok, detail = False, f"GPIO {gpio} cannot be checked: {exc}"
+        finally:
+            for device in held:
+                device.close()
+        results.append((f"pull-down {role.removeprefix('motor_')}", ok, detail))
+    return results
+
+
+def check_strict_gpiod(root: Path = Path("/")) -> Result:
+    """A dead process must release the motor lines: with ``dtparam=strict_gpiod`` the kernel turns a released output
+    back into an input, and the pull-downs switch the motor off; without it the line stays driven as it was. Read
+    from the pinctrl driver's ``persist_gpio_outputs`` parameter (``root``: for tests)."""
+    for relative in PERSIST_PARAMETERS:
+        path = root / relative
+        try:
+            value = path.read_text().strip().upper()
+        except OSError:
+            continue
+        if value in ("N", "0"):
+            return "strict_gpiod", True, f"a released line reverts to an input ({path} = {value})"
+        return "strict_gpiod", False, (
+            f"a dead process leaves the motor line driven ({path} = {value}): add dtparam=strict_gpiod to "
+            f"/boot/firmware/config.txt and reboot"
+        )
+    return "strict_gpiod", None, "this kernel does not say whether released lines persist (no persist_gpio_outputs)"
+
+
+def check_motor(launcher: GpioLauncher, pins: PinMap, wait: Wait, confirm: Confirm) -> Result:
+    """The motor turns forward: a card through the beam proves it; without a beam the operator must confirm it."""
+    driver = f"enable GPIO {pins.motor_enable}, forward GPIO {pins.motor_forward}"
+    if pins.sensor is None:
+        on = launcher.drive_motor("forward", 0.5)
+        wait(lambda: False, 0.5)
+        launcher.drive_motor("off")
+        if not on:
+            return "motor", False, "the motor guard refused to switch it on: close the lid"
+        if confirm("no beam fitted: did the wheel turn forward just now? [y/N] "):
+            return "motor", True, "the operator saw the wheel turn (no beam: the launcher runs open loop)"
+        return "motor", False, f"not confirmed: check the motor supply and the driver wiring ({driver})"
+    print("firing one card through the beam (load a few cards) ...", flush=True)
+    done: list[FireResult] = []
+    if not launcher.fire(FirePlan(fire=True, cards=1, run_ms=400, power=1.0), done.append):
+        return "motor", False, "the launcher refused to fire: close the lid"
+    wait(lambda: bool(done), 6.0)
+    if not done:
+        return "motor", False, "the run did not finish"
+    result = done[0]
+    if result.cards_out >= 1:
+        return "motor", True, f"a card passed the beam {result.ran_ms} ms after the motor started"
+    return "motor", False, (
+        f"no card reached the beam ({result.outcome}): load cards; check the motor supply, the driver wiring "
+        f"({driver}) and the beam (GPIO {pins.sensor})"
+    )
+
+
 def run_parts(
     pins: PinMap,
     factory: Any,
@@ -152,23 +248,14 @@ def run_parts(
     virtual: VirtualLauncher | None = None,
     simulate_press: bool = True,
     results: list[Result] | None = None,
+    confirm: Confirm | None = None,
 ) -> list[Result]:
-    """Motor pulse, button press and one card, on a :class:`GpioLauncher` built on ``factory``."""
+    """Button press, then the motor (:func:`check_motor`), on a :class:`GpioLauncher` built on ``factory``."""
     results = [] if results is None else results
-    launcher = GpioLauncher(factory, clock, pins, DeviceSettings(jam_timeout_s=2.0, max_run_s=3.0, retract_ms=0))
+    if confirm is None:
+        confirm = _virtual_operator(virtual) if virtual is not None else _ask
+    launcher = GpioLauncher(factory, clock, pins, DeviceSettings(jam_timeout_s=2.0, max_run_s=3.0))
     try:
-        # Motor: short forward and reverse pulses at half power (no card should leave at this speed and length).
-        seen: list[str] = []
-        launcher.drive_motor("forward", 0.5)
-        seen.append(virtual.motor_direction if virtual else "forward")
-        wait(lambda: False, 0.1)
-        launcher.drive_motor("reverse", 0.5)
-        seen.append(virtual.motor_direction if virtual else "reverse")
-        wait(lambda: False, 0.1)
-        launcher.drive_motor("off")
-        motor_ok = seen == ["forward", "reverse"] and not launcher.motor_on
-        results.append(("motor", motor_ok, "pulsed forward then reverse (the wheel should twitch both ways)"))
-
         presses: list[float] = []
         launcher.on_press = lambda: presses.append(clock.now())
         print(f"press the launcher button within {timeout:g} s ...", flush=True)
@@ -177,22 +264,20 @@ def run_parts(
         pressed = wait(lambda: bool(presses), timeout)
         results.append(("button", pressed, "press seen" if pressed else f"no press within {timeout:g} s"))
         launcher.on_press = None
-
-        if pins.sensor is None:
-            results.append(("card sensor", True, "not fitted: the launcher will run open loop"))
-        else:
-            done: list[FireResult] = []
-            launcher.fire(FirePlan(fire=True, cards=1, run_ms=400, power=1.0), done.append)
-            wait(lambda: bool(done), 6.0)
-            result = done[0] if done else None
-            ok = result is not None and result.cards_out >= 1
-            if result is None:
-                detail = "the run did not finish"
-            elif ok:
-                detail = f"{result.cards_out} card(s) counted after {result.ran_ms} ms"
-            else:
-                detail = f"no card counted ({result.outcome}): check the magazine, the beam and the motor"
-            results.append(("card sensor", ok, detail))
+        results.append(check_motor(launcher, pins, wait, confirm))
     finally:
         launcher.close()
     return results
+
+
+def _ask(question: str) -> bool:
+    """The operator's answer on standard input (no answer, end of input: no)."""
+    print(question, end="", flush=True)
+    answer = sys.stdin.readline()
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _virtual_operator(virtual: VirtualLauncher) -> Confirm:
+    """A simulated operator who says yes only when the simulated wheel started since the check began."""
+    starts = virtual.motor_starts
+    return lambda question: virtual.motor_starts > starts

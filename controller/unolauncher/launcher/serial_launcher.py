@@ -160,6 +160,7 @@ class SerialLauncher:
         self._run: _Run | None = None
         self._seq = 0
         self._closed = False
+        self._enabled = True
         self._backoff = settings.reconnect_min_s
         self._reconnect_timer: TimerHandle | None = None
         self._device: dict[str, Any] = {}
@@ -225,7 +226,7 @@ class SerialLauncher:
         """Send the plan to the firmware; ``False`` if a run is already in progress. Never blocks on the port."""
         local: FireResult | None = None
         with self._lock:
-            if self._run is not None or self._closed:
+            if self._run is not None or self._closed or not self._enabled:
                 return False
             link = self._link
             if link is None or not link.ready:
@@ -263,6 +264,13 @@ class SerialLauncher:
             self._resolve(run, FireResult(run.cards, 0, "stopped", self.settings.device.has_sensor,
                                           "stopped on request"))
 
+    def set_enabled(self, enabled: bool) -> None:
+        """The emergency stop: ``False`` sends STOP at once and refuses every fire until ``True`` (the firmware's
+        dead-man and max-run limits stop the motor on the co-processor itself if the link is gone)."""
+        self._enabled = enabled
+        if not enabled:
+            self.stop()
+
     def status(self) -> LauncherStatus:
         dev = self._device
         link = self._link
@@ -275,6 +283,7 @@ class SerialLauncher:
             magazine_estimate=self._magazine,
             jammed=self._jammed,
             has_sensor=self.settings.device.has_sensor,
+            enabled=self._enabled,
             extra={
                 "connected": bool(link is not None and link.ready),
                 "port": self.settings.port,

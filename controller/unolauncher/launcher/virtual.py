@@ -34,16 +34,18 @@ Example::
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from unolauncher.clock import Clock, TimerHandle
-from unolauncher.launcher.pins import DEFAULT_PINS, PinMap
+from unolauncher.launcher.pins import DEFAULT_PINS, DRIVER_ROLES, PinMap
 
 
 class _SimPin(MockPWMPin):
@@ -90,6 +92,10 @@ class VirtualParams:
     seed: int = 0
     lid_open: bool = False
     press_ms: int = 80  # how long press_button() holds the button down
+    driver_pull_downs: bool = True  # 10 kΩ from each driver input to GND (hardware/README.md): released lines read low
+    # A Pi kernel without strict_gpiod keeps driving an output after its process died: with a file here the driver
+    # lines' levels are kept in it and are still driven when the next process starts (until it drives them itself).
+    persist_outputs_file: str = ""
 
     def __post_init__(self) -> None:
         if not 0 <= self.magazine <= 1000:
@@ -146,8 +152,14 @@ class VirtualLauncher:
                     f"GPIO {gpio} ({role}) was claimed before the virtual launcher; create it before the GpioLauncher"
                 )
             self._pin[role] = pin
-        for role in ("motor_enable", "motor_forward", "motor_reverse"):
-            self._pin[role].listeners.append(self._motor_changed)
+        kept = self._kept_outputs()
+        for role in DRIVER_ROLES:
+            pin = self._pin[role]
+            pin.listeners.append(self._motor_changed)
+            # A pull-down resistor holds a released line low: it wins over the Pi's weak internal pull-up.
+            pin.forced = False if self.params.driver_pull_downs else None
+            if kept.get(role):
+                pin.drive_high()  # still driven high by the kernel, for the previous process that died
         self._set_input("button", True)  # released (pull-up, switch to GND)
         if "sensor" in self._pin:
             self._set_input("sensor", True)  # beam unbroken
@@ -293,7 +305,25 @@ class VirtualLauncher:
 
     # ------------------------------------------------------------------ physics
 
+    def _kept_outputs(self) -> dict[str, bool]:
+        path = self.params.persist_outputs_file
+        if not path:
+            return {}
+        try:
+            kept = json.loads(Path(path).read_text())
+        except (OSError, ValueError):
+            return {}
+        return {role: bool(kept.get(role)) for role in DRIVER_ROLES} if isinstance(kept, dict) else {}
+
+    def _keep_outputs(self) -> None:
+        path = Path(self.params.persist_outputs_file)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({role: self._pin[role].state > 0 for role in DRIVER_ROLES}))
+        tmp.replace(path)
+
     def _motor_changed(self) -> None:
+        if self.params.persist_outputs_file:
+            self._keep_outputs()
         power = self.motor_power
         ejecting = power >= self.params.min_power and self.motor_direction == "forward"
         with self._lock:

@@ -362,6 +362,30 @@ class Journal:
             rows = self._db.execute("SELECT first_pos, last_pos, reason FROM quarantine ORDER BY first_pos").fetchall()
         return [(int(a), int(b), str(r)) for a, b, r in rows]
 
+    def last_event_of(self, types: tuple[str, ...], after_pos: int = 0) -> dict[str, Any] | None:
+        """The newest event whose ``type`` is one of ``types`` at a position after ``after_pos``, or ``None``.
+
+        Walks back from the end of the journal, down to ``after_pos`` at most: give a recent position (the last
+        snapshot note) to keep it short on a long journal.
+        """
+        # instr on the writer's spelling, not json_extract (see _type_needle); the parse confirms the row's own type
+        # (an event's nested objects could spell it too) and skips a row that cannot be read.
+        needles = " OR ".join("instr(body, ?) > 0" for _ in types)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT pos, body FROM journal WHERE pos > ? AND kind = 'event' AND ({needles}) ORDER BY pos DESC",
+                (after_pos, *(_type_needle(name) for name in types)),
+            ).fetchall()
+        for pos, body in rows:
+            try:
+                event = _read(int(pos), body)
+            except UnreadableRow as exc:
+                log.warning("%s; skipped", exc)
+                continue
+            if isinstance(event, dict) and event.get("type") in types:
+                return event
+        return None
+
     def events(self, from_seq: int = 1, limit: int = 1000) -> list[dict[str, Any]]:
         """Events with ``seq >= from_seq`` in order (the ``resend`` command uses this); an event that cannot be read
         (an older version's) is left out with one log line."""
