@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 
 import pytest
 
 from unolauncher.cli import main
 from unolauncher.rules.bots import Bot
+
+TIMING = ("seconds", "games_per_s", "steps_per_s")
 
 
 def simulate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -16,18 +20,62 @@ def simulate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, 
     return code, captured.out, captured.err
 
 
+def without_timing(summary: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in summary.items() if k not in TIMING}
+
+
+class Terminal(io.StringIO):
+    """A stderr that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 def test_simulate_json_summary_is_reproducible(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["--ruleset", "attack", "--players", "4", "--games", "6", "--seed", "7", "--json"]
-    code, out, err = simulate(capsys, *args)
-    assert code == 0 and "6/6 games" in err
+    code, out, _ = simulate(capsys, *args)
+    assert code == 0
     first = json.loads(out)
     assert first["games"] == 6 and first["unfinished"] == 0
     assert first["rounds_per_game"] >= 1 and first["hits_per_round"] > 0 and first["cards_per_hit"] >= 0
     assert sum(first["win_rate"].values()) == pytest.approx(1.0)
     _, out2, _ = simulate(capsys, *args, "--no-progress")
-    second = json.loads(out2)
-    timing = ("seconds", "games_per_s", "steps_per_s")
-    assert {k: v for k, v in first.items() if k not in timing} == {k: v for k, v in second.items() if k not in timing}
+    assert without_timing(first) == without_timing(json.loads(out2))
+
+
+@pytest.mark.parametrize("ruleset", ["attack", "classic"])
+def test_the_summary_is_the_same_whatever_the_number_of_jobs(capsys: pytest.CaptureFixture[str], ruleset: str) -> None:
+    # 7 games in chunks of one: the two workers finish them in whatever order the scheduler gives
+    args = ["--ruleset", ruleset, "--players", "3", "--games", "7", "--seed", "11", "--json"]
+    code, one_job, _ = simulate(capsys, *args, "--jobs", "1")
+    assert code == 0
+    code, two_jobs, _ = simulate(capsys, *args, "--jobs", "2")
+    assert code == 0
+    single, double = json.loads(one_job), json.loads(two_jobs)
+    assert single["games"] == 7 and single["rounds_per_game"] >= 1
+    assert without_timing(single) == without_timing(double)
+    # and the seed matters: another seed gives other games
+    _, other, _ = simulate(capsys, *args[:-3], "--seed", "12", "--json", "--jobs", "2")
+    assert without_timing(json.loads(other)) != without_timing(single)
+
+
+def test_no_progress_frames_when_stderr_is_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = simulate(capsys, "--ruleset", "classic", "--players", "2", "--games", "3")
+    assert code == 0 and "games/s" in out
+    assert err == ""  # capsys's stderr is not a terminal: no carriage-return frames, no bar
+
+
+def test_progress_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code = main(["simulate", "--ruleset", "classic", "--players", "2", "--games", "3", "--seed", "1"])
+    assert code == 0 and "games/s" in capsys.readouterr().out
+    frames = terminal.getvalue()
+    assert frames.startswith("\r[") and "3/3 games" in frames and frames.endswith("\n")
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["simulate", "--ruleset", "classic", "--players", "2", "--games", "3", "--no-progress"]) == 0
+    assert terminal.getvalue() == ""
 
 
 def test_simulate_text_summary_for_a_draw_rule_set(capsys: pytest.CaptureFixture[str]) -> None:
@@ -38,7 +86,12 @@ def test_simulate_text_summary_for_a_draw_rule_set(capsys: pytest.CaptureFixture
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--players", "1"], "--players"), (["--games", "0"], "--games"), (["--target-score", "0"], "target_score")],
+    [
+        (["--players", "1"], "--players"),
+        (["--games", "0"], "--games"),
+        (["--target-score", "0"], "target_score"),
+        (["--jobs", "0"], "--jobs"),
+    ],
 )
 def test_simulate_refuses_bad_arguments(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
     code, _, err = simulate(capsys, *args)

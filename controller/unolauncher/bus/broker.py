@@ -12,6 +12,12 @@ CONNECT has not arrived within ``connect_timeout`` seconds, or that stops in the
 ``packet_timeout`` seconds, is closed; past ``max_connections`` open connections, or ``max_per_client`` from one
 address, a new one is closed at once.
 
+Every accepted socket (TCP and WebSocket) gets TCP_NODELAY, and after every packet it reads the broker asks the
+kernel to acknowledge it at once (TCP_QUICKACK, Linux): a client that keeps Nagle on (paho's default, as Home
+Assistant and most scripts) otherwise holds its next small packet until the broker's delayed ACK of its last one,
+~40 ms, because the broker often has nothing to send back (a PUBACK it received, a QoS 0 publish). See
+:func:`tune_accepted_socket`.
+
 Example::
 
     broker = EmbeddedBroker(host="127.0.0.1", port=0, ws_port=0)
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -136,6 +143,37 @@ class EmbeddedBroker:
         return self.limits.slots.refused
 
 
+_QUICKACK = getattr(socket, "TCP_QUICKACK", None)  # Linux only; elsewhere the delayed ACK stays
+
+
+def tune_accepted_socket(sock: Any) -> None:
+    """Nagle off on an accepted TCP socket (asyncio's own transports already do it; this does not rely on that).
+
+    ``sock`` is the transport's socket (``transport.get_extra_info("socket")``); a Unix socket or a transport
+    without one is left as it is.
+    """
+    if sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except OSError:  # the peer already hung up: nothing to tune
+        log.debug("embedded broker: could not set TCP_NODELAY", exc_info=True)
+
+
+def acknowledge_now(sock: Any) -> None:
+    """Ask the kernel to send the ACK of what was just read now, not after its delayed-ACK timer (40 ms on Linux).
+
+    TCP_QUICKACK is not sticky (the kernel goes back to delaying ACKs once traffic looks interactive), so it is set
+    after every packet read; setting it also sends an ACK the kernel was holding. One system call per packet.
+    """
+    if _QUICKACK is None or sock is None:
+        return
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, _QUICKACK, 1)
+    except OSError:
+        pass  # the connection is closing; amqtt's reader will see it
+
+
 def _quiet_about_unfinished_connects(record: logging.LogRecord) -> bool:
     """amqtt logs an error and a warning for every connection that ends before its CONNECT (a port scan, a
     slow client cut off by the guard): a flood of them would bury the daemon's log. The guard counts them instead."""
@@ -162,10 +200,11 @@ class _GuardedReader:
     ends as end-of-data, so amqtt's reader loop stops and cleans the session up as for a client that hung up.
     """
 
-    def __init__(self, inner: Any, limits: _Limits, abort: Callable[[], None]) -> None:
+    def __init__(self, inner: Any, limits: _Limits, abort: Callable[[], None], sock: Any = None) -> None:
         self._inner = inner
         self._limits = limits
         self._abort = abort
+        self._sock = sock if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6) else None
         self._closed = False
         self._connected = False  # the CONNECT packet has been read whole
         self._state = 0  # 0: between packets, 1: reading the remaining length, 2: reading the body
@@ -227,6 +266,8 @@ class _GuardedReader:
             self._timer = None
 
     def _packet_done(self) -> None:
+        # Once per packet, not per read: amqtt reads a packet's header a byte at a time.
+        acknowledge_now(self._sock)
         self._state = 0
         self._connected = True
         if self._timer is not None:
@@ -265,7 +306,9 @@ def _guarded_broker(config: dict[str, Any], limits: _Limits) -> Any:
             if not limits.slots.take(client):
                 transport.abort()
                 return
-            guarded = _GuardedReader(reader, limits, transport.abort)
+            sock = transport.get_extra_info("socket")
+            tune_accepted_socket(sock)
+            guarded = _GuardedReader(reader, limits, transport.abort, sock)
             try:
                 await self._client_connected(listener_name, guarded, writer)
             except Exception:  # amqtt's own clean-up fails on a connection already reset: not worth a traceback
@@ -277,4 +320,3 @@ def _guarded_broker(config: dict[str, Any], limits: _Limits) -> Any:
                     transport.close()
 
     return GuardedBroker(config)
-

@@ -4,8 +4,12 @@ Example::
 
     $ unolauncher simulate --ruleset attack --players 4 --games 1000 --seed 7
     $ unolauncher simulate --ruleset classic --players 2 --games 200 --strategy greedy --json
+    $ unolauncher simulate --games 10000 --jobs 2
 
-Game *i* uses seed ``S + i`` for the referee and the bots, so a run is reproducible (only the timing varies).
+Game *i* uses seed ``S + i`` for the referee and the bots, so a run is reproducible (only the timing varies), and
+with ``--jobs N`` the games are played by N processes in chunks: every game keeps its seed and the totals are sums,
+so the summary is the same whatever N and however the chunks were scheduled. The progress bar is drawn only when
+stderr is a terminal (a log file or a pipe gets the summary alone).
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ import argparse
 import json
 import sys
 import time
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
 from unolauncher.rules.bots import STRATEGIES, Bot
@@ -36,6 +42,18 @@ class Stats:
     hit_cards: int = 0
     draws: int = 0
     wins: dict[str, int] = field(default_factory=dict)
+
+    def add(self, other: Stats) -> None:
+        """Add another run's totals (a chunk played elsewhere): every figure is a sum, so the order does not matter."""
+        self.games += other.games
+        self.unfinished += other.unfinished
+        self.rounds += other.rounds
+        self.steps += other.steps
+        self.hits += other.hits
+        self.hit_cards += other.hit_cards
+        self.draws += other.draws
+        for seat, won in other.wins.items():
+            self.wins[seat] = self.wins.get(seat, 0) + won
 
     def summary(self, seconds: float, seats: list[str]) -> dict[str, Any]:
         finished = max(1, self.games - self.unfinished)
@@ -88,6 +106,51 @@ def play_one(ruleset: str, seats: list[str], seed: int, strategy: str, options: 
         stats.wins[winner] = stats.wins.get(winner, 0) + 1
 
 
+@dataclass(frozen=True)
+class Chunk:
+    """Games ``first`` to ``first + count - 1`` of a run: game *i* is played with seed ``seed + i``."""
+
+    ruleset: str
+    seats: list[str]
+    seed: int
+    strategy: str
+    options: dict[str, Any]
+    first: int
+    count: int
+
+
+def play_chunk(chunk: Chunk) -> Stats:
+    """Play one chunk (in this process or in a worker) and return its totals."""
+    stats = Stats()
+    for i in range(chunk.first, chunk.first + chunk.count):
+        play_one(chunk.ruleset, chunk.seats, chunk.seed + i, chunk.strategy, chunk.options, stats)
+    return stats
+
+
+def chunks(template: Chunk, games: int, size: int) -> Iterator[Chunk]:
+    for first in range(0, games, size):
+        yield replace(template, first=first, count=min(size, games - first))
+
+
+def play_all(template: Chunk, games: int, jobs: int, on_done: Any) -> Stats:
+    """All ``games`` in chunks, on ``jobs`` processes (1: this one); ``on_done(games done)`` after each chunk.
+
+    Chunks are small enough (about 1% of the run, at least one game) for the progress bar and for the jobs to
+    finish together, large enough that sending a chunk and its totals between processes costs little."""
+    size = max(1, games // 100)
+    total = Stats()
+    if jobs == 1:
+        for chunk in chunks(template, games, size):
+            total.add(play_chunk(chunk))
+            on_done(total.games)
+        return total
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for future in as_completed([pool.submit(play_chunk, chunk) for chunk in chunks(template, games, size)]):
+            total.add(future.result())
+            on_done(total.games)
+    return total
+
+
 def _progress(out: TextIO, done: int, total: int, started: float) -> None:
     width = 30
     filled = width * done // total
@@ -106,8 +169,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", choices=STRATEGIES, default="random", help="bot strategy for every seat")
     parser.add_argument("--target-score", type=int, default=500)
     parser.add_argument("--preset", default="classic", help="ejection model preset (attack rule sets)")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (same summary whatever the number)")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="no progress bar on stderr (there is none when it is not a terminal)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -117,6 +183,9 @@ def run(args: argparse.Namespace) -> int:
     if args.games < 1:
         print("unolauncher simulate: --games must be at least 1.", file=sys.stderr)
         return 2
+    if args.jobs < 1:
+        print("unolauncher simulate: --jobs must be at least 1.", file=sys.stderr)
+        return 2
     seats = [f"seat{i + 1}" for i in range(args.players)]
     options: dict[str, Any] = {"target_score": args.target_score, "ejection_preset": args.preset}
     probe = Referee().handle(
@@ -125,13 +194,16 @@ def run(args: argparse.Namespace) -> int:
     if probe[0]["type"] == "rejected":
         print(f"unolauncher simulate: {probe[0]['message']}", file=sys.stderr)
         return 2
-    stats = Stats()
+    # Carriage-return frames only on a terminal: in a log file or a pipe they pile up as one long line.
+    show_progress = not args.no_progress and sys.stderr.isatty()
     started = time.perf_counter()
-    step = max(1, args.games // 100)
-    for i in range(args.games):
-        play_one(args.ruleset, seats, args.seed + i, args.strategy, options, stats)
-        if not args.no_progress and ((i + 1) % step == 0 or i + 1 == args.games):
-            _progress(sys.stderr, i + 1, args.games, started)
+
+    def on_done(done: int) -> None:
+        if show_progress:
+            _progress(sys.stderr, done, args.games, started)
+
+    template = Chunk(args.ruleset, seats, args.seed, args.strategy, options, 0, 0)
+    stats = play_all(template, args.games, args.jobs, on_done)
     summary = stats.summary(time.perf_counter() - started, seats)
     header = {"ruleset": args.ruleset, "players": args.players, "seed": args.seed, "strategy": args.strategy}
     if args.json:

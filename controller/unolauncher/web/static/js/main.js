@@ -80,6 +80,7 @@ function connect() {
       launcher: (status) => {
         app.launcher = status;
         renderLauncherView();
+        renderStop();
       },
       sensors: (values) => app.setup.suggestPreset(values.next_preset), // Home Assistant may have chosen it
       dropped: onDropped,
@@ -307,6 +308,13 @@ function clearRefusal(control) {
 
 // ---- rendering -------------------------------------------------------------------------------------------
 
+/** The emergency stop is on: the daemon's retained launcher status says so (whoever stopped it: this phone,
+ * another one, Home Assistant). Unknown (no status yet, or a daemon without the stop) counts as not stopped, so
+ * the STOP button is there from the start. */
+function launcherStopped() {
+  return Boolean(app.launcher && app.launcher.enabled === false);
+}
+
 function isVirtual() {
   return app.config.launcher === "virtual" || (app.launcher && app.launcher.backend === "virtual");
 }
@@ -347,7 +355,21 @@ function renderTableView() {
   setBlocked($("btn-pass"), !playing || (attack && !state.chain));
   setBlocked($("btn-uno"), !playing);
   setBlocked($("btn-undo"), !state || !state.players);
-  setBlocked($("press"), false);
+  renderStop(); // HIT's own state
+}
+
+/** The emergency stop's row: STOP while the launcher may run; "Launcher stopped" and Enable while it may not. */
+function renderStop() {
+  const stopped = launcherStopped();
+  const box = $("estop");
+  // A refusal shown while stopped (e.g. the enable could not be journalled) is history once it runs again.
+  if (box.dataset.stopped === "true" && !stopped) clearRefusal($("btn-stop"));
+  box.dataset.stopped = String(stopped);
+  $("btn-stop").hidden = stopped;
+  $("estop-stopped").hidden = !stopped;
+  setBlocked($("btn-stop"), stopped);
+  setBlocked($("btn-enable"), !stopped);
+  setBlocked($("press"), stopped); // the daemon would refuse it (press_refused, disabled): show it before the tap
 }
 
 function renderScoresView() {
@@ -476,6 +498,9 @@ function wireControls() {
   $("btn-undo").addEventListener("click", (e) => send({ type: "undo" }, e.currentTarget));
   $("btn-lid").addEventListener("click", (e) => send({ type: "lid", open: !(app.launcher && app.launcher.lid_open) }, e.currentTarget));
   $("btn-load").addEventListener("click", (e) => send({ type: "load", cards: 40 }, e.currentTarget));
+  // The emergency stop: one tap, no question (the state changes when the daemon's launcher status says so).
+  $("btn-stop").addEventListener("click", (e) => send({ type: "disable", by: "dashboard" }, e.currentTarget));
+  $("btn-enable").addEventListener("click", (e) => confirmEnable(e.currentTarget));
   $("score-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const control = $("score-form").querySelector("button[type=submit]");
@@ -528,6 +553,18 @@ function startGame(command, control) {
   const dialog = $("confirm-new");
   dialog.addEventListener("close", () => {
     if (dialog.returnValue === "replace") go();
+  }, { once: true });
+  dialog.showModal();
+}
+
+/** Enable launcher: re-arming a motor next to fingers asks first; the refusal, if any, shows next to `control`. */
+function confirmEnable(control) {
+  const dialog = $("confirm-enable");
+  // Closed without an answer (Escape, the back gesture), a dialog keeps its previous returnValue in browsers that
+  // follow the older spec (Chromium clears it): never take an earlier "enable" for this one's.
+  dialog.returnValue = "";
+  dialog.addEventListener("close", () => {
+    if (dialog.returnValue === "enable") send({ type: "enable", by: "dashboard" }, control);
   }, { once: true });
   dialog.showModal();
 }

@@ -506,6 +506,7 @@ export function renderLauncher(node, status, history) {
   node.replaceChildren();
   const tiles = el("div", "tiles");
   const mood = !status ? ["unknown", "No launcher status yet"] :
+    status.enabled === false ? ["stopped", "STOPPED — enable it on the Table view"] :
     status.jammed ? ["jam", "JAMMED — open the lid"] :
     status.lid_open ? ["lid", "Lid open"] :
     status.running || status.motor_on ? ["run", "Firing…"] : ["ok", "Ready"];
