@@ -367,6 +367,8 @@ def press_to_event(port: int, count: int, workdir: Path, legs: Legs | None = Non
             commit.close()
             if pipeline is not None:
                 pipeline.close()
+                if legs is not None:
+                    pipeline.report()
             sub.close()
             bounces = daemon.launcher.status().extra.get("bounces")
     if unanswered:
@@ -415,9 +417,12 @@ class FloorPipeline:
         self.worker = threading.Thread(target=self._work, daemon=True)
         self.worker.start()
         self.seq = 0
+        self.marks: list[float] = []  # this press: queued, worker started, committed, handed to paho
+        self.legs: list[list[float]] = []
 
     def _work(self) -> None:
         while (seq := self.queue.get()) is not None:
+            self.marks.append(time.monotonic())
             now = time.time()
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute(
@@ -427,14 +432,26 @@ class FloorPipeline:
             self.db.execute("INSERT INTO journal (kind, seq, ts, body) VALUES ('event', ?, ?, ?)", (seq, now, body))
             self.db.execute("INSERT INTO outbox (seq) VALUES (?)", (seq,))
             self.db.execute("COMMIT")
+            self.marks.append(time.monotonic())
             self.client.publish("bench/floor/events", body, qos=1)
+            self.marks.append(time.monotonic())
 
     def press(self) -> float:
         """One press → event at the subscriber, in seconds."""
         self.seq += 1
         t0 = time.monotonic()
+        self.marks[:] = [t0]
         self.queue.put(self.seq)
-        return self.sub.stamps.wait(f"press:{self.seq}") - t0
+        received = self.sub.stamps.wait(f"press:{self.seq}")
+        if len(self.marks) == 4:
+            self.legs.append([b - a for a, b in itertools.pairwise([*self.marks, received])])
+        return received - t0
+
+    def report(self) -> None:
+        names = ("→ worker journals", "→ committed", "→ handed to paho", "→ subscriber")
+        print(f"  floor pipeline legs (medians of {len(self.legs)}):")
+        for name, values in zip(names, zip(*self.legs, strict=True), strict=True):
+            print(f"    {name:<26} {statistics.median(values) * 1000:.3f} ms")
 
     def close(self) -> None:
         self.queue.put(None)
