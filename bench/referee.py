@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT / "controller"))
 from unolauncher.rules.bots import Bot  # noqa: E402
 from unolauncher.rules.cards import CARD_INFO  # noqa: E402
 from unolauncher.rules.referee import Referee  # noqa: E402
-from unolauncher.rules.stock import _shuffled  # noqa: E402
+from unolauncher.rules.stock import shuffled_deck  # noqa: E402
 
 RLCARD_VENV = ROOT / "bench" / ".venv-rlcard"
 RLCARD_PY = RLCARD_VENV / "bin" / "python"
@@ -144,8 +144,8 @@ _NUMBER_MATCHING = {
 
 def _deal_number_round(rng: random.Random, players: int) -> tuple[list[list[str]], list[str], list[str]]:
     """A round of the floor and bare games: the number deck shuffled as the referee shuffles (its own
-    ``_shuffled``: the same Fisher-Yates draws), 7 cards each, one turned up; returns (hands, discard, stock)."""
-    deck = _shuffled(rng, _NUMBER_DECK)
+    ``shuffled_deck``: the same Fisher-Yates draws), 7 cards each, one turned up; returns (hands, discard, stock)."""
+    deck = shuffled_deck(rng, _NUMBER_DECK)
     hands = [deck[len(deck) - 7 * (p + 1) : len(deck) - 7 * p] for p in range(players)]
     del deck[len(deck) - 7 * players :]
     return hands, [deck.pop()], deck

@@ -6,11 +6,11 @@ the thread that delivers GPIO edges.
 
 Example::
 
-    clock = VirtualClock()
-    fired = []
-    clock.call_later(0.5, lambda: fired.append(clock.now()))
-    clock.advance(1.0)
-    assert fired == [0.5]
+    >>> clock = VirtualClock()
+    >>> fired = []
+    >>> _ = clock.call_later(0.5, lambda: fired.append(clock.now()))
+    >>> clock.advance(1.0)
+    >>> assert fired == [0.5]
 """
 
 from __future__ import annotations
@@ -65,11 +65,11 @@ class VirtualClock:
 
     Example::
 
-        clock = VirtualClock(start=100.0)
-        handle = clock.call_later(2.0, lambda: None)
-        handle.cancel()
-        clock.advance(5.0)
-        assert clock.now() == 105.0
+        >>> clock = VirtualClock(start=100.0)
+        >>> handle = clock.call_later(2.0, lambda: None)
+        >>> handle.cancel()
+        >>> clock.advance(5.0)
+        >>> assert clock.now() == 105.0
     """
 
     def __init__(self, start: float = 0.0) -> None:
@@ -127,9 +127,9 @@ class RealClock:
 
     Example::
 
-        clock = RealClock()
-        clock.call_later(0.01, lambda: print("tick")).cancel()
-        clock.close()
+        >>> clock = RealClock()
+        >>> clock.call_later(10.0, lambda: print("tick")).cancel()  # cancelled: never ticks
+        >>> clock.close()
     """
 
     def __init__(self, name: str = "clock-timers") -> None:

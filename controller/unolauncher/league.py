@@ -7,12 +7,12 @@ Anything arriving from the wire that is not what the protocol says is counted as
 
 Example::
 
-    league = Standings(base="unolauncher")
-    league.feed("unolauncher/t1/status", b"online")
-    league.feed("unolauncher/t1/state", b'{"players": ["ann", "bob"], "scores": {"ann": 0, "bob": 50}, "round": 2}')
-    league.feed("unolauncher/t1/events", b'{"type": "play", "seq": 7}')
-    snap = league.snapshot()
-    assert snap["tables"][0]["leader"] == "bob" and snap["tables"][0]["last_seq"] == 7
+    >>> league = Standings(base="unolauncher")
+    >>> league.feed("unolauncher/t1/status", b"online")
+    >>> league.feed("unolauncher/t1/state", b'{"players": ["ann", "bob"], "scores": {"ann": 0, "bob": 50}, "round": 2}')
+    >>> league.feed("unolauncher/t1/events", b'{"type": "play", "seq": 7}')
+    >>> snap = league.snapshot()
+    >>> assert snap["tables"][0]["leader"] == "bob" and snap["tables"][0]["last_seq"] == 7
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
+
+from unolauncher.errors import UnolauncherError
 
 #: Payloads larger than this are refused before parsing (a public state of 10 players is a few kB).
 MAX_PAYLOAD_BYTES = 256 * 1024
@@ -34,7 +36,7 @@ MAX_TABLES = 10_000
 KINDS = ("state", "events", "status")
 
 
-class InvalidMessage(ValueError):
+class InvalidMessage(UnolauncherError, ValueError):
     """A message from the wire that does not follow PROTOCOL.md; the text says what was wrong."""
 
 
@@ -47,10 +49,10 @@ class SeqTracker:
 
     Example::
 
-        t = SeqTracker()
-        for s in (1, 2, 4, 3, 3):
-            t.add(s)
-        assert (t.gaps, t.reordered, t.duplicates) == (0, 1, 1)
+        >>> t = SeqTracker()
+        >>> for s in (1, 2, 4, 3, 3):
+        ...     _ = t.add(s)  # 'ok', 'ok', 'gap', 'reordered', 'duplicate'
+        >>> assert (t.gaps, t.reordered, t.duplicates) == (0, 1, 1)
     """
 
     __slots__ = ("count", "duplicates", "first", "last", "missing", "reordered")
@@ -192,9 +194,9 @@ class TableView:
 
     Example::
 
-        view = TableView("t1")
-        view.scores = {"ann": 120, "bob": 300}
-        assert view.leader() == "bob"
+        >>> view = TableView("t1")
+        >>> view.scores = {"ann": 120, "bob": 300}
+        >>> assert view.leader() == "bob"
     """
 
     table: str

@@ -30,6 +30,7 @@ from typing import Any, Concatenate, ParamSpec, TextIO
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from unolauncher.errors import ConfigError
 from unolauncher.league import Standings, render_text
 
 ENV_PASSWORD = "UNOLAUNCHER_MQTT_PASSWORD"
@@ -77,10 +78,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     out.add_argument("--interval", type=float, default=1.0, help="refresh period of the live view in seconds")
     out.add_argument("--max-rows", type=int, default=None, help="show at most this many tables/players")
-
-
-class ConfigError(ValueError):
-    """A command-line option that cannot work; the text names it."""
 
 
 def _password(args: argparse.Namespace) -> str | None:
@@ -141,7 +138,7 @@ def _guarded(callback: Callable[Concatenate[LeagueClient, P], None]) -> Callable
 class LeagueClient:
     """An MQTT subscriber feeding a :class:`Standings`; every callback is guarded so nothing kills paho's loop.
 
-    Example::
+    Example (not a doctest: needs an MQTT broker)::
 
         lc = LeagueClient(host="127.0.0.1", port=1883)
         lc.start()

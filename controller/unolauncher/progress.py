@@ -11,10 +11,13 @@ Real time on purpose (``time.monotonic``), not the injected clock: a stuck threa
 
 Example::
 
-    progress = Progress()
-    with progress.working():
-        handle(item)
-    assert progress.stuck_for(time.monotonic()) == 0.0
+    >>> import time
+    >>> progress = Progress()
+    >>> with progress.working():
+    ...     progress.stuck_for(time.monotonic()) >= 0.0  # inside: the work is under way
+    True
+    >>> progress.stuck_for(time.monotonic())  # every thread idle
+    0.0
 """
 
 from __future__ import annotations
@@ -29,12 +32,12 @@ class Progress:
 
     Example::
 
-        progress = Progress()
-        outer = progress.begin()
-        try:
-            handle(item)
-        finally:
-            progress.end(outer)
+        >>> progress = Progress()
+        >>> outer = progress.begin()
+        >>> try:
+        ...     pass  # the work
+        ... finally:
+        ...     progress.end(outer)
     """
 
     __slots__ = ("_since",)

@@ -7,10 +7,10 @@ Assistant and the daemon's own MQTT client, each on its own address, still get i
 
 Example::
 
-    slots = ConnectionSlots(total=64, per_client=16)
-    if slots.take("192.168.1.20"):
-        ...                                  # serve it
-        slots.give_back("192.168.1.20")
+    >>> slots = ConnectionSlots(total=64, per_client=16)
+    >>> if slots.take("192.168.1.20"):
+    ...     pass                                 # serve it
+    ...     slots.give_back("192.168.1.20")
 """
 
 from __future__ import annotations

@@ -34,12 +34,14 @@ import math
 import re
 from typing import Any, NoReturn
 
+from unolauncher.errors import UnolauncherError
+
 MAX_DEPTH = 32  # a command needs 4 levels (new_game.deal.hands.<name>), a referee snapshot about 8
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class StrictJSONError(ValueError):
+class StrictJSONError(UnolauncherError, ValueError):
     """The text is not strict JSON, or a value cannot be written as strict JSON; the message is one sentence and
     ``reason`` the same without the sentence around it (``Expecting value``, ``NaN is not allowed in JSON``)."""
 

@@ -30,7 +30,7 @@ from unolauncher.rules.ejection import EjectionModel
 from .jig import JigToy, wire_mock_jig
 
 HIL = os.environ.get("UNOLAUNCHER_HIL") == "1"
-SETTINGS = DeviceSettings(jam_timeout_s=0.5, max_run_s=3.0, retract_ms=50, settle_ms=20, magazine=40)
+SETTINGS = DeviceSettings(jam_timeout_s=0.5, max_run_s=3.0, retract_ms=50, settle_ms=40, magazine=40)
 
 pytestmark = pytest.mark.hil
 

@@ -16,7 +16,7 @@ from unolauncher.daemon.config import load_config
 from unolauncher.launcher.calibrate import CalibrationError, fit, with_ms_per_card
 from unolauncher.rules.ejection import MS_PER_CARD, SPIN_UP_MS, EjectionConfigError, EjectionModel
 from unolauncher.rules.ejection_audit import audit
-from unolauncher.rules.ejection_models import _model_for
+from unolauncher.rules.ejection_models import model_for
 from unolauncher.rules.referee import Referee
 
 NEW_GAME = {"type": "new_game", "ruleset": "attack", "players": ["a", "b"]}
@@ -82,7 +82,7 @@ def test_calibrate_measures_the_virtual_toy_and_writes_the_configuration(tmp_pat
     assert (tmp_path / "config.toml.bak").read_text() == CONFIG
     # What the daemon does with that file: every new game records the value, and its model plans with it.
     options = Daemon(load_config(config), say=lambda text: None)._prepare_command(dict(NEW_GAME))["options"]
-    assert options == {"ejection_ms_per_card": measured} and _model_for(options).ms_per_card == measured
+    assert options == {"ejection_ms_per_card": measured} and model_for(options).ms_per_card == measured
 
 
 def test_calibrate_without_a_beam_or_with_too_few_cards_fails_and_leaves_the_file(

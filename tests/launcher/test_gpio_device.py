@@ -458,3 +458,35 @@ def test_set_enabled_false_is_an_emergency_stop(rig: Rig) -> None:
     assert rig.launcher.fire(FirePlan(fire=True, cards=1), rig.results.append) and rig.sim.motor_pin_high
     rig.clock.advance(1)
     assert rig.results[-1].cards_out == 1
+
+
+def test_the_coast_before_a_retract_cannot_be_configured_below_the_firmwares_40_ms() -> None:
+    """Reversing a motor still spinning draws its stall current through the driver: the settle time is also the
+    coast gap before the retract, so with a retract it has the firmware's floor (COAST_MS = 40)."""
+    with pytest.raises(ValueError, match="settle_ms=39 is out of range"):
+        DeviceSettings(retract_ms=120, settle_ms=39)
+    assert DeviceSettings(retract_ms=120, settle_ms=40).settle_ms == 40
+    assert DeviceSettings(retract_ms=0, settle_ms=0).settle_ms == 0  # no reversal follows: nothing to protect
+
+
+def test_the_retract_starts_no_sooner_than_the_coast_gap_after_the_motor_stops(
+    factory: MockFactory, clock: VirtualClock
+) -> None:
+    launcher = GpioLauncher(factory, clock, PINS, DeviceSettings(retract_ms=100, settle_ms=40))
+    reverse, enable, sensor = (factory.pin(pin) for pin in (PINS.motor_reverse, PINS.motor_enable, PINS.sensor))
+    results: list[FireResult] = []
+    try:
+        factory.pin(PINS.lid).drive_low()  # close the lid
+        clock.advance(0.1)
+        assert launcher.fire(FirePlan(fire=True, cards=1), results.append)
+        clock.advance(0.05)
+        sensor.drive_low()  # the one card: the motor stops at this edge
+        sensor.drive_high()
+        assert not launcher.motor_on
+        stopped = clock.now()
+        while not (reverse.state and enable.state) and clock.now() - stopped < 0.5:
+            clock.advance(0.001)
+        assert reverse.state and enable.state, "the retract should follow"
+        assert clock.now() - stopped >= 0.040 - 1e-9, "reversed before the motor coasted for 40 ms"
+    finally:
+        launcher.close()

@@ -10,7 +10,8 @@ import pytest
 
 from unolauncher.rules.bots import Bot
 from unolauncher.rules.cards import DECKS
-from unolauncher.rules.referee import Referee, _shuffled
+from unolauncher.rules.referee import Referee
+from unolauncher.rules.stock import shuffled_deck
 
 
 def textbook_shuffle(rng: random.Random, cards: list[str]) -> list[str]:
@@ -26,7 +27,7 @@ def test_shuffle_makes_the_textbook_fisher_yates_draws(size: int) -> None:
     cards = list(DECKS["attack"])[:size]
     for seed in range(20):
         ours, book = random.Random(seed), random.Random(seed)
-        assert _shuffled(ours, cards) == textbook_shuffle(book, cards)
+        assert shuffled_deck(ours, cards) == textbook_shuffle(book, cards)
         assert ours.random() == book.random()  # the same number of draws
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.synchronize
 import os
+import random
 import signal
 import sqlite3
 import time
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from unolauncher.store import journal as journal_module
 from unolauncher.store.journal import Journal, JournalError
 
 
@@ -37,6 +39,49 @@ def test_outbox_holds_unacknowledged_events_in_seq_order(tmp_path: Path) -> None
     assert [s for s, _ in journal.pending()] == [3, 4, 5]
     assert [s for s, _ in journal.pending(after_seq=3, limit=1)] == [4]
     assert journal.outbox_size() == 3
+
+
+def test_pending_from_memory_reads_as_the_file_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fresh events are handed out from memory after their commit; whatever happens (deliveries out of order, a
+    delivery that fails, more undelivered events than memory keeps, a restart), ``pending`` returns exactly the rows
+    a second connection reads from the file, for every starting point and limit."""
+    monkeypatch.setattr(journal_module, "UNSENT_IN_MEMORY", 8)
+    path = tmp_path / "j.sqlite3"
+    journal = Journal(path)
+    journal.append_command({"type": "old"}, [{"type": "before", "i": i} for i in range(3)])
+    journal.close()
+    journal = Journal(path)  # a restart: seq 1-3 wait in the file only
+    rng = random.Random(16)
+
+    def same_as_the_file() -> None:
+        reader = Journal(path)  # its memory is empty: it reads everything from the file
+        try:
+            for after in range(journal.last_seq + 1):
+                for limit in (1, 3, 100):
+                    assert journal.pending(after, limit) == reader.pending(after, limit), (after, limit)
+        finally:
+            reader.close()
+
+    most_waiting = 0
+    for step in range(60):
+        journal.append_command({"type": "c", "step": step}, [{"type": "e", "n": n} for n in range(rng.randint(0, 3))])
+        waiting = [seq for seq, _ in journal.pending(0, -1)]
+        most_waiting = max(most_waiting, len(waiting))
+        if step == 20:  # a delivery that fails (the disk): nothing leaves the outbox, in memory either
+            assert waiting
+            failing = sqlite3.connect(str(path), timeout=0)
+            failing.execute("BEGIN IMMEDIATE")
+            journal._db.execute("PRAGMA busy_timeout=0")
+            with pytest.raises(JournalError):
+                journal.mark_delivered(waiting)
+            failing.rollback()
+            failing.close()
+        elif waiting and step % 4 == 3:
+            journal.mark_delivered(rng.sample(waiting, rng.randint(1, len(waiting) // 2 + 1)))
+        same_as_the_file()
+    assert most_waiting > 8, "more events waited than memory keeps"
+    assert journal.pending(0, -1), "the test left some events undelivered"
+    assert len(journal._unsent) <= 8
 
 
 def test_reopen_continues_numbering_and_keeps_outbox_and_commands(tmp_path: Path) -> None:

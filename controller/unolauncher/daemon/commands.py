@@ -8,11 +8,15 @@ own commands are checked against :data:`DAEMON_FIELDS` (the referee checks its c
 
 Example::
 
-    decoded = decode_command(b'{"id": 7, "type": "hit"}')
-    decoded.command      # {"type": "hit"}
-    decoded.id           # 7
-    decode_command(b"{").error  # ("invalid_json", "The text is not valid JSON (...).")
-    check_daemon_command({"type": "resend", "from": 2**63})  # ("bad_field", "from must be a whole number ...")
+    >>> decoded = decode_command(b'{"id": 7, "type": "hit"}')
+    >>> decoded.command
+    {'type': 'hit'}
+    >>> decoded.id
+    7
+    >>> decode_command(b"{").error[0]
+    'invalid_json'
+    >>> check_daemon_command({"type": "resend", "from": 2**63})
+    ('bad_field', 'from must be a whole number from 1 to 9223372036854775807.')
 """
 
 from __future__ import annotations

@@ -5,9 +5,16 @@ defaults. A missing default file means "all defaults" (a developer's machine); a
 
 Example::
 
-    config = load_config(Path("/etc/unolauncher/config.toml"), explicit=False)
-    config.broker.port        # 1883
-    config.table.id           # "table1"
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "config.toml"  # the daemon reads /etc/unolauncher/config.toml
+    >>> _ = path.write_text('[table]\\nid = "kitchen"\\n')
+    >>> config = load_config(path)
+    >>> config.table.id, config.broker.port  # what the file sets, and a default
+    ('kitchen', 1883)
+    >>> _ = path.write_text('[broker]\\nport = "1883"\\n')
+    >>> load_config(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    unolauncher.errors.ConfigError: broker.port must be ...
 """
 
 from __future__ import annotations
@@ -18,13 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from unolauncher.errors import ConfigError
 from unolauncher.rules.ejection import MS_PER_CARD_RANGE, PRESETS
 
 DEFAULT_PATH = Path("/etc/unolauncher/config.toml")
-
-
-class ConfigError(ValueError):
-    """A configuration problem, worded as one sentence that names the key."""
 
 
 def _port(key: str, value: Any) -> int:

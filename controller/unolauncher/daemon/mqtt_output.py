@@ -1,6 +1,6 @@
 """The table's output over MQTT: replies, retained state and sensors, the outbox kick, resends.
 
-Example::
+Example (not a doctest: needs a connected bus and a journal)::
 
     output = MqttOutput(bus)
     table = Table(journal, Referee, output)

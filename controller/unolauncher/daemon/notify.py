@@ -6,9 +6,11 @@ systemd ``NOTIFY_SOCKET`` is unset and every call is a no-op.
 
 Example::
 
-    notifier = Notifier.from_environment()
-    notifier.send("READY=1", "STATUS=table1 ready")
-    interval = notifier.watchdog_interval()   # seconds between WATCHDOG=1 pings, or None
+    >>> notifier = Notifier.from_environment({})  # the daemon passes nothing: os.environ
+    >>> notifier.send("READY=1", "STATUS=table1 ready")  # outside systemd: nothing to tell, nothing sent
+    False
+    >>> notifier.watchdog_interval() is None  # seconds between WATCHDOG=1 pings when systemd asks for them
+    True
 """
 
 from __future__ import annotations

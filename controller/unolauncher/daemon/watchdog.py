@@ -6,7 +6,7 @@ a GPIO edge callback, a journal write — has run longer than the deadline); see
 any check complains, the daemon switches the motor off, stops pinging and exits non-zero
 (:meth:`unolauncher.daemon.app.Daemon.run_until_stopped`).
 
-Example::
+Example (not a doctest: needs the daemon's table)::
 
     watchdog = Watchdog(deadline_s=10.0)
     watchdog.watch("worker", table.health)
@@ -29,9 +29,14 @@ class Watchdog:
 
     Example::
 
-        watchdog = Watchdog(2.0)
-        watchdog.watch("timers", clock.health)
-        assert watchdog.problems(time.monotonic()) == []
+        >>> import time
+        >>> from unolauncher.clock import RealClock
+        >>> clock = RealClock()
+        >>> watchdog = Watchdog(2.0)
+        >>> watchdog.watch("timers", clock.health)
+        >>> watchdog.problems(time.monotonic())
+        []
+        >>> clock.close()
     """
 
     def __init__(self, deadline_s: float) -> None:

@@ -28,15 +28,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from unolauncher.errors import UnolauncherError
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
+from unolauncher.launcher.waits import Wait
 from unolauncher.rules.ejection import MS_PER_CARD_RANGE
 
 RUNS = (2, 4, 6, 2, 4, 6)
 RUN_TIMEOUT_S = 8.0
-Wait = Callable[[Callable[[], bool], float], bool]
 
 
-class CalibrationError(RuntimeError):
+class CalibrationError(UnolauncherError, RuntimeError):
     """Calibration cannot go on; the message says why in one sentence."""
 
 
@@ -46,7 +47,8 @@ class Calibration:
 
     Example::
 
-        fit([(2, 372), (4, 596), (6, 820)]).ms_per_card == 112
+        >>> fit([(2, 372), (4, 596), (6, 820)]).ms_per_card
+        112
     """
 
     ms_per_card: int
@@ -159,7 +161,7 @@ def run_calibration(args: argparse.Namespace) -> int:
     from unolauncher.daemon.config import DEFAULT_PATH, ConfigError, load_config
     from unolauncher.launcher.factory import LauncherSetupError, create_launcher
     from unolauncher.launcher.pins import PinMapError
-    from unolauncher.launcher.selftest_cli import _real_wait, _virtual_wait
+    from unolauncher.launcher.waits import real_wait, virtual_wait
 
     path = Path(args.config) if args.config else DEFAULT_PATH
     try:
@@ -175,9 +177,9 @@ def run_calibration(args: argparse.Namespace) -> int:
     if args.virtual:
         settings["backend"] = "virtual"
         vclock = VirtualClock()
-        clock, wait = vclock, _virtual_wait(vclock)
+        clock, wait = vclock, virtual_wait(vclock)
     else:
-        clock, wait = RealClock(), _real_wait
+        clock, wait = RealClock(), real_wait
     try:
         launcher, _ = create_launcher(settings, clock)
     except (LauncherSetupError, PinMapError, ValueError) as exc:

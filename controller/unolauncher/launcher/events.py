@@ -4,7 +4,8 @@ Each call returns a fresh dict: the receiver (journal, MQTT) may add to it.
 
 Example::
 
-    launcher.on_event(jam_event(cards_out=2, expected=5))
+    >>> jam_event(cards_out=2, expected=5)["message"]  # what a backend passes to launcher.on_event
+    'The launcher jammed: open the lid and clear the cards.'
 """
 
 from __future__ import annotations

@@ -24,8 +24,12 @@ The ``serial`` backend lives in ``launcher/serial_launcher.py`` (imported only w
 
 Example::
 
-    launcher, virtual = create_launcher({"backend": "virtual", "magazine": 30}, RealClock())
-    virtual.press_button()
+    >>> from unolauncher.clock import VirtualClock
+    >>> clock = VirtualClock()  # the daemon passes a RealClock
+    >>> launcher, virtual = create_launcher({"backend": "virtual", "magazine": 30}, clock)
+    >>> type(launcher).__name__, virtual.magazine  # GPIO code on mock pins, wired to the simulated toy
+    ('GpioLauncher', 30)
+    >>> virtual.press_button()
 """
 
 from __future__ import annotations
@@ -40,9 +44,11 @@ from pathlib import Path
 from typing import Any
 
 from unolauncher.clock import Clock
+from unolauncher.errors import UnolauncherError
 from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.interface import Launcher
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap, PinMapError, load_pin_file, resolve_pins
+from unolauncher.launcher.setting import setting
 from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
 
 log = logging.getLogger(__name__)
@@ -61,16 +67,8 @@ INSTALL_HINT = (
 )
 
 
-class LauncherSetupError(ValueError):
+class LauncherSetupError(UnolauncherError, ValueError):
     """The launcher cannot be built from these settings; one sentence says why."""
-
-
-def setting(settings: Any, key: str, default: Any = None) -> Any:
-    """``settings[key]`` or ``settings.key`` (mapping or config object), ``default`` when absent or ``None``."""
-    if settings is None:
-        return default
-    value = settings.get(key) if isinstance(settings, Mapping) else getattr(settings, key, None)
-    return default if value is None else value
 
 
 def env_pin_factory() -> str | None:

@@ -4,7 +4,7 @@ that fired nothing, until cards come out.
 Driven by the injected clock (no gpiozero ``blink`` threads), so tests see every pulse in virtual time. Pulses stop
 on their own :data:`PULSE_GIVE_UP_S` after the last press, so an abandoned table does not beep forever.
 
-Example::
+Example (not a doctest: needs an LED and a buzzer)::
 
     feedback = Feedback(led, buzzer, clock)
     feedback.chime()
@@ -42,7 +42,8 @@ class Feedback:
 
     Example::
 
-        Feedback(None, None, VirtualClock()).chime()   # no LED, no buzzer: does nothing, harmlessly
+        >>> from unolauncher.clock import VirtualClock
+        >>> Feedback(None, None, VirtualClock()).chime()   # no LED, no buzzer: does nothing, harmlessly
     """
 
     def __init__(self, led: Switch | None, buzzer: Switch | None, clock: Clock) -> None:

@@ -65,6 +65,9 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+MIN_COAST_MS = 40  # the shortest coast before a reversal (the firmware's COAST_MS; hardware/README.md)
+
+
 @dataclass(frozen=True)
 class DeviceSettings:
     """Timing and safety limits of the physical launcher.
@@ -89,7 +92,9 @@ class DeviceSettings:
         checks = [
             ("jam_timeout_s", 0.05 <= self.jam_timeout_s <= 60),
             ("max_run_s", 0.1 <= self.max_run_s <= 60),
-            ("settle_ms", 0 <= self.settle_ms <= 2000),
+            # The settle time is also the coast gap before the retract reverses the motor: reversing a spinning
+            # motor at once draws up to its stall current through the driver (the firmware's COAST_MS is 40 too).
+            ("settle_ms", (MIN_COAST_MS if self.retract_ms > 0 else 0) <= self.settle_ms <= 2000),
             ("retract_ms", 0 <= self.retract_ms <= 2000),
             ("retract_power", 0.0 <= self.retract_power <= 1.0),
             ("debounce_ms", 0 <= self.debounce_ms <= 1000),

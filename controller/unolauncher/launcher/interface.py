@@ -4,7 +4,7 @@ Nothing above this interface knows which backend is there. The ejection model (`
 referee) turns a press into a :class:`FirePlan`; the backend executes it and reports a :class:`FireResult` through
 a callback, because a run takes seconds and the press callback must return in microseconds.
 
-Example::
+Example (not a doctest: needs a launcher backend, see launcher/factory.py)::
 
     def on_done(result: FireResult) -> None:
         print(result.cards_out, result.outcome)
@@ -97,7 +97,11 @@ def require_in_range(kind: str, settings: object, checks: Sequence[tuple[str, bo
 
     Example::
 
-        require_in_range("launcher", settings, [("max_run_s", 0.1 <= settings.max_run_s <= 60)])
+        >>> from types import SimpleNamespace
+        >>> settings = SimpleNamespace(max_run_s=90.0)
+        >>> require_in_range("launcher", settings, [("max_run_s", 0.1 <= settings.max_run_s <= 60)])
+        Traceback (most recent call last):
+        ValueError: launcher setting max_run_s=90.0 is out of range
     """
     for name, ok in checks:
         if not ok:

@@ -15,7 +15,7 @@ Guarantees (``docs/reliability.md``, "The motor guard"):
 4. **Off is enable-first** (the driver stops before the direction pins change); **on is direction-first**, so the
    driver never sees a half-set direction while enabled.
 
-Example::
+Example (not a doctest: needs the daemon's devices)::
 
     guard = MotorGuard(enable.pin, forward.pin, reverse.pin, clock.separate("motor-guard"))
     guard.run(forward=True, reverse=False, power=0.8, limit_s=6.0)   # on now; off at 6.03 s at the latest
@@ -39,9 +39,18 @@ class MotorGuard:
 
     Example::
 
-        guard = MotorGuard(factory.pin(12), factory.pin(23), factory.pin(24), VirtualClock())
-        assert guard.run(True, False, 1.0, limit_s=2.0) and guard.on
-        guard.off()
+        >>> from gpiozero.pins.mock import MockFactory, MockPWMPin
+        >>> from unolauncher.clock import VirtualClock
+        >>> factory, clock = MockFactory(pin_class=MockPWMPin), VirtualClock()
+        >>> pins = [factory.pin(gpio) for gpio in (12, 23, 24)]
+        >>> for pin in pins:
+        ...     pin.function = "output"  # what the daemon's gpiozero devices do first
+        >>> guard = MotorGuard(*pins, clock)
+        >>> guard.run(True, False, 1.0, limit_s=2.0), guard.on
+        (True, True)
+        >>> clock.advance(2.5)  # past the limit: the guard switched the motor off by itself
+        >>> guard.on
+        False
     """
 
     def __init__(self, enable: Any, forward: Any, reverse: Any, scheduler: Clock, grace_s: float = GRACE_S) -> None:

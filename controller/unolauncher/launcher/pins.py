@@ -10,8 +10,8 @@ one pin, the reserved pins (0/1 HAT EEPROM, 14/15 UART), a missing required part
 
 Example::
 
-    pins = resolve_pins({"button": 5})
-    assert pins.button == 5 and pins.motor_enable == 12
+    >>> pins = resolve_pins({"button": 5})
+    >>> assert pins.button == 5 and pins.motor_enable == 12
 """
 
 from __future__ import annotations
@@ -22,8 +22,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from unolauncher.errors import UnolauncherError
 
-class PinMapError(ValueError):
+
+class PinMapError(UnolauncherError, ValueError):
     """A pin map that must not be used; the message says what is wrong in one sentence."""
 
 
@@ -50,7 +52,9 @@ class PinMap:
 
     Example::
 
-        PinMap(motor_enable=12, motor_forward=23, motor_reverse=24, button=17, sensor=None)
+        >>> pins = PinMap(motor_enable=12, motor_forward=23, motor_reverse=24, button=17, sensor=None)
+        >>> pins.sensor, pins.lid  # not fitted: the lid switch by default, the card sensor here
+        (None, None)
     """
 
     motor_enable: int

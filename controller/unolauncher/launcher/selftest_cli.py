@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -39,8 +38,8 @@ from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.interface import FirePlan, FireResult
 from unolauncher.launcher.pins import DEFAULT_PINS, DRIVER_ROLES, OUTPUT_ROLES, PinMap, PinMapError, load_pin_file
 from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
+from unolauncher.launcher.waits import Wait, real_wait, virtual_wait
 
-Wait = Callable[[Callable[[], bool], float], bool]
 Confirm = Callable[[str], bool]  # asks the operator a yes/no question
 Result = tuple[str, bool | None, str]  # (part, passed — None: could not be checked here, detail)
 # Raspberry Pi kernels: Y = an output keeps its level after the owning process released it (the default), N = it
@@ -106,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         factory: Any = MockFactory(pin_class=MockPWMPin)
         params = VirtualParams(magazine=args.virtual_magazine, driver_pull_downs=not args.virtual_no_pull_downs)
         virtual = VirtualLauncher(factory, vclock, pins, params)
-        wait = _virtual_wait(vclock)
+        wait = virtual_wait(vclock)
     else:
         try:
             factory = make_pin_factory(args.pin_factory)
@@ -114,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"unolauncher selftest: {exc}", file=sys.stderr)
             return 2
         clock = RealClock()
-        wait = _real_wait
+        wait = real_wait
     try:
         results.extend(check_pins(pins, factory))
         if all(ok is not False for _, ok, _ in results):
@@ -282,23 +281,3 @@ def _virtual_operator(virtual: VirtualLauncher) -> Confirm:
     """A simulated operator who says yes only when the simulated wheel started since the check began."""
     starts = virtual.motor_starts
     return lambda question: virtual.motor_starts > starts
-
-
-def _virtual_wait(clock: VirtualClock) -> Wait:
-    def wait(predicate: Callable[[], bool], timeout: float) -> bool:
-        for _ in range(max(1, round(timeout / 0.01))):
-            if predicate():
-                return True
-            clock.advance(0.01)
-        return predicate()
-
-    return wait
-
-
-def _real_wait(predicate: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()

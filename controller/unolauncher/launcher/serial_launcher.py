@@ -16,7 +16,7 @@ time and the dead-man rule live in the firmware; this side speaks the framed pro
 
 Every wait (retransmission, heartbeat, back-off) goes through the injected :class:`~unolauncher.clock.Clock`.
 
-Example::
+Example (not a doctest: needs the co-processor on a serial port)::
 
     launcher = SerialLauncher(SerialSettings(port="/dev/ttyACM0"), RealClock())
     launcher.on_press = lambda: launcher.fire(FirePlan(fire=True, cards=3), print)
@@ -39,7 +39,6 @@ import serial
 from unolauncher.clock import Clock, TimerHandle
 from unolauncher.launcher import serial_protocol as sp
 from unolauncher.launcher.events import done_callback_fault, empty_event, jam_event, lid_open_fault, max_run_event
-from unolauncher.launcher.factory import setting
 from unolauncher.launcher.interface import (
     DoneCallback,
     EventCallback,
@@ -51,6 +50,7 @@ from unolauncher.launcher.interface import (
     PressCallback,
     require_in_range,
 )
+from unolauncher.launcher.setting import setting
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,9 @@ class SerialSettings:
 
     Example::
 
-        SerialSettings(port="/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode-if00", magazine=40)
+        >>> settings = SerialSettings(port="/dev/serial/by-id/usb-MicroPython_Board_in_FS_mode-if00", magazine=40)
+        >>> settings.baudrate, settings.device.retract_ms  # the defaults
+        (115200, 120)
     """
 
     port: str
@@ -135,7 +137,7 @@ class _Run:
 class SerialLauncher:
     """The launcher on a serial co-processor; implements :class:`~unolauncher.launcher.interface.Launcher`.
 
-    Example::
+    Example (not a doctest: needs the firmware simulator listening there)::
 
         launcher = SerialLauncher(SerialSettings(port="socket://127.0.0.1:7000"), RealClock())
         launcher.fire(FirePlan(fire=True, cards=2), lambda result: print(result.cards_out))
@@ -179,7 +181,7 @@ class SerialLauncher:
         ``debounce_ms`` - which are sent to the firmware; ``deadman_ms`` and ``baudrate`` are serial-only;
         ``pins.sensor = -1`` means no card sensor (open loop).
 
-        Example::
+        Example (not a doctest: needs the co-processor on a serial port)::
 
             SerialLauncher.from_settings({"serial_port": "/dev/ttyACM0", "magazine": 40}, RealClock())
         """
@@ -706,7 +708,7 @@ def _code_name(code: int) -> str:
 def release(port: str, timeout_s: float = 2.0) -> bool:
     """Ask the firmware on ``port`` to reboot into its REPL once (so ``mpremote`` can reach it).
 
-    Example::
+    Example (not a doctest: a shell command)::
 
         python -m unolauncher.launcher.serial_launcher release /dev/ttyACM0
     """

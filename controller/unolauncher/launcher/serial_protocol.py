@@ -7,10 +7,10 @@ check the vectors in ``firmware/test_vectors.json``.
 
 Example::
 
-    wire = encode_frame(FIRE, 7, encode_fire(FirePlan(fire=True, cards=3, run_ms=900, power=0.8)))
-    decoder = FrameDecoder()
-    [frame] = decoder.feed(wire)
-    assert (frame.type, frame.seq) == (FIRE, 7)
+    >>> wire = encode_frame(FIRE, 7, encode_fire(FirePlan(fire=True, cards=3, run_ms=900, power=0.8)))
+    >>> decoder = FrameDecoder()
+    >>> [frame] = decoder.feed(wire)
+    >>> assert (frame.type, frame.seq) == (FIRE, 7)
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 
 from cobs import cobs
 
+from unolauncher.errors import UnolauncherError
 from unolauncher.launcher.interface import FirePlan, FireResult, Outcome
 
 PROTOCOL_VERSION = 1
@@ -84,7 +85,7 @@ class AckCode(IntEnum):
     NO_HELLO = 6
 
 
-class FrameError(ValueError):
+class FrameError(UnolauncherError, ValueError):
     """Bytes between two delimiters that are not a valid frame (bad COBS, length or CRC)."""
 
 
@@ -134,9 +135,9 @@ class FrameDecoder:
 
     Example::
 
-        dec = FrameDecoder()
-        assert dec.feed(b"noise" + encode_frame(STATUS, 1)) == [Frame(STATUS, 1)]
-        assert dec.errors == 1
+        >>> dec = FrameDecoder()
+        >>> assert dec.feed(b"noise" + encode_frame(STATUS, 1)) == [Frame(STATUS, 1)]
+        >>> assert dec.errors == 1
     """
 
     def __init__(self) -> None:
@@ -188,9 +189,9 @@ class ReplayWindow:
 
     Example::
 
-        win = ReplayWindow()
-        win.accept(5)
-        assert win.check(5) is Verdict.DUPLICATE and win.check(6) is Verdict.NEW
+        >>> win = ReplayWindow()
+        >>> win.accept(5)
+        >>> assert win.check(5) is Verdict.DUPLICATE and win.check(6) is Verdict.NEW
     """
 
     def __init__(self) -> None:

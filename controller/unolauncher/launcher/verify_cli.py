@@ -30,12 +30,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from unolauncher.errors import UnolauncherError
 from unolauncher.rules.ejection_audit import audit
 
 JOURNAL_FILE = "journal.sqlite3"  # as the daemon names it (daemon/app.py)
 
 
-class VerifyInputError(ValueError):
+class VerifyInputError(UnolauncherError, ValueError):
     """The audit cannot start: one sentence says which input is unusable."""
 
 

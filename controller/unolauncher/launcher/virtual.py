@@ -15,15 +15,21 @@ both.
 
 Example::
 
-    factory = MockFactory(pin_class=MockPWMPin)
-    clock = VirtualClock()
-    sim = VirtualLauncher(factory, clock, DEFAULT_PINS, VirtualParams(magazine=20))
-    launcher = GpioLauncher(factory, clock, DEFAULT_PINS)
-    launcher.on_press = lambda: launcher.fire(FirePlan(fire=True, cards=3), print)
-    sim.press_button()
-    assert sim.motor_pin_high
-    clock.advance(2.0)
-    assert sim.magazine == 17
+    >>> from gpiozero.pins.mock import MockFactory, MockPWMPin
+    >>> from unolauncher.clock import VirtualClock
+    >>> from unolauncher.launcher.gpio import GpioLauncher
+    >>> from unolauncher.launcher.interface import FirePlan
+    >>> from unolauncher.launcher.pins import DEFAULT_PINS
+    >>> factory = MockFactory(pin_class=MockPWMPin)
+    >>> clock = VirtualClock()
+    >>> sim = VirtualLauncher(factory, clock, DEFAULT_PINS, VirtualParams(magazine=20))
+    >>> launcher = GpioLauncher(factory, clock, DEFAULT_PINS)
+    >>> launcher.on_press = lambda: launcher.fire(FirePlan(fire=True, cards=3), print)
+    >>> sim.press_button()
+    >>> assert sim.motor_pin_high
+    >>> clock.advance(2.0)
+    FireResult(cards_out=3, ran_ms=372, outcome='ok', counted=True, detail='')
+    >>> assert sim.magazine == 17
 """
 
 from __future__ import annotations
@@ -73,7 +79,8 @@ class VirtualParams:
 
     Example::
 
-        VirtualParams(magazine=40, cards_per_s=9.0, jam_probability=0.01, seed=7)
+        >>> VirtualParams(magazine=40, cards_per_s=9.0, jam_probability=0.01, seed=7).spin_up_ms  # the rest defaults
+        150
     """
 
     magazine: int = 40
@@ -106,9 +113,16 @@ class VirtualLauncher:
 
     Example::
 
-        sim.load(10)          # put 10 more cards in
-        sim.open_lid(); sim.close_lid()
-        sim.press_button()    # press and (after press_ms) release
+        >>> from gpiozero.pins.mock import MockFactory, MockPWMPin
+        >>> from unolauncher.clock import VirtualClock
+        >>> from unolauncher.launcher.pins import DEFAULT_PINS
+        >>> factory = MockFactory(pin_class=MockPWMPin)
+        >>> sim = VirtualLauncher(factory, VirtualClock(), DEFAULT_PINS, VirtualParams(magazine=5))
+        >>> sim.load(10)          # put 10 more cards in
+        >>> sim.magazine
+        15
+        >>> sim.open_lid(); sim.close_lid()
+        >>> sim.press_button()    # press and (after press_ms) release
     """
 
     def __init__(

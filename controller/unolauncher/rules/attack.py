@@ -15,7 +15,7 @@ from typing import Any
 from unolauncher.rules.refusal import Event, refuse
 from unolauncher.rules.scoring import Scoring
 from unolauncher.rules.stock import Stock
-from unolauncher.rules.validation import _is_int
+from unolauncher.rules.validation import is_int
 
 # ATK-11..15: what each attack card makes others do, as (action, count).
 ATTACK_ACTIONS: dict[str, tuple[str, int]] = {
@@ -113,7 +113,7 @@ class AttackRules(Stock, Scoring):
                 refuse("not_your_hit", f"{s.players[expected]} owes the next hit.")
             refuse("not_your_turn", f"It is {s.players[expected]}'s turn.")
         cards = cmd.get("cards")
-        if cards is not None and (not _is_int(cards) or not 0 <= cards <= len(self._rs.deck)):
+        if cards is not None and (not is_int(cards) or not 0 <= cards <= len(self._rs.deck)):
             refuse("bad_field", "cards must be a whole number from 0 to the deck size.")
 
         # -- apply ----------------------------------------------------------------------------------------

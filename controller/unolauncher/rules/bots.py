@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from unolauncher.rules.cards import CARD_INFO, COLORS, RULESETS
+from unolauncher.rules.cards import CARD_INFO, COLORS, PLAYABLE_ON, RULESETS
 from unolauncher.rules.referee import Referee
 from unolauncher.rules.state import BETWEEN, PLAYING
 
@@ -28,8 +28,6 @@ STRATEGIES = ("random", "greedy")
 _TARGETED = {"wild attack-attack", "blue trade-hands", "red trade-hands", "green trade-hands", "yellow trade-hands"}
 
 
-# colour in force -> top card -> the cards that may be played on it (filled as needed).
-_MATCHING: dict[str, dict[str, frozenset[str]]] = {color: {} for color in COLORS}
 # Cards whose play carries a colour or a target, so they stand for several legal moves (see Bot._weighted_play).
 _CHOOSY = frozenset(c for c, (color, _) in CARD_INFO.items() if color is None) | _TARGETED
 
@@ -40,12 +38,6 @@ def _needs_color(card: str) -> bool:
 
 def _targeted(s: Any, card: str) -> bool:
     return card in _TARGETED or (card == "wild customizable" and s.options["customizable"] is not None)
-
-
-def _matching(color: str, top: str) -> frozenset[str]:
-    """Every card that may be played on ``top`` with ``color`` in force (ATK-04 / MK-05)."""
-    top_face = CARD_INFO[top][1]
-    return frozenset(c for c, (c_color, face) in CARD_INFO.items() if c_color in (None, color) or face == top_face)
 
 
 class Bot:
@@ -75,19 +67,12 @@ class Bot:
         who = players[seat]
         hand = s.hands[seat]
         # The distinct playable cards, sorted so the choice is reproducible (a set's order depends on string
-        # hashing). Inlined and set-based for speed: this runs once per simulated step.
+        # hashing): Referee.legal_moves lists them the same way, but a bot does not need a dict per move, and this
+        # runs once per simulated step.
         if s.drawn is not None:
             playable = [s.drawn]
         else:
-            color = s.color
-            if color is None:
-                playable = sorted(set(hand))
-            else:
-                top = s.discard[-1]
-                matching = _MATCHING[color].get(top)
-                if matching is None:
-                    matching = _MATCHING[color][top] = _matching(color, top)
-                playable = sorted(matching.intersection(hand))
+            playable = sorted(PLAYABLE_ON[s.color][s.discard[-1]].intersection(hand))
             if len(hand) == 1 and playable and playable[0].endswith("trade-hands"):
                 playable = []  # ATK-10
         rng = self.rng

@@ -132,6 +132,44 @@ ITEMS: dict[str | None, str] = {
 }
 
 
+def matches(card: str, color: str | None, top: str) -> bool:
+    """ATK-04 / MK-05, the matching rule (the only place it is written): may ``card`` be played on ``top`` with
+    ``color`` in force? A Wild always may; a coloured card must have that colour or the top card's number or symbol.
+    ``color`` is ``None`` only while no colour is in force (an Item Box in table mode): then anything goes.
+
+    >>> matches("red 7", "blue", "blue 7"), matches("red 7", "blue", "blue 5"), matches("wild hit-4", "red", "red 1")
+    (True, False, True)
+
+    :data:`PLAYABLE_ON` holds the same rule as a table, (colour, top) -> the cards that match:
+
+    >>> sorted(PLAYABLE_ON["green"]["red 3"].intersection(["red 3", "green 9", "blue 3", "blue 4", "wild"]))
+    ['blue 3', 'green 9', 'red 3', 'wild']
+    """
+    card_color, face = CARD_INFO[card]
+    return card_color is None or color is None or card_color == color or face == CARD_INFO[top][1]
+
+
+def _playable_table() -> dict[str | None, dict[str, frozenset[str]]]:
+    """Colour in force -> top card -> every card that :func:`matches` it. The top card counts only by its face, so
+    ``matches`` runs once per (colour, face, card): about a millisecond at import (tests/rules/test_legal_moves.py
+    checks the table against ``matches`` for every pair)."""
+    tops_by_face: dict[str, list[str]] = {}
+    for card, (_, face) in CARD_INFO.items():
+        tops_by_face.setdefault(face, []).append(card)
+    table: dict[str | None, dict[str, frozenset[str]]] = {}
+    for color in (*COLORS, None):
+        table[color] = by_top = {}
+        for tops in tops_by_face.values():
+            cards = frozenset(card for card in CARD_INFO if matches(card, color, tops[0]))
+            by_top.update(dict.fromkeys(tops, cards))
+    return table
+
+
+# ``PLAYABLE_ON[color][top]``: the matching rule as a table, for the hot paths (the play and draw fast paths, the bots,
+# legal_moves): two plain dict lookups and a set membership, or one intersection with a hand.
+PLAYABLE_ON = _playable_table()
+
+
 def dealer_draw_value(card: str) -> int:
     """MK-02: the value of a card drawn to choose the dealer (number = face value, action cards and Wilds = 0)."""
     _, face = CARD_INFO[card]

@@ -12,8 +12,8 @@ from unolauncher.rules.attack import AttackRules
 from unolauncher.rules.cards import CARD_INFO, dealer_draw_value
 from unolauncher.rules.refusal import Event, refuse
 from unolauncher.rules.state import BETWEEN, OVER, PLAYING, SCORING
-from unolauncher.rules.stock import _shuffled
-from unolauncher.rules.validation import _validate_deal, _validate_secret
+from unolauncher.rules.stock import shuffled_deck
+from unolauncher.rules.validation import validate_deal, validate_secret
 
 
 class Dealing(AttackRules):
@@ -26,7 +26,7 @@ class Dealing(AttackRules):
         if s.mode == "table":
             return len(s.players) - 1  # documented: the first listed player plays first
         # MK-02 (used by every rule set): each player draws; highest deals; ties draw again.
-        deck = _shuffled(s.rng, self._rs.deck)
+        deck = shuffled_deck(s.rng, self._rs.deck)
         contenders = list(range(len(s.players)))
         draws: dict[str, list[str]] = {name: [] for name in s.players}
         while True:
@@ -54,11 +54,11 @@ class Dealing(AttackRules):
                 refuse("game_over", "The game is over; start a new one with new_game.")
             refuse("no_game", "No game is running; start one with new_game.")
         deal = cmd.get("deal")
-        _validate_deal(deal, self._rs, s.players, s.mode, s.options)
+        validate_deal(deal, self._rs, s.players, s.mode, s.options)
         if s.mode == "table" and not (isinstance(deal, dict) and "starter" in deal):
             # The real cards are on the table: a starter the referee made up would not be the one the table turned.
             refuse("starter_required", "Say which card was turned up to start the round (deal.starter).")
-        _validate_secret(cmd)
+        validate_secret(cmd)
         events: list[Event] = []
         if isinstance(deal, dict) and "dealer" in deal:
             dealer = self._seats[deal["dealer"]]
@@ -88,7 +88,7 @@ class Dealing(AttackRules):
                 starter = deal["starter"]
                 s.stock = list(reversed(deal["stock"]))
             else:
-                deck = _shuffled(s.rng, rs.deck)
+                deck = shuffled_deck(s.rng, rs.deck)
                 # One card at a time from the top (the end of the list), starting left of the dealer: the t-th card
                 # dealt is top[t] and goes to seat dealer + 1 + t % n. Slices do the same without a loop.
                 dealt = n * hand_size
@@ -104,7 +104,7 @@ class Dealing(AttackRules):
             if rigged and "starter" in deal:
                 starter = deal["starter"]
             else:
-                deck = _shuffled(s.rng, rs.deck)
+                deck = shuffled_deck(s.rng, rs.deck)
                 starter = self._turn_starter(deck)
             s.table_stock = max(0, len(rs.deck) - sum(s.table_counts) - 1)
             s.hands = []

@@ -35,10 +35,10 @@ How a press is decided (``docs/ejection.md`` says the same for an auditor re-imp
 
 Example::
 
-    model = EjectionModel("classic")
-    state = model.start("ab" * 32)
-    plan, state = model.plan(state, "ann")
-    assert state["press"] == 1 and plan.cards <= 12
+    >>> model = EjectionModel("classic")
+    >>> state = model.start("ab" * 32)
+    >>> plan, state = model.plan(state, "ann")
+    >>> assert state["press"] == 1 and plan.cards <= 12
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from unolauncher.errors import ConfigError
 
 PRESETS = ("classic", "gentle", "brutal", "sequence", "custom")
 
@@ -73,7 +75,7 @@ _SCALE = 2.0**-64
 _FOUR_U64 = struct.Struct(">4Q").unpack
 
 
-class EjectionConfigError(ValueError):
+class EjectionConfigError(ConfigError):
     """A preset name or custom table that cannot be used; the message is one sentence naming the problem."""
 
 
@@ -87,9 +89,12 @@ class FirePlan:
 
     Example::
 
-        FirePlan(fire=True, cards=4, run_ms=590, power=1.0)
-        FirePlan(fire=False)
-        FirePlan.from_json(FirePlan(fire=False).to_json()) == FirePlan(fire=False)
+        >>> FirePlan(fire=True, cards=4, run_ms=590, power=1.0)
+        FirePlan(fire=True, cards=4, run_ms=590, power=1.0, suspense_ms=0)
+        >>> FirePlan(fire=False)
+        FirePlan(fire=False, cards=0, run_ms=0, power=1.0, suspense_ms=0)
+        >>> FirePlan.from_json(FirePlan(fire=False).to_json()) == FirePlan(fire=False)
+        True
     """
 
     fire: bool
@@ -126,7 +131,7 @@ def commitment(secret: str) -> str:
 
     Example::
 
-        assert commitment("ab" * 32) == hashlib.sha256(("ab" * 32).encode()).hexdigest()
+        >>> assert commitment("ab" * 32) == hashlib.sha256(("ab" * 32).encode()).hexdigest()
     """
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -172,7 +177,8 @@ class PresetParams:
 
     Example::
 
-        PresetParams(miss_hazard=(0.5, 1.0), hit_repeat=(0.1,), card_weights={1: 1.0, 2: 1.0})
+        >>> PresetParams(miss_hazard=(0.5, 1.0), hit_repeat=(0.1,), card_weights={1: 1.0, 2: 1.0}).suspense_chance
+        0.0
     """
 
     miss_hazard: tuple[float, ...]
@@ -269,7 +275,12 @@ def params_from_table(table: Mapping[str, Any]) -> PresetParams:
 
     Example::
 
-        params_from_table({"miss_hazard": [0.4, 1.0], "cards": {"1": 1, "4": 3}})
+        >>> params = params_from_table({"miss_hazard": [0.4, 1.0], "cards": {"1": 1, "4": 3}})
+        >>> params.miss_hazard, params.hit_repeat, params.card_weights
+        ((0.4, 1.0), (0.2,), {1: 1, 4: 3})
+        >>> params_from_table({"miss_hazard": [0.4, 0.0], "cards": {"1": 1}})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        unolauncher.rules.ejection.EjectionConfigError: the last miss_hazard entry must be above 0, ...
     """
     if not isinstance(table, Mapping):
         raise EjectionConfigError("the custom ejection table must be a table of settings")
@@ -323,13 +334,13 @@ class EjectionModel:
 
     Example::
 
-        model = EjectionModel("sequence")
-        state = model.start("0" * 64)
-        fired = []
-        for _ in range(6):
-            plan, state = model.plan(state, "ann")
-            fired.append(plan.fire)
-        assert fired == [False, True, False, False, False, True]
+        >>> model = EjectionModel("sequence")
+        >>> state = model.start("0" * 64)
+        >>> fired = []
+        >>> for _ in range(6):
+        ...     plan, state = model.plan(state, "ann")
+        ...     fired.append(plan.fire)
+        >>> assert fired == [False, True, False, False, False, True]
     """
 
     def __init__(self, preset: str = "classic", custom: Any = None, ms_per_card: int | None = None) -> None:

@@ -15,7 +15,7 @@ A log may begin in the middle of a commitment (journal retention deletes whole g
 with the reveal of the round it replaced): events of commitments opened before the first opening the log holds are
 counted as unchecked, not as mismatches. After that first opening, an unknown commitment is a mismatch.
 
-Example::
+Example (not a doctest: needs a game's events, as tests/rules/test_ejection.py builds them)::
 
     report = audit([("line 1", event) for event in events])
     report.ok(allow_rigged=False)    # every revealed commitment checks out and none was rigged

@@ -4,7 +4,7 @@ game or an undo does not rebuild one.
 
 Example::
 
-    >>> _model_for({"ejection_preset": "classic"}) is _model_for({"ejection_preset": "classic"})
+    >>> model_for({"ejection_preset": "classic"}) is model_for({"ejection_preset": "classic"})
     True
 """
 
@@ -18,7 +18,7 @@ from unolauncher.rules.ejection import EjectionModel
 _MODELS: dict[str, EjectionModel] = {}
 
 
-def _model_for(options: dict[str, Any]) -> EjectionModel:
+def model_for(options: dict[str, Any]) -> EjectionModel:
     """The ejection model for a game's options; models are immutable, so one instance per configuration."""
     custom = options.get("ejection_custom")
     ms_per_card = options.get("ejection_ms_per_card")

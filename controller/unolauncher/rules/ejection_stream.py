@@ -15,11 +15,15 @@ a command and putting it back after a failure is a reference copy, and a reader 
 
 Example::
 
-    stream = EjectionStream()
-    descriptor = stream.open(options={"ejection_preset": "classic", "ejection_custom": None}, secret="ab" * 32,
-                             seed=0, rigged_game=False, round_no=1)
-    plan, event = stream.press("ann")      # event: {"type": "press", "index": 0, "plan": {...}, ...}
-    reveal = stream.close()                # {"commitment": ..., "secret": "abab…", "presses": 1}
+    >>> stream = EjectionStream()
+    >>> descriptor = stream.open(options={"ejection_preset": "classic", "ejection_custom": None}, secret="ab" * 32,
+    ...                          seed=0, rigged_game=False, round_no=1)
+    >>> plan, event = stream.press("ann")
+    >>> event["type"], event["index"], event["plan"] == plan.to_json(), event["commitment"] == descriptor["commitment"]
+    ('press', 0, True, True)
+    >>> reveal = stream.close()
+    >>> reveal["secret"] == "ab" * 32, reveal["presses"]
+    (True, 1)
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from unolauncher.rules.ejection import (
     commitment,
     derive_secret,
 )
-from unolauncher.rules.ejection_models import _model_for
+from unolauncher.rules.ejection_models import model_for
 from unolauncher.rules.refusal import Event, refuse
 
 MAX_ENTROPY = 32  # contributions per commitment: a table of phones needs a handful; a flood gets a refusal
@@ -55,7 +59,7 @@ class EjectionStream:
         # The next press, computed once per (epoch state, player): (epoch dict, player, plan, model state, draw).
         self._ahead: tuple[dict[str, Any], str | None, FirePlan, dict[str, Any], str] | None = None
         # The open epoch's model: (preset, custom table object, ms_per_card, model). Every version of an epoch shares
-        # its custom table object, so an identity check finds it without building _model_for's key (a JSON dump).
+        # its custom table object, so an identity check finds it without building model_for's key (a JSON dump).
         self._model_of: tuple[str, Any, Any, EjectionModel] | None = None
 
     # -- state ----------------------------------------------------------------------------------------------------
@@ -189,7 +193,7 @@ class EjectionStream:
         preset, custom, ms_per_card = epoch["preset"], epoch["custom"], epoch["ms_per_card"]
         if cached is not None and cached[0] == preset and cached[1] is custom and cached[2] == ms_per_card:
             return cached[3]
-        model = _model_for({"ejection_preset": preset, "ejection_custom": custom, "ejection_ms_per_card": ms_per_card})
+        model = model_for({"ejection_preset": preset, "ejection_custom": custom, "ejection_ms_per_card": ms_per_card})
         self._model_of = (preset, custom, ms_per_card, model)
         return model
 

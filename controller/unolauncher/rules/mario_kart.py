@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from unolauncher.rules.cards import CARD_INFO, ITEMS
+from unolauncher.rules.cards import CARD_INFO, ITEMS, PLAYABLE_ON, matches
 from unolauncher.rules.refusal import Event, refuse
 from unolauncher.rules.scoring import Scoring
 from unolauncher.rules.state import IDLE, PLAYING, GameState
 from unolauncher.rules.stock import Stock
-from unolauncher.rules.validation import _is_color
+from unolauncher.rules.validation import is_color
 
 
 class MarioKartRules(Stock, Scoring):
@@ -115,7 +115,7 @@ class MarioKartRules(Stock, Scoring):
         """Resolve a choice from the play command if it carried the answer, else make it pending."""
         s = self._s
         answer = cmd.get(kind)
-        if kind == "color" and _is_color(answer):
+        if kind == "color" and is_color(answer):
             self._resolve_choice(seat, kind, reason, answer, events)
             return
         if kind == "target" and type(answer) is str and answer in self._seats and self._seats[answer] != seat:
@@ -169,8 +169,7 @@ class MarioKartRules(Stock, Scoring):
                 {"type": "dispense", "player": name, "count": 1},
                 {"type": "drew", "player": name, "count": 1, "cards": [card]},
             ]
-            color, face = CARD_INFO[card]
-            if color is None or s.color is None or color == s.color or face == CARD_INFO[s.discard[-1]][1]:
+            if card in PLAYABLE_ON[s.color][s.discard[-1]]:  # cards.matches, as a table
                 s.drawn = card
             else:  # MK-05: not playable, the turn ends (_pass_turn(seat, 0, events), inlined)
                 s.chain, s.chain_skips, s.drew, s.drawn = False, 0, False, None
@@ -191,16 +190,11 @@ class MarioKartRules(Stock, Scoring):
         s.drew = True
         if s.mode == "full":
             drawn = s.hands[seat][-1] if got else None
-            if drawn is None or not self._playable(drawn):
+            if drawn is None or not matches(drawn, s.color, s.discard[-1]):
                 self._pass_turn(seat, 0, events)  # MK-05: not playable, the turn ends
             else:
                 s.drawn = drawn
         return events
-
-    def _playable(self, card: str) -> bool:
-        s = self._s
-        color, face = CARD_INFO[card]
-        return color is None or s.color is None or color == s.color or face == CARD_INFO[s.discard[-1]][1]
 
     def _pending_for(self, cmd: dict[str, Any], kinds: tuple[str, ...]) -> tuple[GameState, int]:
         s = self._s
@@ -254,7 +248,7 @@ class MarioKartRules(Stock, Scoring):
         answer: Any
         if kind == "color":
             answer = cmd.get("color")
-            if not _is_color(answer):
+            if not is_color(answer):
                 refuse("bad_color", "The color must be red, yellow, green or blue.")
         else:
             answer = self._seat(cmd, "target")

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from unolauncher.rules.attack import ATTACK_ACTIONS, AttackRules
-from unolauncher.rules.cards import CARD_INFO, COLOR_SET
+from unolauncher.rules.cards import CARD_INFO, COLOR_SET, PLAYABLE_ON, matches
 from unolauncher.rules.mario_kart import MarioKartRules
-from unolauncher.rules.refusal import Event, _short, refuse
+from unolauncher.rules.refusal import Event, refuse, short_repr
 from unolauncher.rules.state import PLAYING
-from unolauncher.rules.validation import _is_color
+from unolauncher.rules.validation import is_color
 
 
 class CardPlay(AttackRules, MarioKartRules):
@@ -44,7 +44,7 @@ class CardPlay(AttackRules, MarioKartRules):
         ):
             seat = s.current
             color, face, action, plain = quick
-            if color == s.color or color is None or s.color is None or face == CARD_INFO[s.discard[-1]][1]:
+            if card in PLAYABLE_ON[s.color][s.discard[-1]]:  # cards.matches, as a table
                 hand = s.hands[seat]
                 if plain and not s.chain and len(hand) > 1 and card in hand:
                     # A plain card (number, or a face without an action here) that does not end the round.
@@ -85,16 +85,16 @@ class CardPlay(AttackRules, MarioKartRules):
         if info is None or card not in self._rs.counts:
             if type(card) is not str:
                 refuse("missing_field" if card is None else "bad_field", 'The play needs a card, for example "red 7".')
-            refuse("unknown_card", f"There is no card {_short(card)} in the {self._rs.name} deck.")
+            refuse("unknown_card", f"There is no card {short_repr(card)} in the {self._rs.name} deck.")
         full = s.mode == "full"
         hand = s.hands[seat] if full else None
         if hand is not None and card not in hand:
             refuse("card_not_held", f"{s.players[seat]} does not hold {card}.")
         if s.drawn is not None and card != s.drawn:
             refuse("must_play_drawn", f"After drawing, only the drawn card ({s.drawn}) may be played.")
-        color, face = info
-        if color is not None and color != s.color and s.color is not None and face != CARD_INFO[s.discard[-1]][1]:
+        if not matches(card, s.color, s.discard[-1]):
             refuse("card_does_not_match", f"{card} does not match {s.discard[-1]} ({s.color}).")
+        color, face = info
         action = self._actions.get(face, "")
         chosen = cmd.get("color") if color is None else None
         target = -1
@@ -106,7 +106,7 @@ class CardPlay(AttackRules, MarioKartRules):
             if color is None:
                 if needs_color and chosen is None:
                     refuse("color_required", "A Wild needs a color: red, yellow, green or blue.")
-                if chosen is not None and not _is_color(chosen):
+                if chosen is not None and not is_color(chosen):
                     refuse("bad_color", "The color must be red, yellow, green or blue.")
             if action == "attack" or action == "trade-hands":
                 target = self._seat(cmd, "target")
@@ -218,5 +218,5 @@ class CardPlay(AttackRules, MarioKartRules):
         if turned is None:
             refuse("turned_required", "In table mode, report the card turned by the Item Box in a turned field.")
         if type(turned) is not str or turned not in self._rs.counts:
-            refuse("unknown_card", f"There is no card {_short(turned)} in the {self._rs.name} deck.")
+            refuse("unknown_card", f"There is no card {short_repr(turned)} in the {self._rs.name} deck.")
         return turned

@@ -19,6 +19,7 @@ ordinary method of the class, so dispatch costs what it did when everything was 
 - ``play.py`` — the ``play`` command: fast path, checks, common effects
 - ``dealing.py`` — dealer choice, dealing, the starter card, ``next_round`` (MK-02..04, ATK-17)
 - ``uno_calls.py`` — ``uno`` and ``catch`` (ATK-18, MK-15)
+- ``moves.py`` — ``legal_moves(player)``: the commands a player may send now (no command of its own)
 
 with plain functions in ``refusal.py`` (refusals and ``rejected`` events), ``validation.py`` (``new_game`` field
 checks) and ``ejection_models.py`` (one ejection model per configuration).
@@ -48,19 +49,19 @@ from unolauncher.rules.cards import CARD_INFO, RULESETS, Ruleset
 from unolauncher.rules.dealing import Dealing
 from unolauncher.rules.ejection import FirePlan
 from unolauncher.rules.ejection_stream import EjectionStream
+from unolauncher.rules.moves import LegalMoves
 from unolauncher.rules.play import CardPlay
-from unolauncher.rules.refusal import Event, Refusal, _malformed, _rejected, redacted, refuse
+from unolauncher.rules.refusal import Event, Refusal, malformed_event, redacted, refuse, rejected_event
 from unolauncher.rules.schema import COMMAND_FIELDS, MAX_NAME, MAX_PLAYERS, MAX_SCRIPT, check_command
-from unolauncher.rules.state import IDLE, PLAYING, SCORING, GameState, _copy
-from unolauncher.rules.stock import _shuffled
+from unolauncher.rules.state import IDLE, PLAYING, SCORING, GameState, copy_json
 from unolauncher.rules.uno_calls import UnoCalls
 from unolauncher.rules.validation import (
     CUSTOM_ACTIONS,
-    _is_int,
-    _validate_deal,
-    _validate_launcher,
-    _validate_options,
-    _validate_secret,
+    is_int,
+    validate_deal,
+    validate_launcher,
+    validate_options,
+    validate_secret,
 )
 
 # The referee and the names that lived in this module before the split (other code imports them from here).
@@ -74,22 +75,26 @@ __all__ = [
     "Event",
     "Referee",
     "Refusal",
-    "_shuffled",
     "refuse",
 ]
 
 
-class Referee(CardPlay, Dealing, UnoCalls):
+class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
     """One table's referee. Feed it commands; it answers with events and never raises.
 
     Example::
 
-        ref = Referee()
-        ref.handle({"type": "new_game", "ruleset": "attack", "players": ["ann", "bob", "cy"], "mode": "table",
-                    "deal": {"dealer": "cy", "starter": "red 5"}})
-        ref.hitter()                       # 'ann': the player left of the dealer may hit (or play)
-        ref.handle({"type": "hit", "cards": 2})   # the launcher counted two cards out
-        ref.public_state()["hands"]        # {'ann': 9, 'bob': 7, 'cy': 7}; now it is bob's turn
+        >>> ref = Referee()
+        >>> _ = ref.handle({"type": "new_game", "ruleset": "attack", "players": ["ann", "bob", "cy"], "mode": "table",
+        ...                 "deal": {"dealer": "cy", "starter": "red 5"}})
+        >>> ref.hitter()  # the player left of the dealer may hit (or play)
+        'ann'
+        >>> ref.handle({"type": "hit", "cards": 2})  # the launcher counted two cards out
+        [{'type': 'hit', 'player': 'ann', 'cards': 2, 'owed_left': 0}, {'type': 'turn', 'player': 'bob'}]
+        >>> ref.public_state()["hands"]
+        {'ann': 9, 'bob': 7, 'cy': 7}
+        >>> ref.legal_moves("bob")  # table mode: the hands are at the table, so no plays are listed
+        [{'type': 'hit', 'player': 'bob'}]
     """
 
     def __init__(self) -> None:
@@ -116,26 +121,27 @@ class Referee(CardPlay, Dealing, UnoCalls):
         try:
             handler, keep, spec = _STEPS[command["type"]]
         except Exception:  # not an object, no type, unknown or unhashable type
-            return [_malformed(command)]
+            return [malformed_event(command)]
         try:
             check_command(command, spec)
         except Refusal as refusal:
-            return [_rejected(command, refusal.code, refusal.message)]
+            return [rejected_event(command, refusal.code, refusal.message)]
         if keep > _DEEP:  # the rare kinds: undo, and what only touches the launcher's record
             return self._undo(command) if keep == _UNDO else self._launcher_command(handler, command)
         stream = self._stream.data  # shared, never changed in place: putting it back after a failure is free
         prior, history = self._prior, self._history
         try:
             events = handler(self, command)
-            kept = _copy(command) if keep == _DEEP or "discarded" in command else dict(command)
+            kept = copy_json(command) if keep == _DEEP or "discarded" in command else dict(command)
         except Refusal as refusal:
             self._stream.data = stream
             self._prior, self._history = prior, history  # a refusal never touches the undo history
-            return [_rejected(command, refusal.code, refusal.message)]
+            return [rejected_event(command, refusal.code, refusal.message)]
         except Exception as exc:  # a bug must not crash the table: restore the last good state and say so
             self._stream.data = stream
             self._rebuild(prior, history)
-            return [_rejected(command, "internal_error", f"The referee failed on this command ({type(exc).__name__}).")]
+            failed = f"The referee failed on this command ({type(exc).__name__})."
+            return [rejected_event(command, "internal_error", failed)]
         if keep == _HIT and kept.get("cards") is None:
             # The model (or the script) decided the count: keep what came out, so that an undo replaying this
             # hit takes the same cards without pressing again.
@@ -150,10 +156,11 @@ class Referee(CardPlay, Dealing, UnoCalls):
             events: list[Event] = handler(self, command)
         except Refusal as refusal:
             self._stream.data = stream
-            return [_rejected(command, refusal.code, refusal.message)]
+            return [rejected_event(command, refusal.code, refusal.message)]
         except Exception as exc:  # a bug: the record as it was, and say so
             self._stream.data = stream
-            return [_rejected(command, "internal_error", f"The referee failed on this command ({type(exc).__name__}).")]
+            failed = f"The referee failed on this command ({type(exc).__name__})."
+            return [rejected_event(command, "internal_error", failed)]
         return events
 
     def public_state(self) -> dict[str, Any]:
@@ -230,9 +237,9 @@ class Referee(CardPlay, Dealing, UnoCalls):
         return {
             "version": 2,
             "state": self._s.to_json(),
-            "history": _copy(self._history),
-            "prior": _copy(self._prior),
-            "stream": _copy(self._stream.to_json()),
+            "history": copy_json(self._history),
+            "prior": copy_json(self._prior),
+            "stream": copy_json(self._stream.to_json()),
         }
 
     @classmethod
@@ -243,9 +250,9 @@ class Referee(CardPlay, Dealing, UnoCalls):
             raise ValueError("not a referee state (version 2 expected)")
         try:
             ref._set_state(GameState.from_json(data["state"]))
-            ref._history = _copy(data["history"])
-            ref._prior = _copy(data["prior"])
-            ref._stream = EjectionStream.from_json(_copy(data["stream"]))
+            ref._history = copy_json(data["history"])
+            ref._prior = copy_json(data["prior"])
+            ref._stream = EjectionStream.from_json(copy_json(data["stream"]))
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             raise ValueError(f"not a referee state ({type(exc).__name__}: {exc})") from exc
         return ref
@@ -277,22 +284,22 @@ class Referee(CardPlay, Dealing, UnoCalls):
 
     def _undo(self, command: dict[str, Any]) -> list[Event]:
         if not self._history:
-            return [_rejected(command, "nothing_to_undo", "There is nothing to undo.")]
+            return [rejected_event(command, "nothing_to_undo", "There is nothing to undo.")]
         try:
-            _validate_secret(command)
+            validate_secret(command)
         except Refusal as refusal:
-            return [_rejected(command, refusal.code, refusal.message)]
+            return [rejected_event(command, refusal.code, refusal.message)]
         prior, history = self._prior, self._history
         taken_back = history[-1]
         stream = self._stream.data
         try:
             self._rebuild(prior, history[:-1])
-            events: list[Event] = [{"type": "undone", "command": _copy(redacted(taken_back))}]
+            events: list[Event] = [{"type": "undone", "command": copy_json(redacted(taken_back))}]
             self._recommit_after_undo(taken_back, command.get("secret"), events)
         except Exception as exc:  # state, undo history and the launcher's record as they were
             self._stream.data = stream
             self._rebuild(prior, history)
-            return [_rejected(command, "internal_error", f"Undo failed ({type(exc).__name__}).")]
+            return [rejected_event(command, "internal_error", f"Undo failed ({type(exc).__name__}).")]
         return events
 
     def _recommit_after_undo(self, taken_back: dict[str, Any], secret: Any, events: list[Event]) -> None:
@@ -318,7 +325,7 @@ class Referee(CardPlay, Dealing, UnoCalls):
         player = cmd.get("player")
         if player is not None:
             self._seat(cmd)
-        _validate_secret(cmd)
+        validate_secret(cmd)
         events: list[Event] = []
         if self._stream.epoch is None:
             s = self._s
@@ -354,16 +361,16 @@ class Referee(CardPlay, Dealing, UnoCalls):
         if any(type(p) is not str or not p or len(p) > MAX_NAME for p in players) or len(set(players)) != len(players):
             refuse("bad_players", "Player names must be distinct, non-empty strings of at most 40 characters.")
         seed = cmd.get("seed", 0)
-        if not _is_int(seed):
+        if not is_int(seed):
             refuse("bad_field", "The seed must be an integer.")
         mode = cmd.get("mode", "full")
         if mode not in ("full", "table"):
             refuse("bad_mode", "The mode must be full or table.")
-        options = _validate_options(cmd.get("options"), rs, len(players))
-        script, ejection_seed = _validate_launcher(cmd.get("launcher"), seed)
+        options = validate_options(cmd.get("options"), rs, len(players))
+        script, ejection_seed = validate_launcher(cmd.get("launcher"), seed)
         deal = cmd.get("deal")
-        _validate_deal(deal, rs, players, mode, options)
-        _validate_secret(cmd)
+        validate_deal(deal, rs, players, mode, options)
+        validate_secret(cmd)
         secret = cmd.get("secret")
 
         # -- apply ----------------------------------------------------------------------------------------
@@ -385,7 +392,7 @@ class Referee(CardPlay, Dealing, UnoCalls):
                 "ruleset": ruleset,
                 "mode": mode,
                 "players": list(players),
-                "options": _copy(options),
+                "options": copy_json(options),
             }
         )
         dealer = self._choose_dealer(deal, events)

@@ -7,7 +7,7 @@ Example::
     >>> try:
     ...     refuse("bad_color", "The color must be red, yellow, green or blue.")
     ... except Refusal as refusal:
-    ...     _rejected({"type": "choose", "color": "pink"}, refusal.code, refusal.message)["code"]
+    ...     rejected_event({"type": "choose", "color": "pink"}, refusal.code, refusal.message)["code"]
     'bad_color'
 """
 
@@ -17,10 +17,12 @@ import json
 import reprlib
 from typing import Any, NoReturn
 
+from unolauncher.errors import UnolauncherError
+
 Event = dict[str, Any]
 
 
-class Refusal(Exception):
+class Refusal(UnolauncherError):
     """Raised by validation before any change; becomes one ``rejected`` event."""
 
     def __init__(self, code: str, message: str) -> None:
@@ -33,16 +35,19 @@ def refuse(code: str, message: str) -> NoReturn:
     raise Refusal(code, message)
 
 
-def _malformed(command: Any) -> Event:
+def malformed_event(command: Any) -> Event:
+    """The ``rejected`` event for a command the referee cannot even dispatch (not an object, no or an unknown type)."""
     if type(command) is not dict:
-        return _rejected(command, "not_an_object", "A command must be a JSON object with a type.")
+        return rejected_event(command, "not_an_object", "A command must be a JSON object with a type.")
     kind = command.get("type")
     if kind is None:
-        return _rejected(command, "missing_type", "The command has no type field.")
-    return _rejected(command, "unknown_command", f"Unknown command type {_short(kind)}.")
+        return rejected_event(command, "missing_type", "The command has no type field.")
+    return rejected_event(command, "unknown_command", f"Unknown command type {short_repr(kind)}.")
 
 
-def _rejected(command: Any, code: str, message: str) -> Event:
+def rejected_event(command: Any, code: str, message: str) -> Event:
+    """The one ``rejected`` event of a refused command: the command echoed (JSON-safe, without its secret), the
+    refusal's code and message."""
     return {"type": "rejected", "command": _json_safe(redacted(command)), "code": code, "message": message}
 
 
@@ -62,7 +67,13 @@ def _json_safe(value: Any) -> Any:
         return reprlib.repr(value)[:200]  # depth- and size-limited
 
 
-def _short(value: Any) -> str:
+def short_repr(value: Any) -> str:
+    """A value as a refusal message quotes it: JSON for a string, a shortened ``repr`` for anything else, so a huge
+    or hostile value cannot make the message huge.
+
+    >>> short_repr("red 77"), short_repr(list(range(100)))
+    ('"red 77"', '[0, 1, 2, 3, 4, 5, ...]')
+    """
     try:
         text = json.dumps(value) if isinstance(value, str) else reprlib.repr(value)
     except RecursionError:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from unolauncher.rules.ejection import MS_PER_CARD_RANGE
-from unolauncher.rules.refusal import Refusal, _short, refuse
+from unolauncher.rules.refusal import Refusal, refuse, short_repr
 from unolauncher.strict_json import INT_MAX, INT_MIN
 
 
@@ -158,10 +158,10 @@ def mapping(key: Check, item: Check, max_items: int) -> Check:
         for k, element in value.items():
             problem = key(k)
             if problem is not None:
-                return Problem(f"[{_short(k)}]", "is not an allowed key")
+                return Problem(f"[{short_repr(k)}]", "is not an allowed key")
             problem = item(element)
             if problem is not None:
-                return _join(f"[{_short(k)}]", problem)
+                return _join(f"[{short_repr(k)}]", problem)
         return None
 
     return check
@@ -225,7 +225,7 @@ def _refuse_unlisted(command: dict[str, Any], key: Any, value: Any, spec: Mappin
         if value is not None and _ID(value) is not None:
             refuse("bad_field", f"The id must be a text of at most {MAX_ID} characters or a whole number.")
         return
-    refuse("unknown_field", f"{command['type']} has no field {_short(key)} (it has: {', '.join(spec) or 'none'}).")
+    refuse("unknown_field", f"{command['type']} has no field {short_repr(key)} (it has: {', '.join(spec) or 'none'}).")
 
 
 _ID = either(text(MAX_ID), integer(), "")

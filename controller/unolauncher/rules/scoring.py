@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from unolauncher.rules.refusal import Event, _short, refuse
+from unolauncher.rules.refusal import Event, refuse, short_repr
 from unolauncher.rules.state import BETWEEN, OVER, SCORING
 from unolauncher.rules.turns import TurnOrder
-from unolauncher.rules.validation import _is_int
+from unolauncher.rules.validation import is_int
 
 
 class Scoring(TurnOrder):
@@ -26,8 +26,8 @@ class Scoring(TurnOrder):
             refuse("bad_field", "hands must be an object {player: points left in hand}.")
         for name, points in hands.items():
             if name not in self._seats:
-                refuse("unknown_player", f"There is no player called {_short(name)} at this table.")
-            if not _is_int(points) or not 0 <= points <= 10_000:
+                refuse("unknown_player", f"There is no player called {short_repr(name)} at this table.")
+            if not is_int(points) or not 0 <= points <= 10_000:
                 refuse("bad_field", "Each hand's points must be a whole number from 0 to 10000.")
         missing = [n for i, n in enumerate(s.players) if i != s.round_winner and n not in hands]
         if missing:

@@ -141,7 +141,7 @@ class GameState:
                 data[name] = [version, list(internal), gauss]
             else:
                 value = getattr(self, name)
-                data[name] = _copy(value)
+                data[name] = copy_json(value)
         return data
 
     @classmethod
@@ -152,7 +152,7 @@ class GameState:
                 version, internal, gauss = data[name]
                 state.rng.setstate((version, tuple(internal), gauss))
             else:
-                setattr(state, name, _copy(data[name]))
+                setattr(state, name, copy_json(data[name]))
         return state
 
     def clone(self) -> GameState:
@@ -164,14 +164,14 @@ class GameState:
                 rng.setstate(self.rng.getstate())
                 other.rng = rng
             else:
-                setattr(other, name, _copy(getattr(self, name)))
+                setattr(other, name, copy_json(getattr(self, name)))
         return other
 
 
-def _copy(value: Any) -> Any:
+def copy_json(value: Any) -> Any:
     """A deep copy of JSON-like data (the state's fields; the referee's undo history and commands)."""
     if isinstance(value, list):
-        return [_copy(v) for v in value]
+        return [copy_json(v) for v in value]
     if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
+        return {k: copy_json(v) for k, v in value.items()}
     return value

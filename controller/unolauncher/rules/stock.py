@@ -6,7 +6,7 @@ uses.
 Example::
 
     >>> import random
-    >>> _shuffled(random.Random(1), ["a", "b", "c"]) == _shuffled(random.Random(1), ["a", "b", "c"])
+    >>> shuffled_deck(random.Random(1), ["a", "b", "c"]) == shuffled_deck(random.Random(1), ["a", "b", "c"])
     True
 """
 
@@ -70,7 +70,7 @@ class Stock(TurnOrder):
         under = s.discard[:-1]
         s.discard = s.discard[-1:]
         if s.mode == "full":
-            under = _shuffled(s.rng, under)
+            under = shuffled_deck(s.rng, under)
             s.stock = under + s.stock
         else:
             s.table_stock += len(under)
@@ -97,7 +97,7 @@ class Stock(TurnOrder):
         return got
 
 
-def _shuffled(rng: random.Random, cards: Sequence[str]) -> list[str]:
+def shuffled_deck(rng: random.Random, cards: Sequence[str]) -> list[str]:
     """A shuffled copy: Fisher–Yates driven by ``rng.random()`` (about twice as fast as ``rng.shuffle``; the
     bias of ``int(random() * n)`` for n ≤ 112 is below 2**-45)."""
     deck = list(cards)

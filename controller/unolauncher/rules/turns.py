@@ -13,7 +13,7 @@ from typing import Any
 
 from unolauncher.rules.cards import Ruleset
 from unolauncher.rules.ejection_stream import EjectionStream
-from unolauncher.rules.refusal import Event, _short, refuse
+from unolauncher.rules.refusal import Event, refuse, short_repr
 from unolauncher.rules.state import IDLE, OVER, PLAYING, GameState
 
 
@@ -45,7 +45,7 @@ class TurnOrder:
             refuse("bad_field", f"The {field} field must be a player's name.")
         seat = self._seats.get(name)
         if seat is None:
-            refuse("unknown_player", f"There is no player called {_short(name)} at this table.")
+            refuse("unknown_player", f"There is no player called {short_repr(name)} at this table.")
         return seat
 
     def _require_playing(self) -> GameState:

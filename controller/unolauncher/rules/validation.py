@@ -6,7 +6,7 @@ Each check raises a :class:`~unolauncher.rules.refusal.Refusal` before the refer
 Example::
 
     >>> from unolauncher.rules.cards import RULESETS
-    >>> _validate_options({"target_score": 200}, RULESETS["classic"], 2)["target_score"]
+    >>> validate_options({"target_score": 200}, RULESETS["classic"], 2)["target_score"]
     200
     >>> _validate_custom({"action": "hit", "count": 3})
     {'action': 'hit', 'count': 3}
@@ -21,51 +21,63 @@ from typing import Any
 
 from unolauncher.rules.cards import COLOR_SET, Ruleset
 from unolauncher.rules.ejection import SECRET_PATTERN
-from unolauncher.rules.ejection_models import _model_for
-from unolauncher.rules.refusal import _short, refuse
+from unolauncher.rules.ejection_models import model_for
+from unolauncher.rules.refusal import refuse, short_repr
 from unolauncher.rules.schema import EJECTION_CUSTOM, MAX_SCRIPT, fields
 from unolauncher.rules.state import DEFAULT_OPTIONS, OPTIONAL_OPTIONS
 
 CUSTOM_ACTIONS = ("wild", "hit", "attack", "all-hit", "hit-fire", "skip", "reverse", "trade-hands")
 
 
-def _is_int(value: Any) -> bool:
+def is_int(value: Any) -> bool:
+    """A JSON whole number: an ``int`` but not a ``bool`` (``True`` is not a card count).
+
+    >>> is_int(3), is_int(True), is_int(3.0)
+    (True, False, False)
+    """
     return type(value) is int
 
 
-def _is_color(value: Any) -> bool:
+def is_color(value: Any) -> bool:
+    """One of the four colours a Wild may name.
+
+    >>> is_color("red"), is_color("Red"), is_color(None)
+    (True, False, False)
+    """
     return type(value) is str and value in COLOR_SET
 
 
-def _validate_options(options: Any, rs: Ruleset, players: int) -> dict[str, Any]:
+def validate_options(options: Any, rs: Ruleset, players: int) -> dict[str, Any]:
+    """``new_game``'s ``options`` checked against the rule set and the number of players, with every default
+    filled in; refuses (:class:`~unolauncher.rules.refusal.Refusal`) naming the first bad option."""
     if options is None:
         options = {}
     if type(options) is not dict:
         refuse("bad_option", "options must be an object.")
     unknown = [k for k in options if k not in DEFAULT_OPTIONS and k not in OPTIONAL_OPTIONS]
     if unknown:
-        refuse("bad_option", f"Unknown option {_short(unknown[0])}.")
+        refuse("bad_option", f"Unknown option {short_repr(unknown[0])}.")
     merged = dict(DEFAULT_OPTIONS)
     merged.update(options)
     target = merged["target_score"]
-    if not _is_int(target) or not 1 <= target <= 1_000_000:
+    if not is_int(target) or not 1 <= target <= 1_000_000:
         refuse("bad_option", "target_score must be a whole number from 1 to 1000000.")
     for flag in ("chain_after_skip_reverse", "suggestion_penalty"):
         if type(merged[flag]) is not bool:
             refuse("bad_option", f"{flag} must be true or false.")
     size = merged["hand_size"]
-    if not _is_int(size) or not size >= 1 or size * players + 1 > len(rs.deck):
+    if not is_int(size) or not size >= 1 or size * players + 1 > len(rs.deck):
         refuse("bad_option", "hand_size must be at least 1 and leave a card to start the discard pile.")
     if type(merged["ejection_preset"]) is not str:
         refuse("bad_option", "ejection_preset must be a preset name.")
     try:
-        model = _model_for(merged)
+        model = model_for(merged)
         model.plan(model.start("0" * 64))
     except Exception as exc:
         detail = str(exc).rstrip(".") if isinstance(exc, ValueError) and str(exc) else ""
         if detail:
             refuse("bad_option", f"The ejection options cannot be used: {detail}.")
-        refuse("bad_option", f"Unknown ejection preset {_short(merged['ejection_preset'])}.")
+        refuse("bad_option", f"Unknown ejection preset {short_repr(merged['ejection_preset'])}.")
     merged["customizable"] = _validate_custom(merged["customizable"])
     return json.loads(json.dumps(merged))
 
@@ -79,7 +91,7 @@ def _validate_custom(custom: Any) -> dict[str, Any] | None:
     if set(custom) - {"action", "count", "label"}:
         refuse("bad_option", "customizable may only have the keys action, count and label.")
     count = custom.get("count")
-    if count is not None and (not _is_int(count) or not 1 <= count <= 10):
+    if count is not None and (not is_int(count) or not 1 <= count <= 10):
         refuse("bad_option", "customizable count must be a whole number from 1 to 10.")
     if "label" in custom and (type(custom["label"]) is not str or len(custom["label"]) > 80):
         refuse("bad_option", "customizable label must be a short text.")
@@ -88,29 +100,32 @@ def _validate_custom(custom: Any) -> dict[str, Any] | None:
     return dict(custom)
 
 
-def _validate_launcher(launcher: Any, seed: int) -> tuple[list[int], int]:
+def validate_launcher(launcher: Any, seed: int) -> tuple[list[int], int]:
+    """``new_game``'s ``launcher`` table: (the scripted hit counts, the ejection seed, derived from the game's seed
+    unless given); refuses naming the first bad field."""
     derived = random.Random(f"ejection/{seed}").getrandbits(63)
     if launcher is None:
         return [], derived
     if type(launcher) is not dict:
         refuse("bad_field", 'launcher must be an object like {"script": [0, 3, 1]}.')
     script = launcher.get("script", [])
-    if type(script) is not list or len(script) > MAX_SCRIPT or any(not _is_int(c) or not 0 <= c <= 200 for c in script):
+    if type(script) is not list or len(script) > MAX_SCRIPT or any(not is_int(c) or not 0 <= c <= 200 for c in script):
         refuse("bad_field", "launcher.script must be a list of whole numbers from 0 to 200.")
     ejection_seed = launcher.get("seed", derived)
-    if not _is_int(ejection_seed) or not 0 <= ejection_seed < 2**63:
+    if not is_int(ejection_seed) or not 0 <= ejection_seed < 2**63:
         refuse("bad_field", "launcher.seed must be a non-negative integer.")
     return list(script), ejection_seed
 
 
-def _validate_secret(cmd: dict[str, Any]) -> None:
+def validate_secret(cmd: dict[str, Any]) -> None:
     """A launcher ``secret`` (the daemon draws one for each commitment): 64 lowercase hexadecimal characters."""
     secret = cmd.get("secret")
     if secret is not None and (type(secret) is not str or SECRET_PATTERN.fullmatch(secret) is None):
         refuse("bad_field", "secret must be 64 lowercase hexadecimal characters.")
 
 
-def _validate_deal(deal: Any, rs: Ruleset, players: list[str], mode: Any, options: dict[str, Any]) -> None:
+def validate_deal(deal: Any, rs: Ruleset, players: list[str], mode: Any, options: dict[str, Any]) -> None:
+    """``new_game``/``next_round``'s ``deal`` (dealer, starter card, hand sizes): refuses naming the first bad field."""
     if deal is None:
         return
     if type(deal) is not dict:
@@ -122,7 +137,7 @@ def _validate_deal(deal: Any, rs: Ruleset, players: list[str], mode: Any, option
         if hands is not None:
             if type(hands) is not dict or set(hands) != set(players):
                 refuse("bad_deal", "In table mode deal.hands maps every player to a card count.")
-            if any(not _is_int(v) or not 0 < v <= len(rs.deck) for v in hands.values()):
+            if any(not is_int(v) or not 0 < v <= len(rs.deck) for v in hands.values()):
                 refuse("bad_deal", "In table mode each hand is a positive card count.")
             if sum(hands.values()) + 1 > len(rs.deck):
                 refuse("bad_deal", "The hands hold more cards than the deck.")
@@ -176,7 +191,7 @@ def custom_table_problem(table: Any) -> str | None:
     if problem is not None:
         return f"{problem.path} {problem.what}".strip()
     try:
-        model = _model_for({"ejection_preset": "custom", "ejection_custom": table})
+        model = model_for({"ejection_preset": "custom", "ejection_custom": table})
         model.plan(model.start("0" * 64))
     except ValueError as exc:  # EjectionConfigError
         return str(exc).rstrip(".")

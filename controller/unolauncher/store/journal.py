@@ -7,8 +7,11 @@ on it. Two counters are gap-free:
 - ``seq``: the event number published on MQTT (events only).
 
 The outbox is the set of event ``seq`` numbers the broker has not acknowledged yet; the publisher drains it in
-``seq`` order and deletes a row on PUBACK. A restart rebuilds the referee by re-applying the journalled
-commands (:meth:`Journal.commands`) and publishes whatever is still in the outbox.
+``seq`` order and deletes a row on PUBACK. The newest undelivered events this process committed are also kept in
+memory (their bodies as written, at most :data:`UNSENT_IN_MEMORY`), so that handing a fresh event to MQTT right
+after its commit reads nothing back from SQLite (the press → event path); older rows are read from the file. A
+restart rebuilds the referee by re-applying the journalled commands (:meth:`Journal.commands`) and publishes
+whatever is still in the outbox.
 
 Bodies are written and read with the same strict codec (:mod:`unolauncher.strict_json`), never with SQLite's JSON
 functions (whose acceptance of ``NaN`` and the like changed between SQLite versions), so a row written is a row that
@@ -16,7 +19,7 @@ reads back. A row that cannot be read all the same (written by an older version,
 :class:`UnreadableRow`; the daemon then sets it and everything after it aside with :meth:`Journal.quarantine_from`:
 the rows stay in the file, listed in the ``quarantine`` table, and no later read returns them.
 
-Example::
+Example (not a doctest: writes an SQLite file)::
 
     journal = Journal(Path("/var/lib/unolauncher/journal.sqlite3"))
     events = journal.append_command({"type": "new_game", ...}, [{"type": "game_started"}])
@@ -26,6 +29,7 @@ Example::
 
 from __future__ import annotations
 
+import itertools
 import logging
 import sqlite3
 import threading
@@ -36,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from unolauncher import strict_json
+from unolauncher.errors import UnolauncherError
 
 log = logging.getLogger(__name__)
 
@@ -59,14 +64,17 @@ CREATE TABLE IF NOT EXISTS quarantine (
     reason    TEXT NOT NULL
 );
 """
+# Undelivered event bodies kept in memory after their commit (see the module docstring): 100 events is one outbox
+# window (bus.mqtt.WINDOW); a longer outage falls back to reading the file.
+UNSENT_IN_MEMORY = 256
 _NOT_QUARANTINED = "NOT EXISTS (SELECT 1 FROM quarantine q WHERE journal.pos BETWEEN q.first_pos AND q.last_pos)"
 
 
-class JournalError(RuntimeError):
+class JournalError(UnolauncherError, RuntimeError):
     """A journal write failed; the message is one sentence that names the cause (e.g. a full disk)."""
 
 
-class UnreadableRow(ValueError):
+class UnreadableRow(UnolauncherError, ValueError):
     """A command or note row that is not strict JSON (an older version's, or damaged): ``pos`` and the reason."""
 
     def __init__(self, pos: int, reason: str) -> None:
@@ -113,7 +121,7 @@ class Journal:
     ``NORMAL`` is not offered: after a power cut it lost commits whose events were already published, and the
     restarted table gave their ``seq`` numbers to other events.
 
-    Example::
+    Example (not a doctest: needs a journal file and a referee)::
 
         journal = Journal(path)
         journal.append_note({"type": "ejection_state", "state": {...}})
@@ -135,6 +143,11 @@ class Journal:
         self._db.executescript(QUARANTINE_SCHEMA)
         row = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
         self._last_seq = int(row[0])
+        # seq -> body of the events committed by this process and still in the outbox, oldest first; every outbox
+        # row with seq >= _unsent_from is among them (rows from before this process, or pushed out by the bound,
+        # are read from the file). The same text as the row: what is published is exactly what was journalled.
+        self._unsent: dict[int, str] = {}
+        self._unsent_from = self._last_seq + 1
 
     # -- writing ------------------------------------------------------------------------------------------------
 
@@ -174,6 +187,7 @@ class Journal:
     def _write(self, entries: list[tuple[dict[str, Any] | None, list[dict[str, Any]]]]) -> list[list[dict[str, Any]]]:
         now = time.time()
         out: list[list[dict[str, Any]]] = []
+        bodies: list[tuple[int, str]] = []
         with self._lock:
             seq = self._last_seq
             with self._transaction():
@@ -186,14 +200,20 @@ class Journal:
                     for event in events:
                         seq += 1
                         full = {**event, "seq": seq, "ts": round(now, 3)}
+                        body = _dumps(full)
                         self._db.execute(
-                            "INSERT INTO journal (kind, seq, ts, body) VALUES ('event', ?, ?, ?)",
-                            (seq, now, _dumps(full)),
+                            "INSERT INTO journal (kind, seq, ts, body) VALUES ('event', ?, ?, ?)", (seq, now, body)
                         )
                         self._db.execute("INSERT INTO outbox (seq) VALUES (?)", (seq,))
                         stamped.append(full)
+                        bodies.append((seq, body))
                     out.append(stamped)
             self._last_seq = seq
+            self._unsent.update(bodies)  # committed: from here on they are outbox rows
+            while len(self._unsent) > UNSENT_IN_MEMORY:
+                oldest = next(iter(self._unsent))
+                del self._unsent[oldest]
+                self._unsent_from = oldest + 1
         return out
 
     @contextmanager
@@ -230,6 +250,8 @@ class Journal:
                     self._db.executemany("DELETE FROM outbox WHERE seq = ?", rows)
             finally:
                 self._db.execute("PRAGMA synchronous=FULL")
+            for (seq,) in rows:  # only once the rows are gone: a failed delete keeps them pending, here and there
+                self._unsent.pop(seq, None)
 
     def prune(self, before_ts: float, game_start: str, base_note: str) -> dict[str, int]:
         """Retention: delete whole games that began before ``before_ts``, and the snapshots no restart needs.
@@ -242,7 +264,7 @@ class Journal:
         still in the outbox. Returns ``{"entries": n, "snapshots": m}`` deleted. Freed pages are reused by later
         writes (no VACUUM: it would rewrite the whole file on the SD card).
 
-        Example::
+        Example (not a doctest: needs a journal file)::
 
             journal.prune(time.time() - 30 * 86400, "new_game", "referee_snapshot")
         """
@@ -401,8 +423,14 @@ class Journal:
         return events
 
     def pending(self, after_seq: int = 0, limit: int = 100) -> list[tuple[int, str]]:
-        """Undelivered events with ``seq > after_seq`` as ``(seq, json text)``, oldest first."""
+        """Undelivered events with ``seq > after_seq`` as ``(seq, json text)``, oldest first.
+
+        Fresh events come from memory (the bodies kept at their commit), older ones from the file: the same rows
+        either way (``tests/store/test_journal.py`` compares both with a second connection's reading)."""
         with self._lock:
+            if after_seq >= self._unsent_from - 1:
+                fresh = ((seq, body) for seq, body in self._unsent.items() if seq > after_seq)
+                return list(itertools.islice(fresh, limit if limit >= 0 else None))  # LIMIT -1: no limit, as SQLite
             rows = self._db.execute(
                 "SELECT j.seq, j.body FROM outbox o JOIN journal j ON j.seq = o.seq WHERE o.seq > ? "
                 "ORDER BY o.seq LIMIT ?",

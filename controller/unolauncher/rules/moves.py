@@ -1,0 +1,123 @@
+"""What a player may do now: :meth:`LegalMoves.legal_moves`, the commands the referee would accept from them.
+
+The referee's handlers stay the authority (a move is legal because ``handle`` accepts it); this module lists those
+moves from the same state and the same rule (:func:`~unolauncher.rules.cards.matches`, through
+:data:`~unolauncher.rules.cards.PLAYABLE_ON`), so a bot, the simulator or a dashboard greying out its buttons need
+not write the rules again. tests/rules/test_legal_moves.py plays random games and checks both ways: every listed
+move is accepted, and moves left out are refused.
+
+A move is a command dict, in this order:
+
+- the answer to a pending choice (``accept``/``challenge`` a Wild Draw Four, ``choose`` a colour or a target);
+- ``play``: one move per distinct card held that may be played, times each colour a Wild needs, times each
+  target an Attack-Attack or Trade Hands needs (ATK-10, ATK-13); an Item Box is listed without its optional
+  ``color``/``target`` (the referee asks for them when the turned card calls for it);
+- ``hit`` (UNO Attack: a turn hit, or a hit owed), ``draw`` (Mario Kart, classic: once a turn), ``pass`` (UNO
+  Attack: to end a Skip/Reverse chain; the others: after drawing);
+- ``uno`` (two cards or fewer, not called yet) and ``catch`` (whoever can be caught), which need not be one's turn.
+
+In ``table`` mode the referee does not know the hands (nor the card an Item Box turns), so no ``play`` is listed;
+a Wild Draw Four's ``challenge`` comes with each ``guilty`` outcome the table may report.
+
+Example::
+
+    >>> from unolauncher.rules.referee import Referee
+    >>> ref = Referee()
+    >>> _ = ref.handle({"type": "new_game", "ruleset": "classic", "players": ["ann", "bob"], "seed": 11})
+    >>> ref.public_state()["current"], ref.public_state()["top"]
+    ('ann', 'blue 8')
+    >>> moves = ref.legal_moves("ann")
+    >>> [move.get("card", move["type"]) for move in moves]  # a Wild once per colour
+    ['blue 6', 'blue skip', 'red 8', 'wild', 'wild', 'wild', 'wild', 'draw']
+    >>> moves[3]
+    {'type': 'play', 'player': 'ann', 'card': 'wild', 'color': 'red'}
+    >>> ref.legal_moves("bob")  # not bob's turn, and nothing to call or catch
+    []
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from unolauncher.rules.cards import CARD_INFO, COLORS, PLAYABLE_ON
+from unolauncher.rules.state import IDLE, PLAYING
+from unolauncher.rules.turns import TurnOrder
+
+Move = dict[str, Any]
+
+
+class LegalMoves(TurnOrder):
+    """The ``legal_moves`` query of :class:`~unolauncher.rules.referee.Referee` (pure: reads the state only)."""
+
+    def legal_moves(self, player: str) -> list[Move]:
+        """Every command ``player`` may send now that the referee would accept (see the module docstring for what
+        is listed, and in which order); ``[]`` for an unknown player or when they can do nothing."""
+        s = self._s
+        seat = self._seats.get(player)
+        if seat is None or s.phase == IDLE:
+            return []
+        moves: list[Move] = []
+        pending = s.pending
+        if pending is not None and pending["player"] == seat:
+            moves.extend(self._answers(player, pending["kind"]))
+        if s.phase != PLAYING:
+            return moves
+        if pending is None:
+            if s.owed:
+                if s.owed[0][0] == seat:
+                    moves.append({"type": "hit", "player": player})
+            elif s.current == seat:
+                self._turn_moves(seat, player, moves)
+        if s.count(seat) <= 2 and not s.declared[seat]:
+            moves.append({"type": "uno", "player": player})
+        if s.uno_exposed >= 0 and s.uno_exposed != seat:
+            moves.append({"type": "catch", "player": player, "target": s.players[s.uno_exposed]})
+        return moves
+
+    def _answers(self, player: str, kind: str) -> list[Move]:
+        if kind == "challenge":
+            if self._s.mode == "table":
+                return [{"type": "accept", "player": player}] + [
+                    {"type": "challenge", "player": player, "guilty": guilty} for guilty in (True, False)
+                ]
+            return [{"type": "accept", "player": player}, {"type": "challenge", "player": player}]
+        if kind == "color":
+            return [{"type": "choose", "player": player, "color": color} for color in COLORS]
+        return [{"type": "choose", "player": player, "target": other} for other in self._others(player)]
+
+    def _turn_moves(self, seat: int, player: str, moves: list[Move]) -> None:
+        """The moves of the player whose turn it is, with nothing pending or owed."""
+        s = self._s
+        if s.mode == "full":
+            for card in self._playable_cards(seat):
+                self._plays(seat, player, card, moves)
+        if self._rs.attack:
+            moves.append({"type": "pass" if s.chain else "hit", "player": player})
+        else:
+            moves.append({"type": "pass" if s.drew else "draw", "player": player})
+
+    def _playable_cards(self, seat: int) -> list[str]:
+        """The distinct cards of ``seat``'s hand that may be played now, sorted (full mode)."""
+        s = self._s
+        if s.drawn is not None:  # MK-05: after a draw, only the drawn card
+            return [s.drawn]
+        return sorted(PLAYABLE_ON[s.color][s.discard[-1]].intersection(s.hands[seat]))
+
+    def _plays(self, seat: int, player: str, card: str, moves: list[Move]) -> None:
+        color, face = CARD_INFO[card]
+        action = self._actions.get(face, "")
+        if action == "trade-hands" and len(self._s.hands[seat]) <= 1:
+            return  # ATK-10: Trade Hands cannot be the last card
+        colors: tuple[str | None, ...] = COLORS if color is None and face != "wild item-box" else (None,)
+        targets: list[str | None] = self._others(player) if action in ("attack", "trade-hands") else [None]
+        for target in targets:
+            for chosen in colors:
+                move: Move = {"type": "play", "player": player, "card": card}
+                if chosen is not None:
+                    move["color"] = chosen
+                if target is not None:
+                    move["target"] = target
+                moves.append(move)
+
+    def _others(self, player: str) -> list[str | None]:
+        return [name for name in self._s.players if name != player]
