@@ -64,3 +64,42 @@ def test_real_clock_timer_fires_and_is_monotonic() -> None:
     clock.call_later(0.01, done.set)
     assert done.wait(2.0)
     assert clock.now() >= start
+
+
+def _realtime_allowed(priority: int) -> bool:
+    import os
+    import resource
+
+    return os.geteuid() == 0 or resource.getrlimit(resource.RLIMIT_RTPRIO)[0] >= priority
+
+
+def test_a_realtime_separate_clock_raises_only_its_own_thread() -> None:
+    """The motor guard's clock: its thread (only it) runs SCHED_FIFO where the system allows it, so that a busy
+    machine cannot make the guard's deadline late; where it does not, the clock says why and how to allow it."""
+    import os
+
+    base = RealClock()
+    guard = base.separate("motor-guard", realtime_priority=20)
+    try:
+        seen: dict[str, tuple[int, int]] = {}  # clock -> (policy, priority) of the thread that ran its timer
+        done = threading.Event()
+
+        def policy_of(name: str) -> None:
+            seen[name] = (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority)  # 0: the calling thread
+            if len(seen) == 2:
+                done.set()
+
+        guard.call_later(0.0, lambda: policy_of("guard"))
+        base.call_later(0.0, lambda: policy_of("base"))
+        assert done.wait(5)
+        if _realtime_allowed(20):
+            assert guard.realtime is True
+            assert seen["guard"] == (os.SCHED_FIFO, 20)
+        else:
+            assert isinstance(guard.realtime, str) and "LimitRTPRIO=20" in guard.realtime
+        assert seen["base"] == (os.SCHED_OTHER, 0), "only the separate clock's thread is raised"
+        assert os.sched_getscheduler(0) == os.SCHED_OTHER, "the caller's thread must stay as it was"
+        assert base.realtime is None
+    finally:
+        guard.close()
+        base.close()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -37,12 +38,15 @@ class TimerHandle(Protocol):
 class Clock(Protocol):
     """Monotonic time in seconds plus one-shot timers."""
 
+    realtime: bool | str | None  # a separate clock's real-time priority: None not asked, True got it, or why not
+
     def now(self) -> float: ...
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> TimerHandle: ...
 
-    def separate(self, name: str) -> Clock:
-        """The same time, with timers that run independently of this clock's own (the motor guard's deadlines)."""
+    def separate(self, name: str, realtime_priority: int = 0) -> Clock:
+        """The same time, with timers that run independently of this clock's own (the motor guard's deadlines);
+        with ``realtime_priority`` > 0 its thread asks the kernel for that SCHED_FIFO priority."""
         ...
 
 
@@ -74,6 +78,7 @@ class VirtualClock:
 
     def __init__(self, start: float = 0.0) -> None:
         self._now = start
+        self.realtime: bool | str | None = None  # virtual time has no threads to raise
         self._queue: list[tuple[float, int, _Timer]] = []
         self._order = itertools.count()
         self._lock = threading.RLock()
@@ -110,7 +115,7 @@ class VirtualClock:
         """Number of live (not cancelled) timers."""
         return sum(1 for _, _, t in self._queue if not t.cancelled)
 
-    def separate(self, name: str) -> VirtualClock:
+    def separate(self, name: str, realtime_priority: int = 0) -> VirtualClock:
         """Virtual time has one timeline: a "separate" clock is this one (its timers fire in due order with ours)."""
         return self
 
@@ -132,8 +137,11 @@ class RealClock:
         >>> clock.close()
     """
 
-    def __init__(self, name: str = "clock-timers") -> None:
+    def __init__(self, name: str = "clock-timers", realtime_priority: int = 0) -> None:
         self.name = name
+        self.realtime_priority = realtime_priority
+        # Whether the thread got its real-time priority: None while not asked (or not yet started), True, or why not.
+        self.realtime: bool | str | None = None
         self._heap: list[tuple[float, int, _Timer]] = []
         self._order = itertools.count()
         self._cond = threading.Condition()
@@ -156,9 +164,17 @@ class RealClock:
                 self._cond.notify()  # the scheduler sleeps until the earliest timer: this one is earlier
         return timer
 
-    def separate(self, name: str) -> RealClock:
-        """A new clock with its own scheduler thread called ``name``: nothing it runs waits behind our callbacks."""
-        return RealClock(name)
+    def separate(self, name: str, realtime_priority: int = 0) -> RealClock:
+        """A new clock with its own scheduler thread called ``name``: nothing it runs waits behind our callbacks.
+
+        With ``realtime_priority`` (1-99) the thread starts at once and asks for that SCHED_FIFO priority, so a
+        busy machine (other processes, a CPU hog) cannot make its deadlines late; :attr:`realtime` says whether it got
+        it. Only that thread is raised (Linux scheduling is per thread); it sleeps between its few timers.
+        """
+        clock = RealClock(name, realtime_priority)
+        if realtime_priority:
+            clock.call_later(0.0, _probe)  # start the thread now, so it runs raised before its first real deadline
+        return clock
 
     def health(self, now: float, deadline_s: float) -> str | None:
         """Why this clock's thread is not making progress (``None`` when it is): it died, one callback has run for
@@ -208,12 +224,23 @@ class RealClock:
             return None
 
     def _run(self) -> None:
+        if self.realtime_priority:
+            self.realtime = _raise_this_thread(self.realtime_priority)
         while (timer := self._next_due()) is not None:
             try:
                 with self._progress.working():
                     timer.callback()
             except Exception:  # one failing callback must not stop every later timer
                 log.exception("timer callback failed")
+
+
+def _raise_this_thread(priority: int) -> bool | str:
+    """SCHED_FIFO at ``priority`` for the calling thread only: ``True``, or why not (one sentence with the fix)."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))  # pid 0: this thread (Linux)
+    except (AttributeError, OSError) as exc:  # not Linux, or no CAP_SYS_NICE / RLIMIT_RTPRIO (systemd: LimitRTPRIO=)
+        return f"no real-time priority {priority} ({exc}): allow it with LimitRTPRIO={priority} in the service"
+    return True
 
 
 def _probe() -> None:

@@ -126,6 +126,7 @@ class Daemon:
         self.exit_code = EXIT_OK
         self.stop_reason = ""
         self._guard_trips = 0
+        self._guard_priority_logged = False
         self._previous_excepthook: Any = None
 
     # -- start --------------------------------------------------------------------------------------------------
@@ -504,8 +505,14 @@ class Daemon:
         return self.exit_code
 
     def _report_guard_trips(self) -> None:
-        """Log (here, on the main thread: the guard itself never logs) deadlines the motor guard had to enforce."""
-        trips = self.launcher.status().extra.get("guard_trips", 0) if self.launcher is not None else 0
+        """Log (here, on the main thread: the guard itself never logs) deadlines the motor guard had to enforce, and
+        once, a guard thread that could not get its real-time priority."""
+        extra = self.launcher.status().extra if self.launcher is not None else {}
+        realtime = extra.get("guard_realtime")
+        if isinstance(realtime, str) and not self._guard_priority_logged:
+            log.warning("the motor guard's thread runs at normal priority: %s", realtime)
+            self._guard_priority_logged = True
+        trips = extra.get("guard_trips", 0)
         if trips > self._guard_trips:
             log.warning("the motor guard stopped the motor at its deadline (%d time(s) so far): the launcher's own "
                         "stop came late — is the timer thread overloaded?", trips)  # fmt: skip

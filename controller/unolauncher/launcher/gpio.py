@@ -65,6 +65,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+GUARD_REALTIME_PRIORITY = 20  # SCHED_FIFO for the motor guard's thread (systemd/unolauncher.service: LimitRTPRIO)
 MIN_COAST_MS = 40  # the shortest coast before a reversal (the firmware's COAST_MS; hardware/README.md)
 
 
@@ -247,7 +248,9 @@ class GpioLauncher:
                 buzzer = self._add(DigitalOutputDevice(pins.buzzer, initial_value=False, pin_factory=factory))
             # The guard writes the driver pins directly (no gpiozero locks or blink-thread checks); nothing else does.
             self._en_pin = self._enable.pin
-            self._guard = MotorGuard(self._en_pin, self._forward.pin, self._reverse.pin, clock.separate("motor-guard"))
+            # Its own thread, raised to real-time priority where allowed: on a busy Pi its deadline is not late.
+            self._guard_clock = clock.separate("motor-guard", realtime_priority=GUARD_REALTIME_PRIORITY)
+            self._guard = MotorGuard(self._en_pin, self._forward.pin, self._reverse.pin, self._guard_clock)
             # DigitalInputDevice, not Button: Button starts a hold-watching thread per switch that we do not need.
             self._button = self._add(
                 DigitalInputDevice(pins.button, pull_up=True, bounce_time=None, pin_factory=factory)
@@ -331,6 +334,7 @@ class GpioLauncher:
                 "bounces": self.bounces,
                 "beam_glitches": self.beam_glitches,
                 "guard_trips": self._guard.trips,
+                "guard_realtime": self._guard_clock.realtime,
                 "tension": self.feedback.tension,
             },
         )
