@@ -168,14 +168,22 @@ class SerialLauncher(SerialConnection):
         )
 
     def indicate(self, chime: bool, tension: int) -> None:
-        """Press feedback (chime, dry-press tension) played by the firmware's LED and buzzer."""
+        """Press feedback (chime, dry-press tension) played by the firmware's LED and buzzer; sent once, not resent,
+        and dropped while the co-processor is not connected (feedback is never worth a retransmission)."""
         with self._lock:
             link = self._link
             if link is not None and link.ready:
                 body = struct.pack(sp.SIGNAL_FMT, 1 if chime else 0, max(0, min(255, tension)))
                 self._command(link, sp.SIGNAL, body, None, None, retries=0)
 
+    def health(self, now: float, deadline_s: float) -> list[str]:
+        """Always empty: this side has no thread that can hold the motor on. The reader thread waits on the port by
+        design; when it or the firmware stops making progress, the heartbeat reports a link loss (a ``fault``) and
+        the firmware's dead-man stops its motor on its own (``device.deadman_ms``)."""
+        return []
+
     def set_magazine(self, cards: int | None) -> None:
+        """The cards loaded (``None`` = unknown), for the magazine estimate; a count above zero clears ``jammed``."""
         with self._lock:
             self._magazine = cards
             if cards:
