@@ -30,6 +30,8 @@ _REPLY_TYPES = {sp.HELLO: sp.HELLO_REPLY, sp.STATUS: sp.STATUS_REPLY}
 
 
 class Command:
+    """One command waiting for its reply: the frame to resend (same seq), attempts so far, what to call."""
+
     __slots__ = ("attempts", "frame", "on_reply", "on_timeout", "retries", "timer", "type")
 
     def __init__(self, msg_type: int, frame: bytes, on_reply: Callable[[int, Any], None] | None,

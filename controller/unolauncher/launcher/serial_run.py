@@ -195,6 +195,7 @@ class SerialRunState:
 
 
 def code_name(code: int) -> str:
+    """An ACK code as a word for messages (``"busy"``), or ``"code N"`` for one this host does not know."""
     try:
         return sp.AckCode(code).name.lower()
     except ValueError:
