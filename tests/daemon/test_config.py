@@ -150,9 +150,8 @@ def test_every_key_the_launcher_code_reads_is_accepted_and_documented() -> None:
 
     launcher_dir = ROOT / "controller" / "unolauncher" / "launcher"
     factory = (launcher_dir / "factory.py").read_text()
-    serial = (launcher_dir / "serial_launcher.py").read_text()
-    serial = serial[serial.index("def from_settings") :]
-    serial = serial[: serial.index("\n    def ", 1)]  # that method only
+    serial = (launcher_dir / "serial_settings.py").read_text()
+    serial = serial[serial.index("def serial_settings_from") :]  # that function only (the last in its module)
     read = set(re.findall(r'setting\(settings, "([a-z_]+)"', factory))
     read |= set(re.findall(r'(?<![.\w])(?:get|ms)\("([a-z_]+)"', serial))  # get(...), not pins.get(...)
     read |= {f.name for f in dataclasses.fields(DeviceSettings)}

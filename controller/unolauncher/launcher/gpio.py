@@ -352,7 +352,8 @@ class GpioLauncher:
         return problems
 
     def indicate(self, chime: bool, tension: int) -> None:
-        """Press feedback (see :mod:`unolauncher.launcher.feedback`); called by the press handler."""
+        """Press feedback (see :mod:`unolauncher.launcher.feedback`); called by the press handler. A no-op for an LED
+        or buzzer whose pin is not fitted (``-1`` in the pin map)."""
         if chime:
             self.feedback.chime()
         if tension != self.feedback.tension:

@@ -73,7 +73,12 @@ class Launcher(Protocol):
       through ``on_event`` by the caller's policy, not silently queued;
     - ``on_press`` / ``on_lid`` / ``on_uno`` are called from the backend's input thread and must be quick;
     - :meth:`set_enabled` ``(False)`` is the emergency stop: the motor is off when it returns, whichever thread calls
-      it, without waiting for anything the rest of the daemon holds; every fire is refused until ``(True)``.
+      it, without waiting for anything the rest of the daemon holds; every fire is refused until ``(True)``;
+    - :meth:`indicate`, :meth:`set_magazine` and :meth:`health` exist on every backend, so no caller has to probe for
+      them; where a backend has nothing to do (no LED/buzzer fitted, no thread of its own to watch) they are a
+      documented no-op.
+
+    ``tests/launcher/test_launcher_contract.py`` runs this contract against every backend.
     """
 
     on_press: PressCallback | None
@@ -88,6 +93,20 @@ class Launcher(Protocol):
     def set_enabled(self, enabled: bool) -> None: ...
 
     def status(self) -> LauncherStatus: ...
+
+    def indicate(self, chime: bool, tension: int) -> None:
+        """Press feedback: a chime for an accepted press (``chime``), and the pulse of ``tension`` presses in a row
+        that fired nothing (``0`` = quiet). Returns at once; a no-op without an LED or buzzer."""
+        ...
+
+    def set_magazine(self, cards: int | None) -> None:
+        """Tell the launcher how many cards are loaded (``None`` = unknown); a count above zero clears ``jammed``."""
+        ...
+
+    def health(self, now: float, deadline_s: float) -> list[str]:
+        """What keeps the backend's own threads from progressing for more than ``deadline_s`` at monotonic time
+        ``now``, one sentence each; empty when nothing does (the daemon's watchdog calls it)."""
+        ...
 
     def close(self) -> None: ...
 
