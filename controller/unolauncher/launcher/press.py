@@ -124,7 +124,7 @@ class PressHandler:
         self._busy = False  # from a claimed press until its hit has been handed to on_hit
         self._lid_open = False
         self._tension = 0
-        self._indicate: Callable[[bool, int], None] | None = getattr(launcher, "indicate", None)
+        self._indicate: Callable[[bool, int], None] = launcher.indicate  # a no-op where no LED or buzzer is fitted
         launcher.on_press = self.press
         launcher.on_lid = self._lid
         launcher.on_event = self._emit  # the launcher's own events (jam, lid_open, ...) go out as they are
@@ -217,11 +217,10 @@ class PressHandler:
                 self._busy = False  # only now: a press from here on is attributed from a table that counts this hit
 
     def _feedback(self, chime: bool) -> None:
-        if self._indicate is not None:
-            try:
-                self._indicate(chime, self._tension)
-            except Exception:
-                log.exception("launcher feedback failed")
+        try:
+            self._indicate(chime, self._tension)
+        except Exception:
+            log.exception("launcher feedback failed")
 
     # ------------------------------------------------------------------ other inputs
 
