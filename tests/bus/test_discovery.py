@@ -210,8 +210,10 @@ class FakeHomeAssistant:
         self.client.on_message = self._on_message
         subscribed = threading.Event()
         self.client.on_subscribe = lambda *args: subscribed.set()
+        # Subscribe once the broker has accepted the connection: amqtt (the embedded broker) can drop a SUBSCRIBE
+        # that arrives while it is still setting up the session (seen once in CI: "no SUBACK").
+        self.client.on_connect = lambda c, u, f, reason, p: c.subscribe(f"{PREFIX}/#", qos=1)
         self.client.connect(host, port)
-        self.client.subscribe(f"{PREFIX}/#", qos=1)
         self.client.loop_start()
         assert subscribed.wait(10), "no SUBACK"
 

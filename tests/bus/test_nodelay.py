@@ -81,10 +81,13 @@ def test_command_to_reply_is_not_held_back_by_nagle(tmp_path: Path) -> None:
         client.on_socket_open = nodelay_on_open
         try:
             assert daemon.bus is not None and daemon.bus.subscribed.wait(10)
+            subscribed = threading.Event()
+            client.on_subscribe = lambda *args: subscribed.set()
+            # After CONNACK: amqtt can drop a SUBSCRIBE sent while it still sets up the session.
+            client.on_connect = lambda c, u, f, reason, p: c.subscribe("unolauncher/ndrtt/reply", qos=1)
             client.connect("127.0.0.1", broker.port)
-            client.subscribe("unolauncher/ndrtt/reply", qos=1)
             client.loop_start()
-            time.sleep(0.2)
+            assert subscribed.wait(10), "no SUBACK"
             samples = []
             for i in range(20):
                 got.clear()
