@@ -42,9 +42,10 @@ from unolauncher.bus.mqtt import BusSettings, TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.clock import Clock, RealClock
 from unolauncher.daemon.config import Config, ConfigError
+from unolauncher.daemon.interfaces import CommandRefused
 from unolauncher.daemon.mqtt_output import MqttOutput
 from unolauncher.daemon.notify import Notifier
-from unolauncher.daemon.table import CommandRefused, Table
+from unolauncher.daemon.table import Table
 from unolauncher.daemon.watchdog import Watchdog
 from unolauncher.store.journal import Journal
 
@@ -170,7 +171,7 @@ class Daemon:
         self.say(
             f"journal: {self.journal.path} ({replayed} command(s) replayed, last event seq {self.journal.last_seq})"
         )
-        if not self.table.enabled:
+        if not self.table.emergency.enabled:
             self.say("launcher: DISABLED by an emergency stop (send {\"type\": \"enable\"} to allow firing)")
         self._wire_press_handler()
         self.table.start()
@@ -221,14 +222,14 @@ class Daemon:
         clock = self.clock
         self.press_handler = PressHandler(
             self.launcher,
-            claim=table.claim_press,
+            claim=table.press.claim,
             on_hit=table.on_hit,
             on_event=table.on_launcher_event,
             lockout=self.config.table.lockout,
-            on_lid_opened=table.on_lid_opened,
-            after_press=table.press_started,
+            on_lid_opened=table.press.lid_opened,
+            after_press=table.press.started,
             on_uno=table.on_uno_button,
-            enabled=lambda: table.enabled,  # the emergency stop, read without a lock
+            enabled=lambda: table.emergency.enabled,  # the emergency stop, read without a lock
             run_later=lambda deliver: clock.call_later(0.0, deliver),  # a hit known on the input thread: off it
         )
 
@@ -332,7 +333,7 @@ class Daemon:
             options = command.get("options")
             configured: dict[str, Any] = {}
             # The next game's preset: the configured one, or the one chosen since (the preset command, HA's select).
-            preset = self.table.next_preset if self.table is not None else launcher.preset
+            preset = self.table.preset.name if self.table is not None else launcher.preset
             if preset != "classic":
                 configured["ejection_preset"] = preset
                 if preset == "custom":
