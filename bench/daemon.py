@@ -327,6 +327,8 @@ def press_to_event(port: int, count: int, workdir: Path, legs: Legs | None = Non
     unanswered, bounces = 0, None
     samples: dict[str, list[float]] = {"daemon": [], **{name: [] for name in FLOORS}}
     with running_daemon(workdir, "bench", broker_port=port, overrides=overrides) as daemon:
+        launcher = daemon.launcher
+        assert launcher is not None
         assert daemon.bus is not None and daemon.bus.subscribed.wait(10)
         table, virtual = daemon.table, daemon.virtual
         assert table is not None and virtual is not None
@@ -338,7 +340,7 @@ def press_to_event(port: int, count: int, workdir: Path, legs: Legs | None = Non
         index = 1
         try:
             for _ in range(count):
-                if not wait_until(lambda: table.idle() and not daemon.launcher.status().running, 10, 0.002):
+                if not wait_until(lambda: table.idle() and not launcher.status().running, 10, 0.002):
                     raise RuntimeError("the table did not settle after the last press")
                 if pipeline is None and index > 1:  # the daemon's own first press record and event as its template
                     pipeline = FloorPipeline(port, workdir, *last_press_record(table.journal))
@@ -371,7 +373,7 @@ def press_to_event(port: int, count: int, workdir: Path, legs: Legs | None = Non
                 if legs is not None:
                     pipeline.report()
             sub.close()
-            bounces = daemon.launcher.status().extra.get("bounces")
+            bounces = launcher.status().extra.get("bounces")
     if unanswered:
         print(f"({unanswered} presses produced no event; launcher debounce counted {bounces} bounces)")
     return samples

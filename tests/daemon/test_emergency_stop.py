@@ -34,8 +34,8 @@ OVERRIDES: dict[str, dict[str, Any]] = {
 def test_disable_stops_the_motor_before_it_is_queued_even_behind_a_stuck_worker(tmp_path: Path) -> None:
     overrides = {**OVERRIDES, "launcher": {**SLOW, "preset": "custom", "custom": FIVE_EVERY_TIME}}  # every press fires
     with running_daemon(tmp_path, "estop", overrides=overrides) as daemon:  # no broker needed
-        table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
-        assert table is not None and journal is not None
+        table, virtual, journal, launcher = daemon.table, daemon.virtual, daemon.journal, daemon.launcher
+        assert table is not None and journal is not None and virtual is not None and launcher is not None
         assert start_game(table)
         release, writing = threading.Event(), threading.Event()
         write = journal._write
@@ -66,7 +66,7 @@ def test_disable_stops_the_motor_before_it_is_queued_even_behind_a_stuck_worker(
         assert refused and refused[-1]["reason"] == "disabled" and "enable it" in refused[-1]["message"]
         fired = [e for e in events if e["type"] == "fired"]
         assert [f["outcome"] for f in fired] == ["stopped"], "the run in progress ended as stopped"
-        assert daemon.launcher.status().enabled is False
+        assert launcher.status().enabled is False
 
 
 def test_disable_and_enable_over_mqtt_are_journalled_and_survive_a_restart(tmp_path: Path) -> None:

@@ -71,6 +71,8 @@ def test_a_press_while_the_worker_holds_the_tables_lock_is_served_with_the_plan_
     the referee's next plan, and the referee records that very plan once the worker lets go. (Before the snapshot,
     such a press was refused as ``busy``.)"""
     with running_daemon(tmp_path, "served", overrides=CONFIG) as daemon:
+        launcher = daemon.launcher
+        assert launcher is not None
         table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
         assert table is not None and virtual is not None and journal is not None
         assert start_game(table)
@@ -78,13 +80,13 @@ def test_a_press_while_the_worker_holds_the_tables_lock_is_served_with_the_plan_
         expected = referee.next_fire_plan(referee.hitter())  # nothing changes the referee until the press
         assert expected is not None and expected.fire
         fired: list[FirePlan] = []
-        fire = daemon.launcher.fire
+        fire = launcher.fire
 
         def recording_fire(plan: FirePlan, done: Any) -> bool:
             fired.append(plan)
             return fire(plan, done)
 
-        daemon.launcher.fire = recording_fire
+        launcher.fire = recording_fire  # type: ignore[method-assign]
         inside, release = threading.Event(), threading.Event()
         public_state = referee.public_state
 

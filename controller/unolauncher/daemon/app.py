@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from unolauncher import __version__
 from unolauncher.bus import discovery
@@ -49,7 +49,9 @@ from unolauncher.daemon.prepare import CommandPreparer, offered_presets
 from unolauncher.daemon.table import Table
 from unolauncher.daemon.watchdog import Watchdog
 from unolauncher.launcher.factory import LauncherSetupError, create_launcher
+from unolauncher.launcher.interface import Launcher
 from unolauncher.launcher.press import PressHandler
+from unolauncher.launcher.virtual import VirtualLauncher
 from unolauncher.rules.referee import Referee
 from unolauncher.store.journal import Journal
 
@@ -90,11 +92,8 @@ class Daemon:
         self.bus: TableBus | None = None
         self.broker: EmbeddedBroker | None = None
         self.dashboard: DashboardServer | None = None
-        # Still Any: tests and benches reach through these into backend-only parts (the virtual toy's pins, a GPIO
-        # launcher's counters) without narrowing; typing them Launcher | None / VirtualLauncher | None waits for that
-        # sweep (issue 15). The daemon itself uses them only through the Launcher protocol.
-        self.launcher: Any = None
-        self.virtual: Any = None
+        self.launcher: Launcher | None = None
+        self.virtual: VirtualLauncher | None = None  # the simulation, when the backend is virtual
         self.press_handler: PressHandler | None = None
         self.announcer: Announcer | None = None
         # The table's prepare hook (fairness: secrets, rigging refused); the next preset is the configured one until
@@ -104,7 +103,7 @@ class Daemon:
             next_preset=lambda: self.table.preset.name if self.table is not None else config.launcher.preset,
             mode=lambda: self.table.public_state().get("mode") if self.table is not None else None,
         )
-        self.endpoints: dict[str, Any] = {}  # endpoints.json: JSON values
+        self.endpoints: dict[str, str | int | bool] = {}  # written to endpoints.json
         self._endpoints_lock = threading.Lock()
         self.watchdog = Watchdog(config.table.stall_timeout_s)
         self.exit_code = EXIT_OK
