@@ -17,6 +17,7 @@ from daemon.game import NEW_GAME
 from support.net import wait_until
 from unolauncher.daemon.table import Table
 from unolauncher.launcher.interface import FirePlan, FireResult
+from unolauncher.launcher.press import PressClaim
 from unolauncher.rules.referee import Referee
 from unolauncher.store.journal import Journal
 
@@ -103,8 +104,10 @@ class PausingJournal(Journal):
         super().__init__(path)
         self.armed = False
         self.reading, self.go = threading.Event(), threading.Event()
+        self.reads = 0
 
     def commands_at(self, upto_pos: int | None = None, after_pos: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+        self.reads += 1
         if self.armed:
             self.armed = False
             self.reading.set()
@@ -152,3 +155,35 @@ def test_a_rebuild_reads_the_journal_outside_the_lock_and_keeps_a_hit_that_lands
     assert hits == [{"type": "hit", "player": hitter, "cards": 2}]
     assert table.referee.to_json() == replayed(journal), "the rebuilt referee lost the hit that landed meanwhile"
     assert table.hitter() != hitter
+
+
+def test_a_hit_the_referee_raises_on_leaves_the_rebuild_to_the_worker(tmp_path: Path) -> None:
+    """A run's hit is applied on the launcher's timer thread, which must never wait for the disk: when the referee
+    raises on it, the hit is recorded as refused and the worker rebuilds the referee from the journal on its next
+    turn. Until then no press is planned from the referee that raised."""
+
+    class Fragile(Referee):
+        def handle(self, command: Any) -> list[dict[str, Any]]:
+            if command.get("type") == "hit" and command.get("cards") == 3:
+                raise RuntimeError("simulated referee bug")
+            return super().handle(command)
+
+    journal = PausingJournal(tmp_path / "j.sqlite3")
+    table = Table(journal, Fragile, Recorder())
+    assert table.apply(dict(NEW_GAME))[0]
+    hitter = table.hitter()
+    assert hitter is not None and isinstance(table.press.claim(lockout=True), PressClaim)
+    reads = journal.reads
+    table.on_hit(hitter, FirePlan(fire=True, cards=3, run_ms=400), FireResult(3, 300, "ok"))  # (the worker is off)
+    assert journal.reads == reads, "the timer thread read the journal"
+    assert table.press.claim(lockout=True) == "ignored", "a press was planned from the referee that raised"
+    table.start()
+    try:
+        assert wait_until(table.idle, 10)
+    finally:
+        table.stop()
+    assert journal.reads > reads, "the worker rebuilt the referee from the journal"
+    assert table.referee.to_json() == replayed(journal)
+    refused = [e for e in journal.events(1, 100) if e["type"] == "hit_refused"]
+    assert [(e["player"], e["cards"], e["code"]) for e in refused] == [(hitter, 3, "internal_error")]
+    assert isinstance(table.press.claim(lockout=True), PressClaim), "presses are planned again once rebuilt"
