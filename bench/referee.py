@@ -9,6 +9,7 @@ RLCard's UNO game (classic rules) measured in the same run.
     .venv/bin/python bench/referee.py --breakdown  # where the time goes: bytecodes per step, by command type
     .venv/bin/python bench/referee.py --only classic --floor   # also time the lower bound (see floor_steps)
     .venv/bin/python bench/referee.py --count 10 --side ours --players 2   # fixed work, for valgrind (below)
+    .venv/bin/python bench/referee.py --instructions   # machine instructions per step under callgrind (below)
 
 A *step* on our side is one command accepted by ``Referee.handle`` (play, draw, pass, hit, choose, accept or
 challenge, next_round), chosen by ``Bot("random")`` — the bot ``unolauncher simulate`` uses, here without UNO
@@ -26,6 +27,9 @@ contract (no command or event dicts, no checks, no history), both timed alternat
 ``--count GAMES --side ours|floor|bare|rlcard`` plays a fixed number of games untimed and prints the steps, so that
 machine instructions per step can be counted under ``valgrind --tool=callgrind`` (load-independent; subtract a
 ``--count 0`` run for start-up). The ``rlcard`` side must run under ``bench/.venv-rlcard/bin/python``.
+``--instructions [GAMES]`` does that for ours, the floor and RLCard, 2 and 4 players, and prints instructions per step
+and the ratios: the same figures on a busy machine as on an idle one (``PYTHONHASHSEED=0``, so string hashing, and
+with it set and dict layout, is the same in every run).
 
 ``--breakdown`` counts the Python bytecodes executed per step (``sys.settrace`` opcode events), split into the bot
 and ``Referee.handle`` and by command type. Unlike CPU time it does not depend on the machine's load, so it shows
@@ -37,7 +41,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import random
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -319,6 +326,57 @@ def count_steps(side: str, players: int, games: int) -> int:
     return sum(play_game("classic", names, seed)[0] for seed in range(1, games + 1))
 
 
+def instructions_per_step(side: str, players: int, games: int) -> float:
+    """Machine instructions per step of ``--count games --side side`` under callgrind, less a ``--count 0`` run."""
+    python = str(RLCARD_PY) if side == "rlcard" else sys.executable
+
+    def counted(count: int) -> tuple[int, int]:
+        out = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--callgrind-out-file=/dev/null",
+                python,
+                __file__,
+                "--count",
+                str(count),
+                "--side",
+                side,
+                "--players",
+                str(players),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=1800,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+        found = re.search(r"Collected : (\d+)", out.stderr)
+        if found is None:
+            raise RuntimeError(f"no instruction count from callgrind: {out.stderr[-300:]}")
+        return int(found.group(1)), int(out.stdout.split()[-1])
+
+    start_up, _ = counted(0)
+    total, steps = counted(games)
+    return (total - start_up) / steps
+
+
+def instructions(games: int) -> None:
+    """Print instructions per step of ours, the floor and RLCard (classic), 2 and 4 players, and the ratios."""
+    if shutil.which("valgrind") is None:
+        print("--instructions needs valgrind (apt-get install valgrind)")
+        return
+    sides = ["ours", "floor"] + (["rlcard"] if ensure_rlcard() is None else [])
+    print(f"instructions per step under callgrind, {games} games per figure, classic")
+    print(f"{'players':>7} " + " ".join(f"{side:>10}" for side in sides) + "  ours/floor  RLCard/ours  RLCard/floor")
+    for players in (2, 4):
+        cost = {side: instructions_per_step(side, players, games) for side in sides}
+        ratios = f"  {cost['ours'] / cost['floor']:>9.2f}x"
+        if "rlcard" in cost:
+            ratios += f"  {cost['rlcard'] / cost['ours']:>10.2f}x  {cost['rlcard'] / cost['floor']:>11.2f}x"
+        print(f"{players:>7} " + " ".join(f"{cost[side]:>10,.0f}" for side in sides) + ratios)
+
+
 def breakdown(ruleset: str, players: int, games: int) -> None:
     """Print the bytecodes executed per step by the bot and by ``Referee.handle``, by command type."""
     counted = [0]
@@ -389,9 +447,15 @@ def main() -> int:
     sides = ("ours", "floor", "bare", "rlcard")
     parser.add_argument("--side", choices=sides, default="ours", help="what --count plays")
     parser.add_argument("--players", type=int, default=2, help="players for --count")
+    parser.add_argument(
+        "--instructions", type=int, nargs="?", const=40, metavar="GAMES", help="instructions per step (callgrind)"
+    )
     args = parser.parse_args()
     if args.count is not None:
         print(count_steps(args.side, args.players, args.count))
+        return 0
+    if args.instructions is not None:
+        instructions(args.instructions)
         return 0
     if args.breakdown:
         for ruleset in args.only or ("classic",):
