@@ -138,6 +138,56 @@ def referee_rate(ruleset: str, players: int, seconds: float) -> dict[str, float]
     return {"steps": steps / elapsed, "rounds": rounds / elapsed}
 
 
+def recorded_games(players: int, games: int) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """The classic games :func:`play_game` plays (seeds 1..games): each game's ``new_game`` and the bot's commands."""
+    names = [f"p{i}" for i in range(players)]
+    games_played = []
+    for seed in range(1, games + 1):
+        start = {"type": "new_game", "ruleset": "classic", "players": names, "seed": seed}
+        ref = Referee()
+        ref.handle(dict(start))
+        bot = Bot("random", seed=seed, uno_rate=0.0)
+        commands = []
+        while (command := bot.next_command(ref)) is not None:
+            ref.handle(command)
+            commands.append(command)
+        games_played.append((start, commands))
+    return games_played
+
+
+def replay(games_played: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> int:
+    """The recorded games again, ``Referee.handle`` alone (no bot); returns the steps."""
+    steps = 0
+    for start, commands in games_played:
+        ref = Referee()
+        ref.handle(dict(start))
+        handle = ref.handle
+        for command in commands:
+            handle(command)
+        steps += len(commands)
+    return steps
+
+
+def split(players: int, games: int, repeats: int) -> None:
+    """CPU time per step of whole games (bot + referee) and of the referee alone (the same commands replayed),
+    alternated, medians: how a step's time divides between ``Bot.next_command`` (with the loop) and ``handle``."""
+    games_played = recorded_games(players, games)
+    names = [f"p{i}" for i in range(players)]
+    whole, alone = [], []
+    for _ in range(repeats):
+        start = time.process_time()
+        steps = sum(play_game("classic", names, seed)[0] for seed in range(1, games + 1))
+        whole.append((time.process_time() - start) / steps * 1e6)
+        start = time.process_time()
+        steps = replay(games_played)
+        alone.append((time.process_time() - start) / steps * 1e6)
+    step, referee = statistics.median(whole), statistics.median(alone)
+    print(
+        f"classic, {players} players, {games} games x {repeats}: {step:.3f} us per step, Referee.handle alone "
+        f"{referee:.3f} us ({referee / step:.0%}), bot and loop {step - referee:.3f} us"
+    )
+
+
 # -- the floor ---------------------------------------------------------------------------------------------------
 _COLORS = ("red", "yellow", "green", "blue")
 _NUMBER_DECK = [f"{color} {n}" for color in _COLORS for n in ("0", *[str(i) for i in range(1, 10)] * 2)]
@@ -309,6 +359,8 @@ def count_steps(side: str, players: int, games: int) -> int:
         return floor_steps(players, games, 1)
     if side == "bare":
         return bare_steps(players, games, 1)
+    if side == "replay":  # the games, then Referee.handle alone on the same commands: less --side ours, the referee
+        return replay(recorded_games(players, games))
     if side == "rlcard":
         # Only importable under bench/.venv-rlcard/bin/python (not a dependency of the project).
         numpy: Any = importlib.import_module("numpy")
@@ -366,11 +418,16 @@ def instructions(games: int) -> None:
     if shutil.which("valgrind") is None:
         print("--instructions needs valgrind (apt-get install valgrind)")
         return
-    sides = ["ours", "floor"] + (["rlcard"] if ensure_rlcard() is None else [])
-    print(f"instructions per step under callgrind, {games} games per figure, classic")
-    print(f"{'players':>7} " + " ".join(f"{side:>10}" for side in sides) + "  ours/floor  RLCard/ours  RLCard/floor")
+    sides = ["ours", "replay", "floor"] + (["rlcard"] if ensure_rlcard() is None else [])
+    print(f"instructions per step under callgrind, {games} games per figure, classic; handle: Referee.handle alone")
+    print(
+        f"{'players':>7} {'ours':>10} {'handle':>10} {'floor':>10}"
+        + (f" {'rlcard':>10}" if "rlcard" in sides else "")
+        + "  ours/floor  RLCard/ours  RLCard/floor"
+    )
     for players in (2, 4):
         cost = {side: instructions_per_step(side, players, games) for side in sides}
+        cost["replay"] -= cost["ours"]  # the replay run plays the games first: what is left is handle alone
         ratios = f"  {cost['ours'] / cost['floor']:>9.2f}x"
         if "rlcard" in cost:
             ratios += f"  {cost['rlcard'] / cost['ours']:>10.2f}x  {cost['rlcard'] / cost['floor']:>11.2f}x"
@@ -444,18 +501,23 @@ def main() -> int:
         "--floor", action="store_true", help="also time the floor and the bare game (classic rows): see floor_steps"
     )
     parser.add_argument("--count", type=int, metavar="GAMES", help="play GAMES games untimed, print the steps")
-    sides = ("ours", "floor", "bare", "rlcard")
+    sides = ("ours", "replay", "floor", "bare", "rlcard")
     parser.add_argument("--side", choices=sides, default="ours", help="what --count plays")
     parser.add_argument("--players", type=int, default=2, help="players for --count")
     parser.add_argument(
         "--instructions", type=int, nargs="?", const=40, metavar="GAMES", help="instructions per step (callgrind)"
     )
+    parser.add_argument("--split", action="store_true", help="time per step: referee alone, bot and loop")
     args = parser.parse_args()
     if args.count is not None:
         print(count_steps(args.side, args.players, args.count))
         return 0
     if args.instructions is not None:
         instructions(args.instructions)
+        return 0
+    if args.split:
+        for players in (2, 4):
+            split(players, 20 if args.quick else 40, 3 if args.quick else 7)
         return 0
     if args.breakdown:
         for ruleset in args.only or ("classic",):
