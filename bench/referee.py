@@ -10,6 +10,7 @@ RLCard's UNO game (classic rules) measured in the same run.
     .venv/bin/python bench/referee.py --only classic --floor   # also time the lower bound (see floor_steps)
     .venv/bin/python bench/referee.py --count 10 --side ours --players 2   # fixed work, for valgrind (below)
     .venv/bin/python bench/referee.py --instructions   # machine instructions per step under callgrind (below)
+    .venv/bin/python bench/referee.py --split          # time per step: Referee.handle alone against bot + loop
 
 A *step* on our side is one command accepted by ``Referee.handle`` (play, draw, pass, hit, choose, accept or
 challenge, next_round), chosen by ``Bot("random")`` — the bot ``unolauncher simulate`` uses, here without UNO
@@ -24,11 +25,12 @@ that fails the column is skipped with a message.
 per step, written as one hand-inlined loop (see its docstring), and :func:`bare_steps`, the same games without the
 contract (no command or event dicts, no checks, no history), both timed alternately with the others.
 
-``--count GAMES --side ours|floor|bare|rlcard`` plays a fixed number of games untimed and prints the steps, so that
+``--count GAMES --side ours|replay|floor|bare|rlcard`` plays a fixed number of games untimed and prints the steps, so that
 machine instructions per step can be counted under ``valgrind --tool=callgrind`` (load-independent; subtract a
 ``--count 0`` run for start-up). The ``rlcard`` side must run under ``bench/.venv-rlcard/bin/python``.
-``--instructions [GAMES]`` does that for ours, the floor and RLCard, 2 and 4 players, and prints instructions per step
-and the ratios: the same figures on a busy machine as on an idle one (``PYTHONHASHSEED=0``, so string hashing, and
+``--instructions [GAMES]`` does that for ours, ``Referee.handle`` alone (``--side replay``: the games, then the same
+commands again without the bot), the floor and RLCard, 2 and 4 players, and prints instructions per step and the
+ratios: the same figures on a busy machine as on an idle one (``PYTHONHASHSEED=0``, so string hashing, and
 with it set and dict layout, is the same in every run).
 
 ``--breakdown`` counts the Python bytecodes executed per step (``sys.settrace`` opcode events), split into the bot
