@@ -25,8 +25,8 @@ that fails the column is skipped with a message.
 per step, written as one hand-inlined loop (see its docstring), and :func:`bare_steps`, the same games without the
 contract (no command or event dicts, no checks, no history), both timed alternately with the others.
 
-``--count GAMES --side ours|replay|floor|bare|rlcard`` plays a fixed number of games untimed and prints the steps, so that
-machine instructions per step can be counted under ``valgrind --tool=callgrind`` (load-independent; subtract a
+``--count GAMES --side ours|replay|floor|bare|rlcard`` plays a fixed number of games untimed and prints the steps,
+so that machine instructions per step can be counted under ``valgrind --tool=callgrind`` (load-independent; subtract a
 ``--count 0`` run for start-up). The ``rlcard`` side must run under ``bench/.venv-rlcard/bin/python``.
 ``--instructions [GAMES]`` does that for ours, ``Referee.handle`` alone (``--side replay``: the games, then the same
 commands again without the bot), the floor and RLCard, 2 and 4 players, and prints instructions per step and the
