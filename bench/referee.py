@@ -9,6 +9,8 @@ RLCard's UNO game (classic rules) measured in the same run.
     .venv/bin/python bench/referee.py --breakdown  # where the time goes: bytecodes per step, by command type
     .venv/bin/python bench/referee.py --only classic --floor   # also time the lower bound (see floor_steps)
     .venv/bin/python bench/referee.py --count 10 --side ours --players 2   # fixed work, for valgrind (below)
+    .venv/bin/python bench/referee.py --instructions   # machine instructions per step under callgrind (below)
+    .venv/bin/python bench/referee.py --split          # time per step: Referee.handle alone against bot + loop
 
 A *step* on our side is one command accepted by ``Referee.handle`` (play, draw, pass, hit, choose, accept or
 challenge, next_round), chosen by ``Bot("random")`` — the bot ``unolauncher simulate`` uses, here without UNO
@@ -23,9 +25,13 @@ that fails the column is skipped with a message.
 per step, written as one hand-inlined loop (see its docstring), and :func:`bare_steps`, the same games without the
 contract (no command or event dicts, no checks, no history), both timed alternately with the others.
 
-``--count GAMES --side ours|floor|bare|rlcard`` plays a fixed number of games untimed and prints the steps, so that
-machine instructions per step can be counted under ``valgrind --tool=callgrind`` (load-independent; subtract a
+``--count GAMES --side ours|replay|floor|bare|rlcard`` plays a fixed number of games untimed and prints the steps,
+so that machine instructions per step can be counted under ``valgrind --tool=callgrind`` (load-independent; subtract a
 ``--count 0`` run for start-up). The ``rlcard`` side must run under ``bench/.venv-rlcard/bin/python``.
+``--instructions [GAMES]`` does that for ours, ``Referee.handle`` alone (``--side replay``: the games, then the same
+commands again without the bot), the floor and RLCard, 2 and 4 players, and prints instructions per step and the
+ratios: the same figures on a busy machine as on an idle one (``PYTHONHASHSEED=0``, so string hashing, and
+with it set and dict layout, is the same in every run).
 
 ``--breakdown`` counts the Python bytecodes executed per step (``sys.settrace`` opcode events), split into the bot
 and ``Referee.handle`` and by command type. Unlike CPU time it does not depend on the machine's load, so it shows
@@ -37,7 +43,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import random
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -129,6 +138,56 @@ def referee_rate(ruleset: str, players: int, seconds: float) -> dict[str, float]
         steps, rounds, seed = steps + game_steps, rounds + game_rounds, seed + 1
     elapsed = time.process_time() - start
     return {"steps": steps / elapsed, "rounds": rounds / elapsed}
+
+
+def recorded_games(players: int, games: int) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """The classic games :func:`play_game` plays (seeds 1..games): each game's ``new_game`` and the bot's commands."""
+    names = [f"p{i}" for i in range(players)]
+    games_played = []
+    for seed in range(1, games + 1):
+        start = {"type": "new_game", "ruleset": "classic", "players": names, "seed": seed}
+        ref = Referee()
+        ref.handle(dict(start))
+        bot = Bot("random", seed=seed, uno_rate=0.0)
+        commands = []
+        while (command := bot.next_command(ref)) is not None:
+            ref.handle(command)
+            commands.append(command)
+        games_played.append((start, commands))
+    return games_played
+
+
+def replay(games_played: list[tuple[dict[str, Any], list[dict[str, Any]]]]) -> int:
+    """The recorded games again, ``Referee.handle`` alone (no bot); returns the steps."""
+    steps = 0
+    for start, commands in games_played:
+        ref = Referee()
+        ref.handle(dict(start))
+        handle = ref.handle
+        for command in commands:
+            handle(command)
+        steps += len(commands)
+    return steps
+
+
+def split(players: int, games: int, repeats: int) -> None:
+    """CPU time per step of whole games (bot + referee) and of the referee alone (the same commands replayed),
+    alternated, medians: how a step's time divides between ``Bot.next_command`` (with the loop) and ``handle``."""
+    games_played = recorded_games(players, games)
+    names = [f"p{i}" for i in range(players)]
+    whole, alone = [], []
+    for _ in range(repeats):
+        start = time.process_time()
+        steps = sum(play_game("classic", names, seed)[0] for seed in range(1, games + 1))
+        whole.append((time.process_time() - start) / steps * 1e6)
+        start = time.process_time()
+        steps = replay(games_played)
+        alone.append((time.process_time() - start) / steps * 1e6)
+    step, referee = statistics.median(whole), statistics.median(alone)
+    print(
+        f"classic, {players} players, {games} games x {repeats}: {step:.3f} us per step, Referee.handle alone "
+        f"{referee:.3f} us ({referee / step:.0%}), bot and loop {step - referee:.3f} us"
+    )
 
 
 # -- the floor ---------------------------------------------------------------------------------------------------
@@ -302,6 +361,8 @@ def count_steps(side: str, players: int, games: int) -> int:
         return floor_steps(players, games, 1)
     if side == "bare":
         return bare_steps(players, games, 1)
+    if side == "replay":  # the games, then Referee.handle alone on the same commands: less --side ours, the referee
+        return replay(recorded_games(players, games))
     if side == "rlcard":
         # Only importable under bench/.venv-rlcard/bin/python (not a dependency of the project).
         numpy: Any = importlib.import_module("numpy")
@@ -317,6 +378,62 @@ def count_steps(side: str, players: int, games: int) -> int:
         return steps
     names = [f"p{i}" for i in range(players)]
     return sum(play_game("classic", names, seed)[0] for seed in range(1, games + 1))
+
+
+def instructions_per_step(side: str, players: int, games: int) -> float:
+    """Machine instructions per step of ``--count games --side side`` under callgrind, less a ``--count 0`` run."""
+    python = str(RLCARD_PY) if side == "rlcard" else sys.executable
+
+    def counted(count: int) -> tuple[int, int]:
+        out = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--callgrind-out-file=/dev/null",
+                python,
+                __file__,
+                "--count",
+                str(count),
+                "--side",
+                side,
+                "--players",
+                str(players),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=1800,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+        found = re.search(r"Collected : (\d+)", out.stderr)
+        if found is None:
+            raise RuntimeError(f"no instruction count from callgrind: {out.stderr[-300:]}")
+        return int(found.group(1)), int(out.stdout.split()[-1])
+
+    start_up, _ = counted(0)
+    total, steps = counted(games)
+    return (total - start_up) / steps
+
+
+def instructions(games: int) -> None:
+    """Print instructions per step of ours, the floor and RLCard (classic), 2 and 4 players, and the ratios."""
+    if shutil.which("valgrind") is None:
+        print("--instructions needs valgrind (apt-get install valgrind)")
+        return
+    sides = ["ours", "replay", "floor"] + (["rlcard"] if ensure_rlcard() is None else [])
+    print(f"instructions per step under callgrind, {games} games per figure, classic; handle: Referee.handle alone")
+    print(
+        f"{'players':>7} {'ours':>10} {'handle':>10} {'floor':>10}"
+        + (f" {'rlcard':>10}" if "rlcard" in sides else "")
+        + "  ours/floor  RLCard/ours  RLCard/floor"
+    )
+    for players in (2, 4):
+        cost = {side: instructions_per_step(side, players, games) for side in sides}
+        cost["replay"] -= cost["ours"]  # the replay run plays the games first: what is left is handle alone
+        ratios = f"  {cost['ours'] / cost['floor']:>9.2f}x"
+        if "rlcard" in cost:
+            ratios += f"  {cost['rlcard'] / cost['ours']:>10.2f}x  {cost['rlcard'] / cost['floor']:>11.2f}x"
+        print(f"{players:>7} " + " ".join(f"{cost[side]:>10,.0f}" for side in sides) + ratios)
 
 
 def breakdown(ruleset: str, players: int, games: int) -> None:
@@ -386,12 +503,23 @@ def main() -> int:
         "--floor", action="store_true", help="also time the floor and the bare game (classic rows): see floor_steps"
     )
     parser.add_argument("--count", type=int, metavar="GAMES", help="play GAMES games untimed, print the steps")
-    sides = ("ours", "floor", "bare", "rlcard")
+    sides = ("ours", "replay", "floor", "bare", "rlcard")
     parser.add_argument("--side", choices=sides, default="ours", help="what --count plays")
     parser.add_argument("--players", type=int, default=2, help="players for --count")
+    parser.add_argument(
+        "--instructions", type=int, nargs="?", const=40, metavar="GAMES", help="instructions per step (callgrind)"
+    )
+    parser.add_argument("--split", action="store_true", help="time per step: referee alone, bot and loop")
     args = parser.parse_args()
     if args.count is not None:
         print(count_steps(args.side, args.players, args.count))
+        return 0
+    if args.instructions is not None:
+        instructions(args.instructions)
+        return 0
+    if args.split:
+        for players in (2, 4):
+            split(players, 20 if args.quick else 40, 3 if args.quick else 7)
         return 0
     if args.breakdown:
         for ruleset in args.only or ("classic",):

@@ -96,6 +96,33 @@ def test_a_hit_that_raises_after_taking_cards_is_rolled_back(monkeypatch: pytest
     assert ref.to_json() == before
 
 
+@pytest.mark.parametrize("card", ["yellow skip", "wild"])
+def test_a_play_on_the_fast_path_that_raises_after_playing_is_rolled_back(
+    monkeypatch: pytest.MonkeyPatch, card: str
+) -> None:
+    ref = Referee()
+    ok(ref, {"type": "new_game", "ruleset": "classic", "players": ["ann", "bob"], "seed": 4})
+    ok(ref, {"type": "play", "player": "ann", "card": "yellow 8"})  # something in the undo history
+    ok(ref, {"type": "draw", "player": "bob"})
+    if ref.state.current != 0:
+        ok(ref, {"type": "pass", "player": "bob"})
+    before = ref.to_json()
+    real_apply = Referee._apply_play
+    calls = []
+
+    def apply_then_fail(self: Referee, *args: Any) -> Any:
+        events = real_apply(self, *args)  # the card left the hand, the turn moved on ...
+        calls.append(1)
+        if len(calls) == 1:  # ... then the fast path fails (the rollback replays the undo history: that works)
+            raise ValueError("simulated bug")
+        return events
+
+    monkeypatch.setattr(Referee, "_apply_play", apply_then_fail)
+    move = {"type": "play", "player": "ann", "card": card, **({"color": "red"} if card == "wild" else {})}
+    assert [e["code"] for e in ref.handle(move)] == ["internal_error"]
+    assert ref.to_json() == before
+
+
 def test_an_undo_whose_rebuild_fails_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     ref = game_with_history()
     before = ref.to_json()
@@ -147,6 +174,32 @@ def test_what_the_schema_refuses(command: dict[str, Any], code: str) -> None:
     ref = game_with_history()
     event = refused(ref, command, code)
     assert len(event["message"]) < 300
+
+
+@pytest.mark.parametrize(
+    ("extra", "code"),
+    [({"colour": "red"}, "unknown_field"), ({"pad": "x" * 60_000}, "unknown_field"), ({"id": [1]}, "bad_field")],
+)
+@pytest.mark.parametrize(
+    "move",
+    [
+        {"type": "play", "player": "ann", "card": "yellow 8"},  # a number card
+        {"type": "play", "player": "ann", "card": "yellow skip"},  # an action card
+        {"type": "play", "player": "ann", "card": "wild", "color": "red"},
+        {"type": "draw", "player": "ann"},
+    ],
+    ids=lambda value: value.get("card", value["type"]),
+)
+def test_the_schema_refuses_junk_on_an_otherwise_legal_play_or_draw(
+    move: dict[str, Any], extra: dict[str, Any], code: str
+) -> None:
+    """The shape the referee's fast paths take (a legal play or draw) with one field too many or wrong: refused
+    like any other command, and nothing changes."""
+    ref = Referee()
+    ok(ref, {"type": "new_game", "ruleset": "classic", "players": ["ann", "bob"], "seed": 4})
+    assert move in ref.legal_moves("ann")
+    refused(ref, {**move, **extra}, code)  # (checks that nothing changed)
+    ok(ref, move)
 
 
 def test_a_player_name_with_accents_and_emoji_is_still_fine() -> None:

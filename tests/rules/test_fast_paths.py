@@ -22,9 +22,9 @@ def textbook_shuffle(rng: random.Random, cards: list[str]) -> list[str]:
     return deck
 
 
-@pytest.mark.parametrize("size", [0, 1, 2, 3, 50, 108, 112])
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 50, 108, 112, 256, 300])
 def test_shuffle_makes_the_textbook_fisher_yates_draws(size: int) -> None:
-    cards = list(DECKS["attack"])[:size]
+    cards = (list(DECKS["attack"]) * 3)[:size]  # beyond 256 cards the shuffle makes its factors on the spot
     for seed in range(20):
         ours, book = random.Random(seed), random.Random(seed)
         assert shuffled_deck(ours, cards) == textbook_shuffle(book, cards)
@@ -55,3 +55,62 @@ def test_fast_paths_match_the_general_path_command_by_command(ruleset: str, play
         assert fast.handle(command) == slow.handle(command), command
         assert fast.state.to_json() == slow.state.to_json(), command
     assert fast.public_state()["winner"] is not None
+
+
+def near_misses(command: dict[str, Any], other: str) -> list[dict[str, Any]]:
+    """``command`` (a bot's legal move) and commands one field away from it, most just outside the fast paths' exact
+    shape: each must get from the fast paths exactly what the schema and the general path give it."""
+    name = command["player"]
+    without_color = {key: value for key, value in command.items() if key != "color"}
+    return [
+        {**command, "x": 1},  # an unknown field: unknown_field
+        {**command, "id": [7]},  # an unusable id: bad_field
+        {**command, "player": "n" * 41},  # too long for a name: bad_field
+        {**command, "player": name + "?"},  # nobody by that name
+        {**command, "player": None},
+        {**command, "card": ["red 1"]},  # unhashable
+        {**command, "card": "x" * 25},  # too long for a card
+        {**command, "color": "pink"},
+        {**command, "color": 5},
+        without_color,  # a Wild without its colour
+        {**command, "id": 7},  # an MQTT id: accepted, though not the fast shape
+        {**command, "target": other},  # a field the card ignores: accepted
+        command,
+    ]
+
+
+@pytest.mark.parametrize(("ruleset", "players", "seed"), [("classic", 2, 6), ("classic", 4, 7), ("mario-kart", 3, 8)])
+def test_fast_paths_take_what_the_schema_and_the_general_path_take(ruleset: str, players: int, seed: int) -> None:
+    """Referee.handle tries the play and draw fast paths before the schema check: whatever they accept, the schema
+    and the general path must accept with the same events; whatever else, they must leave to them."""
+    names = [f"p{i}" for i in range(players)]
+    start: dict[str, Any] = {"type": "new_game", "ruleset": ruleset, "players": names, "seed": seed}
+    fast, slow = Referee(), Referee()
+    assert fast.handle(start) == slow.handle(start)
+    general_only(slow)
+    bot = Bot("random", seed=seed, uno_rate=0.0)
+    for _ in range(400):
+        command = bot.next_command(fast)
+        if command is None:
+            break
+        tries = near_misses(command, names[0]) if command["type"] in ("play", "draw") else [command]
+        for attempt in tries:
+            assert fast.handle(attempt) == slow.handle(attempt), attempt
+            assert fast.state.to_json() == slow.state.to_json(), attempt
+    assert fast.to_json() == slow.to_json()  # the undo history too
+
+
+def test_a_name_longer_than_the_schema_allows_is_refused_on_the_fast_path_too() -> None:
+    """A state restored from elsewhere may hold a name the schema would refuse in a command: the fast path must not
+    let the command through."""
+    ref = Referee()
+    ref.handle({"type": "new_game", "ruleset": "classic", "players": ["ann", "bob"], "seed": 4})
+    data = ref.to_json()
+    long_name = "n" * 41
+    current = data["state"]["current"]
+    data["state"]["players"][current] = long_name
+    ref = Referee.from_json(data)
+    moves = ref.legal_moves(long_name)  # this seed: a number, an action card, a Wild (in four colours), draw
+    assert {move["type"] for move in moves} == {"play", "draw"}
+    for move in moves:
+        assert ref.handle(move)[0]["code"] == "bad_field", move

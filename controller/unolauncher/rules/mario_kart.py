@@ -10,6 +10,7 @@ from typing import Any
 
 from unolauncher.rules.cards import CARD_INFO, ITEMS, PLAYABLE_ON, matches
 from unolauncher.rules.refusal import Event, refuse
+from unolauncher.rules.schema import MAX_NAME
 from unolauncher.rules.scoring import Scoring
 from unolauncher.rules.state import IDLE, PLAYING, GameState
 from unolauncher.rules.stock import Stock
@@ -142,40 +143,49 @@ class MarioKartRules(Stock, Scoring):
         else:
             self._pass_turn(seat, 0, events)
 
-    def _cmd_draw(self, cmd: dict[str, Any]) -> list[Event]:
+    def _fast_draw(self, cmd: dict[str, Any]) -> list[Event] | None:
+        """A legal draw in full mode with cards in the stock, when the command is exactly ``{type, player}``: the
+        schema's check for that shape (a known player's name, within the length limit) and :meth:`_cmd_draw`'s in
+        one go, then the draw; ``None`` (nothing changed) for anything else. ``Referee.handle`` runs it before the
+        schema check (see ``CardPlay._fast_play``); an empty fast-path table (table mode) turns it off too."""
         s = self._s
         name = cmd.get("player")
-        if (  # fast path: full mode, a legal draw with cards in the stock
-            type(name) is str
-            and s.phase == PLAYING
-            and s.pending is None
-            and not s.drew
-            and s.stock
-            and not self._rs.attack
-            and s.mode == "full"
-            and self._seats.get(name, -1) == s.current
+        if (
+            type(name) is not str
+            or len(cmd) != 2
+            or len(name) > MAX_NAME
+            or s.phase != PLAYING
+            or s.pending is not None
+            or s.drew
+            or not s.stock
+            or self._rs.attack
+            or not self._quick
+            or self._seats.get(name, -1) != s.current
         ):
-            seat = s.current
-            if s.uno_exposed >= 0:
-                s.uno_exposed = -1  # someone else started, or the exposed player now holds two cards
-            card = s.stock.pop()
-            s.hands[seat].append(card)
-            s.declared[seat] = False
-            s.drew = True
-            if s.last_player != seat:  # self._took_turn(seat), inlined on the fast path (MK-09)
-                s.before_last = s.last_player
-                s.last_player = seat
-            events: list[Event] = [
-                {"type": "dispense", "player": name, "count": 1},
-                {"type": "drew", "player": name, "count": 1, "cards": [card]},
-            ]
-            if card in PLAYABLE_ON[s.color][s.discard[-1]]:  # cards.matches, as a table
-                s.drawn = card
-            else:  # MK-05: not playable, the turn ends (_pass_turn(seat, 0, events), inlined)
-                s.chain, s.chain_skips, s.drew, s.drawn = False, 0, False, None
-                s.current = nxt = (seat + s.direction) % len(s.players)
-                events.append({"type": "turn", "player": s.players[nxt]})
-            return events
+            return None
+        seat = s.current
+        if s.uno_exposed >= 0:
+            s.uno_exposed = -1  # someone else started, or the exposed player now holds two cards
+        card = s.stock.pop()
+        s.hands[seat].append(card)
+        s.declared[seat] = False
+        s.drew = True
+        if s.last_player != seat:  # self._took_turn(seat), inlined on the fast path (MK-09)
+            s.before_last = s.last_player
+            s.last_player = seat
+        events: list[Event] = [
+            {"type": "dispense", "player": name, "count": 1},
+            {"type": "drew", "player": name, "count": 1, "cards": [card]},
+        ]
+        if card in PLAYABLE_ON[s.color][s.discard[-1]]:  # cards.matches, as a table
+            s.drawn = card
+        else:  # MK-05: not playable, the turn ends (_pass_turn(seat, 0, events), inlined)
+            s.chain, s.chain_skips, s.drew, s.drawn = False, 0, False, None
+            s.current = nxt = (seat + s.direction) % len(s.players)
+            events.append({"type": "turn", "player": s.players[nxt]})
+        return events
+
+    def _cmd_draw(self, cmd: dict[str, Any]) -> list[Event]:
         s = self._require_playing()
         if self._rs.attack:
             refuse("use_hit", "In UNO Attack you hit the launcher instead of drawing.")
@@ -183,7 +193,7 @@ class MarioKartRules(Stock, Scoring):
         self._require_turn(seat)  # owed hits exist only in UNO Attack, refused above
         if s.drew:
             refuse("already_drew", "You already drew this turn; play the drawn card or pass.")
-        events = []
+        events: list[Event] = []
         self._close_exposure(seat)
         self._took_turn(seat)  # MK-09: a turn spent drawing (and passing) counts
         got = self._draw(seat, 1, events)

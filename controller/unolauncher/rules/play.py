@@ -2,8 +2,8 @@
 match by colour or face, the drawn card after a draw (MK-05), a Wild's colour, targets for Attack-Attack and Trade
 Hands (ATK-10, ATK-13), Discard All's cards (ATK-09), the Item Box's turned card in table mode (MK-07)), its
 common effects (UNO exposure ATK-18/MK-15, going out), then the rule set's card effect from ``attack.py`` or
-``mario_kart.py``. A fast path handles the common plays with the same checks in one go (checked against the
-general path by tests/rules/test_fast_paths.py).
+``mario_kart.py``. A fast path (``Referee.handle`` tries it first) handles the common plays with the same checks
+in one go (checked against the general path by tests/rules/test_fast_paths.py).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from unolauncher.rules.attack import ATTACK_ACTIONS, AttackRules
 from unolauncher.rules.cards import CARD_INFO, COLOR_SET, PLAYABLE_ON, matches
 from unolauncher.rules.mario_kart import MarioKartRules
 from unolauncher.rules.refusal import Event, refuse, short_repr
+from unolauncher.rules.schema import MAX_NAME
 from unolauncher.rules.state import PLAYING
 from unolauncher.rules.validation import is_color
 
@@ -21,56 +22,69 @@ from unolauncher.rules.validation import is_color
 class CardPlay(AttackRules, MarioKartRules):
     """The play command: fast path, general checks, common effects; which action each face has in this game."""
 
-    def _cmd_play(self, cmd: dict[str, Any]) -> list[Event]:
+    def _fast_play(self, cmd: dict[str, Any]) -> list[Event] | None:
+        """The common plays in full mode (the table is empty in table mode), outside any pending/owed state, when
+        the command is exactly ``{type, player, card}`` (and ``color`` for a Wild): every check of the schema and of
+        :meth:`_cmd_play` in one go, then the play; ``None`` (nothing changed) for anything else, which takes the
+        general path (:meth:`_cmd_play`) and so gets its refusals in their documented order.
+
+        ``Referee.handle`` runs this before the schema check: the checks below are the schema's for that exact shape
+        (the fast-path table holds card names only, all within the schema's text limit, and a known player's name
+        is text; its length is checked here), so what passes here passes the schema. tests/rules/test_fast_paths.py
+        checks both paths give the same events and state, and that this path refuses nothing the schema accepts.
+        """
         s = self._s
-        # Fast path for the common plays in full mode (the table is empty in table mode), outside any pending/owed
-        # state: every check of _play in one go. Anything unusual (or wrong) takes the general path, which reports
-        # the first problem in its documented order. tests/rules/test_fast_paths.py checks both paths give the same
-        # events and state.
         card: Any = cmd.get("card")
         name = cmd.get("player")
-        try:
-            quick = self._quick.get(card)  # (colour, face, action, plain) for cards needing at most a colour
-        except TypeError:  # an unhashable card: bad input, refused by the general path
-            quick = None
+        quick = self._quick.get(card) if type(card) is str else None  # (colour, face, action, plain)
         if (
-            quick is not None
-            and type(name) is str
-            and self._seats.get(name, -1) == s.current
-            and s.phase == PLAYING
-            and s.pending is None
-            and not s.owed
-            and (s.drawn is None or s.drawn == card)
+            quick is None
+            or type(name) is not str
+            or len(name) > MAX_NAME
+            or self._seats.get(name, -1) != s.current
+            or s.phase != PLAYING
+            or s.pending is not None
+            or s.owed
+            or (s.drawn is not None and s.drawn != card)
         ):
-            seat = s.current
-            color, face, action, plain = quick
-            if card in PLAYABLE_ON[s.color][s.discard[-1]]:  # cards.matches, as a table
-                hand = s.hands[seat]
-                if plain and not s.chain and len(hand) > 1 and card in hand:
-                    # A plain card (number, or a face without an action here) that does not end the round.
-                    if s.uno_exposed >= 0 and s.uno_exposed != seat:
-                        s.uno_exposed = -1
-                    hand.remove(card)
-                    s.discard.append(card)
-                    s.color = color
-                    if s.last_player != seat:  # self._took_turn(seat), inlined on the fast path
-                        s.before_last = s.last_player
-                        s.last_player = seat
-                    s.drew = False
-                    s.drawn = None
-                    if len(hand) == 1 and not s.declared[seat]:
-                        s.uno_exposed = seat
-                    s.current = nxt = (seat + s.direction) % len(s.players)
-                    return [
-                        {"type": "played", "player": name, "card": card, "color": color},
-                        {"type": "turn", "player": s.players[nxt]},
-                    ]
-                chosen = cmd.get("color") if color is None else None
-                if (color is not None or (type(chosen) is str and chosen in COLOR_SET)) and card in hand:
-                    return self._apply_play(cmd, seat, name, card, color, face, action, chosen, -1, [], None)
-        return self._play(cmd)
+            return None
+        seat = s.current
+        color, face, action, plain = quick
+        if card not in PLAYABLE_ON[s.color][s.discard[-1]]:  # cards.matches, as a table
+            return None
+        hand = s.hands[seat]
+        if plain and not s.chain and len(hand) > 1 and len(cmd) == 3 and card in hand:
+            # A plain card (number, or a face without an action here) that does not end the round.
+            if s.uno_exposed >= 0 and s.uno_exposed != seat:
+                s.uno_exposed = -1
+            hand.remove(card)
+            s.discard.append(card)
+            s.color = color
+            if s.last_player != seat:  # self._took_turn(seat), inlined on the fast path
+                s.before_last = s.last_player
+                s.last_player = seat
+            s.drew = False
+            s.drawn = None
+            if len(hand) == 1 and not s.declared[seat]:
+                s.uno_exposed = seat
+            s.current = nxt = (seat + s.direction) % len(s.players)
+            return [
+                {"type": "played", "player": name, "card": card, "color": color},
+                {"type": "turn", "player": s.players[nxt]},
+            ]
+        if color is None:  # a Wild: exactly {type, player, card, color}, with a colour
+            chosen = cmd.get("color")
+            if len(cmd) != 4 or type(chosen) is not str or chosen not in COLOR_SET:
+                return None
+        elif len(cmd) == 3:
+            chosen = None
+        else:
+            return None
+        if card not in hand:
+            return None
+        return self._apply_play(cmd, seat, name, card, color, face, action, chosen, -1, [], None)
 
-    def _play(self, cmd: dict[str, Any]) -> list[Event]:
+    def _cmd_play(self, cmd: dict[str, Any]) -> list[Event]:
         # The general path: every check in order, then every effect.
         s = self._s
         if s.phase != PLAYING:
