@@ -249,9 +249,9 @@ def test_loop_url_never_handshakes_and_nothing_breaks() -> None:
                               RealClock())
     results: list[FireResult] = []
     try:
-        time.sleep(0.3)
-        status = launcher.status()
-        assert not status.extra["connected"] and "no answer to HELLO" in status.extra["last_error"]
+        # Wait for the state meant (a HELLO gone unanswered), not for a guessed time: under load 0.3 s was too short.
+        assert wait_until(lambda: "no answer to HELLO" in launcher.status().extra["last_error"], 10), launcher.status()
+        assert not launcher.status().extra["connected"]
         assert launcher.fire(FirePlan(fire=True, cards=1), results.append)
         assert wait_until(lambda: results, 2) and results[0].outcome == "fault"
     finally:
