@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from unolauncher.bus.discovery import sensor_values
-from unolauncher.daemon.commands import DAEMON_COMMANDS, check_daemon_command, decode_command, reply
+from unolauncher.daemon.commands import DAEMON_COMMANDS, check_daemon_command, decode_command, reply, unknown_player
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
 from unolauncher.launcher.press import PressClaim, Refusal
 from unolauncher.progress import Progress
@@ -87,6 +87,10 @@ class RefereeLike(Protocol):
     def handle(self, command: dict[str, Any]) -> list[dict[str, Any]]: ...
 
     def public_state(self) -> dict[str, Any]: ...
+
+    def legal_moves(self, player: str) -> list[dict[str, Any]]: ...
+
+    def playable(self, player: str) -> list[str]: ...
 
     def hitter(self) -> str | None: ...
 
@@ -860,6 +864,15 @@ class Table:
                 "launcher": self.launcher.status().to_json() if self.launcher else None,
             }
             return reply(command_id, True, "ok", "Status attached.", data=data)
+        if kind == "moves":  # a query like status (not journalled): the dashboard greys what the referee would refuse
+            player = command.get("player")
+            with self.lock:
+                players = self.referee.public_state()["players"]
+                if not isinstance(player, str) or player not in players:
+                    return reply(command_id, False, *unknown_player(player, players))
+                moves, playable = self.referee.legal_moves(player), self.referee.playable(player)
+                data = {"player": player, "seq": self.journal.last_seq, "moves": moves, "cards": playable}
+            return reply(command_id, True, "ok", f"{len(moves)} legal move(s) attached.", data=data)
         if kind == "resend":
             start = command.get("from") or 1
             events = self.journal.events(start, RESEND_LIMIT)
