@@ -32,13 +32,21 @@ export class SeatSheet {
     this.dialog.showModal();
   }
 
+  /** Who the big UNO button calls it for without asking: the one player holding one card, if there is one. */
+  unoShortcut() {
+    const state = this.state();
+    if (!state || !state.players || !state.hands) return null;
+    const onOne = state.players.filter((p) => state.hands[p] === 1);
+    return onOne.length === 1 ? onOne[0] : null;
+  }
+
   /** The big UNO button: whoever holds one card calls it; if that is not clear, ask. */
   callUno(control) {
     const state = this.state();
     if (!state || !state.players) return;
-    const onOne = state.hands ? state.players.filter((p) => state.hands[p] === 1) : [];
-    if (onOne.length === 1) {
-      this.send({ type: "uno", player: onOne[0] }, control);
+    const shortcut = this.unoShortcut();
+    if (shortcut !== null) {
+      this.send({ type: "uno", player: shortcut }, control);
       return;
     }
     this.clear();
