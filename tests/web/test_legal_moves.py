@@ -109,3 +109,35 @@ def test_the_picker_follows_the_player_it_reports_for(
     expect(face(picker, "red skip")).to_be_disabled()
     page.select_option("#picker-player", "ann")
     expect(face(picker, "red skip")).to_be_enabled()
+
+
+def test_uno_and_catch_buttons_follow_the_referee(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
+    """The seat sheet's UNO call and catches, and the big UNO button, are on exactly when the referee lists them."""
+    hands = {"ann": ["red 1", "red 2"], "bob": HANDS["bob"]}
+    assert table.command(rig("classic", hands, "red 5", players=["ann", "bob"], dealer="bob"))["ok"]
+    page = phones.open(dashboard_url)
+    live(page)
+    page.locator('.seat[data-player="ann"]').click()
+    sheet = page.locator("#seat-sheet")
+    expect(sheet).to_be_visible()
+    calls = sheet.locator("button", has_text="ann calls UNO")
+    caught_by_bob = sheet.locator("#seat-actions .chip", has_text="bob")
+    expect(calls).to_be_enabled()  # two cards, UNO not called yet
+    expect(caught_by_bob).to_be_disabled()  # nobody can catch ann before she is down to one card uncalled
+
+    # ann plays her second-to-last card without calling UNO (another phone reports it): now bob may catch her.
+    assert table.command({"type": "play", "player": "ann", "card": "red 1"})["ok"]
+    expect(caught_by_bob).to_be_enabled()
+    expect(calls).to_be_enabled()
+    page.keyboard.press("Escape")
+    expect(page.locator("#btn-uno")).to_be_enabled()  # ann is the one with one card: the button calls it for her
+
+    # ann calls it: nothing left to call, nobody to catch.
+    assert table.command({"type": "uno", "player": "ann"})["ok"]
+    expect(page.locator("#btn-uno")).to_be_disabled()
+    page.locator('.seat[data-player="ann"]').click()
+    expect(calls).to_be_disabled()
+    expect(caught_by_bob).to_be_disabled()
+    page.keyboard.press("Escape")
+    page.locator('.seat[data-player="bob"]').click()
+    expect(sheet.locator("button", has_text="bob calls UNO")).to_be_disabled()  # five cards

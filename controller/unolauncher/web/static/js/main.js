@@ -257,6 +257,7 @@ function onReply(reply) {
   if (app.moves.take(reply)) {
     renderTableView();
     app.picker.refresh(app.state);
+    app.seat.refresh();
     return;
   }
   const entry = app.pending.get(reply.id);
@@ -333,6 +334,7 @@ function renderAll() {
   renderScoresView();
   renderLauncherView();
   app.picker.refresh(app.state);
+  app.seat.refresh();
 }
 
 function renderTableView() {
@@ -637,7 +639,12 @@ async function main() {
   });
   app.setup = new Setup($("setup-form"), { start: startGame });
   app.deal = new DealSheet($("deal-sheet"));
-  app.seat = new SeatSheet($("seat-sheet"), { send, state: () => app.state });
+  app.seat = new SeatSheet($("seat-sheet"), {
+    send,
+    state: () => app.state,
+    allows: (player, type, target) => app.moves.allows(player, type, target),
+    want: (player) => askMoves(player),
+  });
   wireControls();
   updateLink();
   renderTableView();

@@ -41,11 +41,14 @@ export class MoveBook {
     return true;
   }
 
-  /** Whether the referee listed a move of this type for `player` (any when the daemon has no `moves` query). */
-  allows(player, type) {
+  /** Whether the referee listed a move of this type (and at this target, if given) for `player` (any when the
+   * daemon has no `moves` query). */
+  allows(player, type, target) {
     if (this.unsupported) return Boolean(player);
     const answer = this.answers.get(player);
-    return Boolean(answer && answer.moves.some((move) => move.type === type));
+    return Boolean(
+      answer && answer.moves.some((move) => move.type === type && (target === undefined || move.target === target)),
+    );
   }
 
   /** Whether `player` may put down `card` now (in table mode: a card of the deck the referee would take). */
