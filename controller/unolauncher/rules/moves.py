@@ -4,7 +4,10 @@ The referee's handlers stay the authority (a move is legal because ``handle`` ac
 moves from the same state and the same rule (:func:`~unolauncher.rules.cards.matches`, through
 :data:`~unolauncher.rules.cards.PLAYABLE_ON`), so a bot, the simulator or a dashboard greying out its buttons need
 not write the rules again. tests/rules/test_legal_moves.py plays random games and checks both ways: every listed
-move is accepted, and moves left out are refused.
+move is accepted, and moves left out are refused. The pieces ``legal_moves`` is built on are public too: the bots
+call :meth:`~LegalMoves.playable_cards`, :meth:`~LegalMoves.no_play_move` and :meth:`~LegalMoves.play_choices` on
+every simulated step (no dict per move), and the daemon's ``moves`` query answers with ``legal_moves`` and
+:meth:`~LegalMoves.playable` (the cards, also in ``table`` mode).
 
 A move is a command dict, in this order:
 
@@ -119,7 +122,7 @@ class LegalMoves(TurnOrder):
         build on it, and the bots call it on every simulated step (it stays a table lookup and one intersection).
         """
         s = self._s
-        if s.drawn is not None:
+        if s.drawn is not None:  # MK-05: after a draw, only the drawn card
             return [s.drawn]
         if s.mode == "full":  # the hot path: once per bot turn in a simulation
             hand = s.hands[seat]
