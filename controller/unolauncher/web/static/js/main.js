@@ -255,7 +255,7 @@ function onEvent(event) {
 
 function onReply(reply) {
   if (app.moves.take(reply)) {
-    renderTableView();
+    renderMoveControls();
     app.picker.refresh(app.state);
     app.seat.refresh();
     return;
@@ -361,7 +361,16 @@ function renderTableView() {
   // Pass is always there (in UNO Attack it only ends a Skip/Reverse chain, ATK-08, and is off otherwise).
   const drawRules = Boolean(state && state.ruleset && !attack);
   $("btn-draw").hidden = !drawRules;
-  // Off unless the referee listed the move for the player it is sent for (moves.js): ask, then follow its answer.
+  renderMoveControls();
+  setBlocked($("btn-undo"), !state || !state.players);
+  renderStop(); // HIT's own state
+}
+
+/** The table's game buttons: off unless the referee listed the move for the player it is sent for (moves.js). Ask,
+ * then follow the answer; an answer redraws only these (and the open sheets), never the table around them. */
+function renderMoveControls() {
+  const state = app.state;
+  const playing = Boolean(state && state.phase === "playing" && state.current);
   const current = playing ? state.current : null;
   const unoFor = playing ? app.seat.unoShortcut() : null; // the big UNO button's player, when it needs no question
   askMoves(current, unoFor);
@@ -369,8 +378,6 @@ function renderTableView() {
   setBlocked($("btn-draw"), !app.moves.allows(current, "draw"));
   setBlocked($("btn-pass"), !app.moves.allows(current, "pass"));
   setBlocked($("btn-uno"), !playing || (unoFor !== null && !app.moves.allows(unoFor, "uno")));
-  setBlocked($("btn-undo"), !state || !state.players);
-  renderStop(); // HIT's own state
 }
 
 /** Ask the referee what these players may do now (each once per state; nothing is sent while the link is down). */
