@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from unolauncher.rules.bots import Bot
-from unolauncher.rules.cards import CARD_INFO, COLORS, PLAYABLE_ON, matches
+from unolauncher.rules.cards import CARD_INFO, COLORS, PLAYABLE_ON, RULESETS, matches
 from unolauncher.rules.referee import Referee
 
 Move = dict[str, Any]
@@ -188,6 +188,41 @@ def test_trade_hands_is_never_listed_as_the_last_card() -> None:  # ATK-10
         if other != player
     ]
     assert all(accepted(two, move) for move in plays)
+
+
+def test_a_customizable_acting_as_trade_hands_is_not_the_last_card_either() -> None:  # ATK-10, ATK-16
+    """The bots ask the referee which cards may be played: the rule they once wrote themselves missed this case,
+    and a bot holding only such a Wild played it and was refused."""
+    ref = Referee()
+    options = {"customizable": {"action": "trade-hands"}}
+    ref.handle({"type": "new_game", "ruleset": "attack", "players": ["ann", "bob"], "seed": 1, "options": options})
+    player = ref.public_state()["current"]
+    last = with_hand(ref, ["wild customizable"], "red 4")
+    assert last.playable(player) == [] and [m["type"] for m in last.legal_moves(player)] == ["hit", "uno"]
+    for strategy in ("random", "greedy"):
+        assert Bot(strategy, seed=1).next_command(last) == {"type": "hit", "player": player}
+    more = with_hand(ref, ["wild customizable", "blue 1", "blue 2"], "red 4")
+    assert more.playable(player) == ["wild customizable"]
+    command = Bot("greedy", seed=1).next_command(more)
+    assert command is not None and command["card"] == "wild customizable" and "target" in command
+    assert accepted(more, command)
+
+
+def test_table_mode_playable_cards_are_the_matching_cards_of_the_deck() -> None:
+    """In table mode the referee cannot list plays (it does not see the hands), but it can say which cards of the
+    deck it would take: the ones a dashboard's card picker offers."""
+    ref = Referee()
+    deal = {"dealer": "cy", "starter": "red 5"}
+    ref.handle(
+        {"type": "new_game", "ruleset": "attack", "players": ["ann", "bob", "cy"], "mode": "table", "deal": deal}
+    )
+    cards = ref.playable("ann")
+    assert cards == sorted(card for card in RULESETS["attack"].counts if matches(card, "red", "red 5"))
+    assert ref.playable("bob") == []  # not bob's turn
+    for card in ("red 9", "blue 5", "wild hit-4"):
+        assert card in cards
+    assert "blue 3" not in cards and not accepted(ref, {"type": "play", "player": "ann", "card": "blue 3"})
+    assert accepted(ref, {"type": "play", "player": "ann", "card": "blue 5"})
 
 
 def test_the_matching_table_is_the_matching_rule() -> None:

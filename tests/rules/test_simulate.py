@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import pty
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -63,6 +67,40 @@ def test_no_progress_frames_when_stderr_is_not_a_terminal(capsys: pytest.Capture
     code, out, err = simulate(capsys, "--ruleset", "classic", "--players", "2", "--games", "3")
     assert code == 0 and "games/s" in out
     assert err == ""  # capsys's stderr is not a terminal: no carriage-return frames, no bar
+
+
+def test_a_log_file_gets_the_summary_alone_and_a_terminal_the_bar(tmp_path: Path) -> None:
+    """#15 item 6, as a service runs it: ``unolauncher simulate`` with stderr redirected to a file (a systemd journal,
+    ``2> log``) writes no carriage-return frames there, while on a real terminal (a pty) the bar is drawn."""
+    command = [sys.executable, "-m", "unolauncher", "simulate", "--ruleset", "classic", "--players", "2"]
+    command += ["--games", "200", "--seed", "3"]  # 100 chunks: a bar would draw 100 frames
+    log = tmp_path / "simulate.log"
+    with log.open("wb") as stderr:
+        run = subprocess.run(command, stdout=subprocess.PIPE, stderr=stderr, timeout=120)
+    assert run.returncode == 0 and b"games/s" in run.stdout
+    assert log.read_bytes() == b""
+
+    controller, terminal = pty.openpty()
+    try:
+        # Read while it runs: a pty holds a few KiB, and a full one would block the bar's writes.
+        with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=terminal) as child:
+            os.close(terminal)
+            drawn = b""
+            while chunk := _read_pty(controller):
+                drawn += chunk
+            assert child.wait(timeout=120) == 0
+    finally:
+        os.close(controller)
+    assert drawn.count(b"\r[") >= 2 and b"200/200 games" in drawn
+
+
+def _read_pty(fd: int) -> bytes:
+    """What is left to read from a pty's controller side (b"" at its end: Linux raises EIO once the other side is
+    closed and drained)."""
+    try:
+        return os.read(fd, 65536)
+    except OSError:
+        return b""
 
 
 def test_progress_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,7 +19,7 @@ from support.net import wait_until
 from unolauncher.bus.event_types import EVENTS
 
 from .conftest import PHONE, TABLE, GameFactory, PhoneFactory, TableHandle, stack_on_mosquitto
-from .test_dashboard import live, seat, start_rigged
+from .test_dashboard import live, report_a_refused_discard_all, seat, start_rigged
 
 RULE_CODE = re.compile(r"\b(ATK|MK)-\d\d\b")
 
@@ -332,31 +332,31 @@ def offline_and_back(phones: PhoneFactory, url: str, table: TableHandle, rigged:
 
 
 def test_a_refusal_goes_away_when_it_no_longer_applies(
-    phones: PhoneFactory, dashboard_url: str, table: TableHandle, rigged: GameFactory
+    phones: PhoneFactory, dashboard_url: str, table: TableHandle
 ) -> None:
-    start_rigged(table, rigged)
     page = phones.open(dashboard_url)
     live(page)
-    page.click("#btn-play")
+    report_a_refused_discard_all(page, table)
     picker = page.locator("#picker")
-    page.select_option("#picker-player", "bob")
-    picker.locator('[data-card="red 9"]').click()
-    page.click("#picker-send")
-    expect(picker.locator(".refusal")).to_contain_text("It is ann's turn")
-    page.select_option("#picker-player", "ann")  # the table corrects the report
+    expect(picker.locator(".refusal")).to_contain_text("More cards were discarded")
+    page.select_option("#picker-player", "bob")  # the table corrects the report
     expect(picker.locator(".refusal")).to_be_empty()
-    picker.locator('[data-card="red 9"]').click()
+    page.select_option("#picker-player", "ann")
+    picker.locator('#picker-faces [data-card="red 9"]').click()
     page.click("#picker-send")
     expect(picker).to_be_hidden()
 
-
-    # A refusal under the table's buttons is stale once the turn moved on (MK-05: draw before passing).
-    assert table.command({"type": "new_game", "ruleset": "classic", "mode": "table", "players": ["ann", "bob"],
-                          "seed": 2, "deal": {"dealer": "bob", "starter": "blue 4"}})["ok"]
+    # A refusal under the table's buttons is stale once the turn moved on. The table takes back a new game: the
+    # game before it is back (ann's turn), without its history, so Undo is refused.
+    first = {"type": "new_game", "ruleset": "classic", "mode": "table", "players": ["ann", "bob"], "seed": 2,
+             "deal": {"dealer": "bob", "starter": "blue 4"}}
+    assert table.command(first)["ok"]
+    assert table.command({**first, "seed": 3})["ok"]
+    assert table.command({"type": "undo"})["ok"]
     expect(page.locator("#btn-draw")).to_be_visible()
-    page.click("#btn-pass")
+    page.click("#btn-undo")
     actions = page.locator(".actions > .refusal")
-    expect(actions).to_have_text("Draw a card before passing.")
+    expect(actions).to_have_text("There is nothing to undo.")
     assert table.command({"type": "draw", "player": "ann"})["ok"]
     assert table.command({"type": "pass", "player": "ann"})["ok"]  # from another phone: bob's turn now
     expect(page.locator(".seat.current")).to_have_attribute("data-player", "bob")

@@ -142,11 +142,12 @@ def test_play_from_the_card_picker_shows_on_a_second_phone(
     picker = phone_a.locator("#picker")
     expect(picker).to_be_visible()
     expect(phone_a.locator("#picker-player")).to_have_value("ann")  # defaults to whoever is to play
-    # Red is in force (starter red 5): red cards and any 5 are playable, a blue 3 is not (ATK-04).
+    # Red is in force (starter red 5): ann's red cards are playable, her blue 3 is not (ATK-04), and a blue 5 would
+    # match but she holds none (full mode: the referee knows every hand, and the page asks it).
     expect(picker.locator('[data-card="red 9"]')).to_be_enabled()
     picker.locator(".colour-tab.c-blue").click()
     expect(picker.locator('[data-card="blue 3"]')).to_be_disabled()
-    expect(picker.locator('[data-card="blue 5"]')).to_be_enabled()
+    expect(picker.locator('[data-card="blue 5"]')).to_be_disabled()
     picker.locator(".colour-tab.c-red").click()
     picker.locator('[data-card="red 9"]').click()
     expect(phone_a.locator("#picker-send")).to_be_enabled()
@@ -184,43 +185,47 @@ def refused_after(table: TableHandle, before: int) -> dict[str, Any]:
     return refusals()[0]
 
 
-def test_illegal_play_shows_the_refusal_next_to_the_control(
-    phones: PhoneFactory, dashboard_url: str, table: TableHandle, rigged: GameFactory
-) -> None:
-    start_rigged(table, rigged)
-    page = phones.open(dashboard_url)
-    live(page)
+def report_a_refused_discard_all(page: Any, table: TableHandle) -> dict[str, Any]:
+    """Start a real-cards game where ann holds 2 cards, and report from the picker a Discard All that takes 2 more
+    with it: a detail the listed moves do not cover (table mode), which the referee refuses. Returns the refusal."""
+    deal = {"dealer": "cy", "hands": {"ann": 2, "bob": 7, "cy": 7}, "starter": "red 5"}
+    reply = table.command(
+        {"type": "new_game", "ruleset": "attack", "mode": "table", "players": PLAYERS, "seed": 5, "deal": deal}
+    )
+    assert reply["ok"], reply
     page.click("#btn-play")
     picker = page.locator("#picker")
-    refusal = picker.locator(".refusal")
-    page.select_option("#picker-player", "cy")  # not cy's turn: ann plays first
-    picker.locator('[data-card="red 7"]').click()
+    picker.locator('[data-card="red discard-all"]').click()
+    for face in ("1", "2"):
+        picker.locator(f'#picker-discard-faces [data-card="red {face}"]').click()
     before = len(table.replies)
     page.click("#picker-send")
-    reply = refused_after(table, before)
-    assert reply["code"] == "not_your_turn" and "ann" in reply["message"]
-    expect(refusal).to_have_text(reply["message"])
+    refusal = refused_after(table, before)
+    assert refusal["code"] == "bad_field" and "More cards were discarded" in refusal["message"]
+    return refusal
+
+
+def test_a_refusal_shows_next_to_the_control(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
+    """The page offers only what the referee lists, but the referee stays the judge: what it refuses all the same
+    (a detail the moves do not cover, or a state that changed meanwhile) shows next to the control that sent it."""
+    page = phones.open(dashboard_url)
+    live(page)
+    reply = report_a_refused_discard_all(page, table)
+    picker = page.locator("#picker")
+    expect(picker.locator(".refusal")).to_have_text(reply["message"])
     expect(picker).to_be_visible()  # the picker stays open so the table can correct the report
     phones.shot(page, "refusal")
-    assert table.state["hands"]["cy"] == 7  # a refusal changes nothing
-
-    # ann holds no red 7 (full mode knows every hand): refused too, and the message replaces the first one.
-    page.select_option("#picker-player", "ann")
-    picker.locator('[data-card="red 7"]').click()
-    before = len(table.replies)
-    page.click("#picker-send")
-    reply = refused_after(table, before)
-    expect(refusal).to_have_text(reply["message"])
+    assert table.state["hands"]["ann"] == 2  # a refusal changes nothing
     page.keyboard.press("Escape")
     expect(picker).to_be_hidden()
 
-    # A table-view control's refusal appears under the table's controls (MK-05: draw before passing).
-    table.command({"type": "new_game", "ruleset": "classic", "players": ["x", "y"], "mode": "full", "seed": 3})
-    expect(page.locator("#btn-pass")).to_be_visible()
+    # A table-view control's refusal appears under the table's controls: Undo once the table has undone it all.
+    assert table.command({"type": "undo"})["ok"]  # takes back the new game, and its history with it
+    expect(page.locator("#btn-undo")).to_be_enabled()
     before = len(table.replies)
-    page.click("#btn-pass")
+    page.click("#btn-undo")
     reply = refused_after(table, before)
-    assert reply["code"] == "must_draw_first"
+    assert reply["code"] == "nothing_to_undo"
     expect(page.locator(".actions > .refusal")).to_have_text(reply["message"])
 
 

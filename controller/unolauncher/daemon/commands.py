@@ -1,7 +1,7 @@
 """Decoding a ``cmd`` payload and wording the ``reply``: the daemon's edge against bad input.
 
-Every payload gets exactly one reply ``{"id", "ok", "code", "message"}`` (plus ``data`` for ``status``); ``id`` is
-echoed when the payload carried a usable one, else ``null``. The payload must be strict JSON
+Every payload gets exactly one reply ``{"id", "ok", "code", "message"}`` (plus ``data`` for ``status`` and
+``moves``); ``id`` is echoed when the payload carried a usable one, else ``null``. The payload must be strict JSON
 (:mod:`unolauncher.strict_json`: no NaN/Infinity, bounded depth, size and integers). The fields of the daemon's
 own commands are checked against :data:`DAEMON_FIELDS` (the referee checks its commands against
 ``rules/schema.py``), so a command is applied whole or refused. Nothing here raises on bad input.
@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from unolauncher.rules.refusal import Refusal
-from unolauncher.rules.schema import MAX_ID, Check, boolean, check_command, integer, label, text
+from unolauncher.rules.refusal import Refusal, short_repr
+from unolauncher.rules.schema import MAX_ID, PLAYER, Check, boolean, check_command, integer, label, text
 from unolauncher.strict_json import INT_MAX, StrictJSONError, loads
 
 MAX_PAYLOAD = 64 * 1024  # a real command is a few hundred bytes; a 64 KiB one is a mistake or an attack
@@ -39,6 +39,7 @@ DAEMON_FIELDS: dict[str, dict[str, Check]] = {
     "lid": {"open": boolean},
     "load": {"cards": integer(0, 200)},
     "status": {},
+    "moves": {"player": PLAYER},  # what that player may do now (Referee.legal_moves): a query, not journalled
     "resend": {"from": integer(1, INT_MAX)},
     "preset": {"preset": text()},  # the next game's ejection preset (Home Assistant's select)
     "disable": {"by": label(64, min_len=1)},  # the emergency stop; "by" says who pressed it
@@ -95,3 +96,15 @@ def check_daemon_command(command: dict[str, Any]) -> tuple[str, str] | None:
 def reply(command_id: str | int | None, ok: bool, code: str, message: str, **extra: Any) -> dict[str, Any]:
     """The reply payload for one command."""
     return {"id": command_id, "ok": ok, "code": code, "message": message, **extra}
+
+
+def unknown_player(player: Any, players: list[str]) -> tuple[str, str]:
+    """``(code, message)`` refusing a ``moves`` query for nobody at the table (``player`` passed the schema).
+
+    >>> unknown_player("zed", ["ann", "bob"])
+    ('unknown_player', 'There is no player called "zed" at this table (players: ann, bob).')
+    """
+    who = ", ".join(players) if players else "nobody: no game has been started"
+    if player is None:
+        return "missing_field", f'moves needs "player": one of the table\'s players ({who}).'
+    return "unknown_player", f"There is no player called {short_repr(player)} at this table (players: {who})."

@@ -1,4 +1,4 @@
-"""The daemon's own commands — ``status``, ``resend``, ``preset``, ``disable`` / ``enable``, and the virtual
+"""The daemon's own commands — ``status``, ``moves``, ``resend``, ``preset``, ``disable`` / ``enable``, and the virtual
 launcher's ``press`` / ``lid`` / ``load`` — which the table answers without the referee.
 
 Thread: the **table's worker**, one command at a time, in queue order (``Table._command``), after the command's
@@ -33,7 +33,8 @@ class DaemonCommands:
     """Answers the daemon's own commands (worker thread; see the module docstring).
 
     ``public_state()`` reads the referee's public state under the table's lock; ``record(r)`` journals a record now
-    (in order with everything before it) and fills in its ``seq`` or ``error``.
+    (in order with everything before it) and fills in its ``seq`` or ``error``; ``moves(player)`` is the ``moves``
+    query's answer (:meth:`~unolauncher.daemon.table.Table.moves`: data, or a refusal's code and message).
     """
 
     def __init__(
@@ -47,6 +48,7 @@ class DaemonCommands:
         preset: PresetChoice,
         public_state: Callable[[], dict[str, Any]],
         record: Callable[[Record], None],
+        moves: Callable[[Any], dict[str, Any] | tuple[str, str]],
     ) -> None:
         self.journal = journal
         self.output = output
@@ -57,6 +59,7 @@ class DaemonCommands:
         self.preset = preset
         self.public_state = public_state
         self.record = record
+        self.moves = moves
 
     def handle(self, command: dict[str, Any], command_id: CommandId) -> dict[str, Any]:
         """The one reply to a daemon command."""
@@ -72,6 +75,11 @@ class DaemonCommands:
                 "launcher": self.launcher.status().to_json() if self.launcher else None,
             }
             return reply(command_id, True, "ok", "Status attached.", data=data)
+        if kind == "moves":  # a query like status, never journalled: what the dashboard greys out
+            answer = self.moves(command.get("player"))
+            if isinstance(answer, tuple):
+                return reply(command_id, False, *answer)
+            return reply(command_id, True, "ok", f"{len(answer['moves'])} legal move(s) attached.", data=answer)
         if kind == "resend":
             start = command.get("from") or 1
             events = self.journal.events(start, RESEND_LIMIT)

@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from unolauncher.daemon.commands import DAEMON_COMMANDS, decode_command, reply
+from unolauncher.daemon.commands import DAEMON_COMMANDS, decode_command, reply, unknown_player
 from unolauncher.daemon.emergency_stop import EmergencyStop
 from unolauncher.daemon.handlers import DaemonCommands
 from unolauncher.daemon.interfaces import (
@@ -131,7 +131,7 @@ class Table(Journalling):
         self.sensors = SensorPublisher(output, launcher, journal, self.public_state, self.preset)
         self.commands = DaemonCommands(
             journal, output, launcher, virtual, self.emergency, self.sensors, self.preset, self.public_state,
-            self._journal_now,
+            self._journal_now, self.moves,
         )  # fmt: skip
         self.press = PressGate(self._unjournalled, self.emergency, wake=lambda: self._queue.put(_JOURNAL))
         with self._changing():  # the first snapshot, for the fresh referee
@@ -184,6 +184,16 @@ class Table(Journalling):
     def public_state(self) -> dict[str, Any]:
         with self.lock:
             return self.referee.public_state()
+
+    def moves(self, player: Any) -> dict[str, Any] | tuple[str, str]:
+        """The ``moves`` query's answer: ``player``'s legal moves and playable cards now, with the journal position
+        they reflect; or ``(code, message)`` when nobody of that name is at the table."""
+        with self.lock:
+            players = self.referee.public_state()["players"]
+            if not isinstance(player, str) or player not in players:
+                return unknown_player(player, players)
+            moves, playable = self.referee.legal_moves(player), self.referee.playable(player)
+            return {"player": player, "seq": self.journal.last_seq, "moves": moves, "cards": playable}
 
     def snapshot(self) -> dict[str, Any]:
         """Public state plus the journal position (for ``status`` and the retained ``state`` topic)."""

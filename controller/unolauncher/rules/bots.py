@@ -1,8 +1,11 @@
 """Bot players for simulation and benchmarks: ``random`` (uniform over legal moves) and ``greedy``.
 
 A bot looks at the referee's live state (``full`` mode) and returns the next command for whoever must act —
-the current player, the player owing hits, or the player a pending choice waits for. Bots use their own seeded
-RNG, never the referee's, so the referee's randomness is the same whatever the bots do.
+the current player, the player owing hits, or the player a pending choice waits for. What may be played comes from
+the referee (:meth:`~unolauncher.rules.moves.LegalMoves.playable_cards`, ``no_play_move`` and ``play_choices``, the
+functions :meth:`~unolauncher.rules.moves.LegalMoves.legal_moves` is built on), so the matching rule is not written
+here; the bot only chooses. Bots use their own seeded RNG, never the referee's, so the referee's randomness is the
+same whatever the bots do.
 
 Example::
 
@@ -20,24 +23,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from unolauncher.rules.cards import CARD_INFO, COLORS, PLAYABLE_ON, RULESETS
+from unolauncher.rules.cards import CARD_INFO, COLORS, RULESETS
 from unolauncher.rules.referee import Referee
 from unolauncher.rules.state import BETWEEN, PLAYING
 
 STRATEGIES = ("random", "greedy")
-_TARGETED = {"wild attack-attack", "blue trade-hands", "red trade-hands", "green trade-hands", "yellow trade-hands"}
 
-
-# Cards whose play carries a colour or a target, so they stand for several legal moves (see Bot._weighted_play).
-_CHOOSY = frozenset(c for c, (color, _) in CARD_INFO.items() if color is None) | _TARGETED
-
-
-def _needs_color(card: str) -> bool:
-    return CARD_INFO[card][0] is None and card != "wild item-box"
-
-
-def _targeted(s: Any, card: str) -> bool:
-    return card in _TARGETED or (card == "wild customizable" and s.options["customizable"] is not None)
+# Every card whose play may carry a colour or a target (every Wild, Attack-Attack, Trade Hands), so it may stand for
+# several legal moves: a hand without any takes the short way (Referee.play_choices says what each one needs).
+_CHOOSY = frozenset(c for c, (color, face) in CARD_INFO.items() if color is None or face == "trade-hands")
 
 
 class Bot:
@@ -65,21 +59,13 @@ class Bot:
             return {"type": "hit", "player": players[s.owed[0][0]]}
         seat = s.current
         who = players[seat]
-        hand = s.hands[seat]
-        # The distinct playable cards, sorted so the choice is reproducible (a set's order depends on string
-        # hashing): Referee.legal_moves lists them the same way, but a bot does not need a dict per move, and this
-        # runs once per simulated step.
-        if s.drawn is not None:
-            playable = [s.drawn]
-        else:
-            playable = sorted(PLAYABLE_ON[s.color][s.discard[-1]].intersection(hand))
-            if len(hand) == 1 and playable and playable[0].endswith("trade-hands"):
-                playable = []  # ATK-10
+        # The distinct playable cards as legal_moves lists them, without a dict per move: this runs once per
+        # simulated step.
+        playable = ref.playable_cards(seat)
         rng = self.rng
         if not playable or (self.renege_rate and rng.random() < self.renege_rate):
-            if RULESETS[s.ruleset].attack:
-                return {"type": "pass" if s.chain else "hit", "player": who}
-            return {"type": "pass" if s.drew else "draw", "player": who}
+            return ref.no_play_move(who)
+        hand = s.hands[seat]
         if len(hand) == 2 and self.uno_rate and not s.declared[seat] and rng.random() < self.uno_rate:
             return {"type": "uno", "player": who}
         if self.strategy == "random":
@@ -93,12 +79,12 @@ class Bot:
         values = RULESETS[s.ruleset].values
         in_hand_order = [c for c in hand if c in playable]  # ties go to the first in the hand
         card = max(in_hand_order, key=lambda c: (CARD_INFO[c][0] is not None, values[c]))
-        if CARD_INFO[card][0] is not None and card not in _TARGETED:
-            return {"type": "play", "player": who, "card": card}
         cmd: dict[str, Any] = {"type": "play", "player": who, "card": card}
-        if CARD_INFO[card][0] is None:
+        if card not in _CHOOSY:
+            return cmd
+        if CARD_INFO[card][0] is None:  # an Item Box too: the colour answers a Bob-omb before it asks (MK-12)
             cmd["color"] = self._color(hand, card)
-        if _targeted(s, card):
+        if ref.play_choices(card)[1]:
             cmd["target"] = players[self._target(ref, seat)]
         return cmd
 
@@ -106,18 +92,20 @@ class Bot:
         """Pick uniformly among every (card, colour, target) move the distinct playable cards allow."""
         s = ref.state
         others = len(s.players) - 1
-        weights = [(4 if _needs_color(card) else 1) * (others if _targeted(s, card) else 1) for card in distinct]
+        choices = [ref.play_choices(card) for card in distinct]
+        weights = [(4 if names_color else 1) * (others if names_target else 1) for names_color, names_target in choices]
         pick = int(self.rng.random() * sum(weights))
         index = 0
         while pick >= weights[index]:
             pick -= weights[index]
             index += 1
         card = distinct[index]
+        names_color, names_target = choices[index]
         cmd: dict[str, Any] = {"type": "play", "player": s.players[seat], "card": card}
-        if _targeted(s, card):
-            target, pick = divmod(pick, 4 if _needs_color(card) else 1)
+        if names_target:
+            target, pick = divmod(pick, 4 if names_color else 1)
             cmd["target"] = s.players[target if target < seat else target + 1]
-        if _needs_color(card):
+        if names_color:
             cmd["color"] = COLORS[pick]
         return cmd
 

@@ -4,7 +4,10 @@ The referee's handlers stay the authority (a move is legal because ``handle`` ac
 moves from the same state and the same rule (:func:`~unolauncher.rules.cards.matches`, through
 :data:`~unolauncher.rules.cards.PLAYABLE_ON`), so a bot, the simulator or a dashboard greying out its buttons need
 not write the rules again. tests/rules/test_legal_moves.py plays random games and checks both ways: every listed
-move is accepted, and moves left out are refused.
+move is accepted, and moves left out are refused. The pieces ``legal_moves`` is built on are public too: the bots
+call :meth:`~LegalMoves.playable_cards`, :meth:`~LegalMoves.no_play_move` and :meth:`~LegalMoves.play_choices` on
+every simulated step (no dict per move), and the daemon's ``moves`` query answers with ``legal_moves`` and
+:meth:`~LegalMoves.playable` (the cards, also in ``table`` mode).
 
 A move is a command dict, in this order:
 
@@ -87,29 +90,74 @@ class LegalMoves(TurnOrder):
 
     def _turn_moves(self, seat: int, player: str, moves: list[Move]) -> None:
         """The moves of the player whose turn it is, with nothing pending or owed."""
-        s = self._s
-        if s.mode == "full":
-            for card in self._playable_cards(seat):
-                self._plays(seat, player, card, moves)
-        if self._rs.attack:
-            moves.append({"type": "pass" if s.chain else "hit", "player": player})
-        else:
-            moves.append({"type": "pass" if s.drew else "draw", "player": player})
+        if self._s.mode == "full":
+            for card in self.playable_cards(seat):
+                self._plays(player, card, moves)
+        moves.append(self.no_play_move(player))
 
-    def _playable_cards(self, seat: int) -> list[str]:
-        """The distinct cards of ``seat``'s hand that may be played now, sorted (full mode)."""
+    def playable(self, player: str) -> list[str]:
+        """The distinct cards ``player`` may put down now, sorted: :meth:`playable_cards` when it is their turn to
+        play (nothing pending, no hits owed), else ``[]``. In ``table`` mode these are cards of the deck (the
+        referee does not see the hands), which a dashboard offers while :meth:`legal_moves` lists no play.
+
+        >>> from unolauncher.rules.referee import Referee
+        >>> ref = Referee()
+        >>> _ = ref.handle({"type": "new_game", "ruleset": "classic", "players": ["ann", "bob"], "seed": 11})
+        >>> ref.playable("ann"), ref.playable("bob")
+        (['blue 6', 'blue skip', 'red 8', 'wild'], [])
+        """
+        s = self._s
+        seat = self._seats.get(player)
+        if seat is None or s.phase != PLAYING or s.pending is not None or s.owed or s.current != seat:
+            return []
+        return self.playable_cards(seat)
+
+    def playable_cards(self, seat: int) -> list[str]:
+        """The distinct cards ``seat`` may put down if it is their turn, sorted (a set's order would depend on string
+        hashing): after a draw only the drawn card (MK-05); else the cards held (``full`` mode) or of the deck
+        (``table`` mode) that match the top card and the colour in force (ATK-04, MK-05, as the
+        :data:`~unolauncher.rules.cards.PLAYABLE_ON` table), never a Trade Hands as the last card (ATK-10).
+
+        The one place that says which cards may be played: :meth:`legal_moves` and the dashboard's ``moves`` query
+        build on it, and the bots call it on every simulated step (it stays a table lookup and one intersection).
+        """
         s = self._s
         if s.drawn is not None:  # MK-05: after a draw, only the drawn card
             return [s.drawn]
-        return sorted(PLAYABLE_ON[s.color][s.discard[-1]].intersection(s.hands[seat]))
+        if s.mode == "full":  # the hot path: once per bot turn in a simulation
+            hand = s.hands[seat]
+            cards = sorted(PLAYABLE_ON[s.color][s.discard[-1]].intersection(hand))
+            if cards and len(hand) == 1:
+                return self._not_last(cards)
+            return cards
+        cards = sorted(PLAYABLE_ON[s.color][s.discard[-1]].intersection(self._rs.counts))
+        return self._not_last(cards) if s.table_counts[seat] <= 1 else cards
 
-    def _plays(self, seat: int, player: str, card: str, moves: list[Move]) -> None:
+    def _not_last(self, cards: list[str]) -> list[str]:
+        """ATK-10: Trade Hands (or a Wild Customizable acting as one, ATK-16) cannot be the last card."""
+        actions = self._actions
+        return [card for card in cards if actions.get(CARD_INFO[card][1]) != "trade-hands"]
+
+    def no_play_move(self, player: str) -> Move:
+        """The move of the player whose turn it is that plays no card: in UNO Attack a hit (a pass to end a
+        Skip/Reverse chain, ATK-08); in the others a draw, and a pass once drawn (MK-05)."""
+        s = self._s
+        if self._rs.attack:
+            return {"type": "pass" if s.chain else "hit", "player": player}
+        return {"type": "pass" if s.drew else "draw", "player": player}
+
+    def play_choices(self, card: str) -> tuple[bool, bool]:
+        """(names a colour, names a target) when ``card`` is played in this game: every Wild but the Item Box names
+        a colour (its colour comes from the turned card, MK-07); Attack-Attack and Trade Hands name another player
+        (ATK-10, ATK-13), and so does a Wild Customizable acting as one of them (ATK-16)."""
         color, face = CARD_INFO[card]
-        action = self._actions.get(face, "")
-        if action == "trade-hands" and len(self._s.hands[seat]) <= 1:
-            return  # ATK-10: Trade Hands cannot be the last card
-        colors: tuple[str | None, ...] = COLORS if color is None and face != "wild item-box" else (None,)
-        targets: list[str | None] = self._others(player) if action in ("attack", "trade-hands") else [None]
+        return color is None and face != "wild item-box", self._actions.get(face, "") in ("attack", "trade-hands")
+
+    def _plays(self, player: str, card: str, moves: list[Move]) -> None:
+        """One move per colour and target ``card`` needs (a card without either: one move)."""
+        names_color, names_target = self.play_choices(card)
+        colors: tuple[str | None, ...] = COLORS if names_color else (None,)
+        targets: list[str | None] = self._others(player) if names_target else [None]
         for target in targets:
             for chosen in colors:
                 move: Move = {"type": "play", "player": player, "card": card}

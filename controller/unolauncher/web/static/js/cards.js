@@ -1,4 +1,5 @@
-// Cards as PROTOCOL.md spells them ("red 7", "wild", "wild hit-4"): faces per rule set, labels, legality.
+// Cards as PROTOCOL.md spells them ("red 7", "wild", "wild hit-4"): faces per rule set, labels. Which of
+// them may be played now is the referee's answer (moves.js), never decided here.
 
 export const COLOURS = ["red", "yellow", "green", "blue"];
 
@@ -106,24 +107,6 @@ export function needsTarget(card) {
 export function needsColour(card) {
   const { colour, face } = parseCard(card);
   return colour === "wild" && !NO_COLOUR_WILDS.has(face);
-}
-
-/**
- * Whether a card may be played now, as far as the page can tell.
- * The referee's own list (`state.legal`, when it publishes one) wins; otherwise ATK-04 / MK-05 matching against
- * the top card and the colour in force. The referee stays the judge: a refusal still shows next to the button.
- */
-export function isPlayable(card, state) {
-  if (!state) return true;
-  if (Array.isArray(state.legal)) return state.legal.includes(card);
-  const { colour, face } = parseCard(card);
-  if (colour === "wild") return true;
-  if (!state.top) return true;
-  const top = parseCard(state.top);
-  const inForce = state.color || (top.colour !== "wild" ? top.colour : null);
-  if (!inForce) return true; // a Wild start card: any card may be played (ATK-17)
-  if (colour === inForce) return true;
-  return top.colour !== "wild" && face === top.face;
 }
 
 /** Create the small on-screen card (a coloured rounded rectangle with its glyph). */

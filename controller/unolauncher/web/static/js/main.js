@@ -6,6 +6,7 @@ import { SeatSheet } from "./seat.js";
 import { History } from "./history.js";
 import { DealSheet } from "./deal.js";
 import { Fairness } from "./fairness.js";
+import { MoveBook } from "./moves.js";
 import {
   renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs, readScores,
   applyLink, setBlocked, link,
@@ -38,6 +39,7 @@ const app = {
   reloadRequested: false,
   history: null,
   fairness: null, // the phone's own check of every revealed round (fairness.js)
+  moves: null, // the referee's answer to "what may this player do now" (moves.js): the controls follow it
   pending: new Map(), // command id -> {control, timer, onOk}
   view: "table",
   unseen: 0,
@@ -141,6 +143,7 @@ function updateLink() {
   } else if (!was) {
     app.unconfirmed = false;
     for (const slot of document.querySelectorAll(".refusal")) clearSlot(slot); // stale: about the time before
+    app.moves.reset(); // a question asked before the outage may never be answered: ask again
     if (app.state) renderAll();
   }
 }
@@ -185,6 +188,7 @@ function onState(state) {
     setTimeout(() => catchUp(state.seq), 400);
   }
   if (state.phase !== "playing") app.reloadRequested = false;
+  app.moves.reset(); // what anyone may do is asked again for this state (askMoves, from renderTableView)
   renderAll();
   if (!performance.getEntriesByName("uno-state").length) performance.mark("uno-state");
   document.body.dataset.hasState = "1";
@@ -250,6 +254,12 @@ function onEvent(event) {
 }
 
 function onReply(reply) {
+  if (app.moves.take(reply)) {
+    renderMoveControls();
+    app.picker.refresh(app.state);
+    app.seat.refresh();
+    return;
+  }
   const entry = app.pending.get(reply.id);
   if (!entry) return; // another phone's command
   app.pending.delete(reply.id);
@@ -324,6 +334,7 @@ function renderAll() {
   renderScoresView();
   renderLauncherView();
   app.picker.refresh(app.state);
+  app.seat.refresh();
 }
 
 function renderTableView() {
@@ -350,12 +361,29 @@ function renderTableView() {
   // Pass is always there (in UNO Attack it only ends a Skip/Reverse chain, ATK-08, and is off otherwise).
   const drawRules = Boolean(state && state.ruleset && !attack);
   $("btn-draw").hidden = !drawRules;
-  setBlocked($("btn-play"), !playing);
-  setBlocked($("btn-draw"), !playing);
-  setBlocked($("btn-pass"), !playing || (attack && !state.chain));
-  setBlocked($("btn-uno"), !playing);
+  renderMoveControls();
   setBlocked($("btn-undo"), !state || !state.players);
   renderStop(); // HIT's own state
+}
+
+/** The table's game buttons: off unless the referee listed the move for the player it is sent for (moves.js). Ask,
+ * then follow the answer; an answer redraws only these (and the open sheets), never the table around them. */
+function renderMoveControls() {
+  const state = app.state;
+  const playing = Boolean(state && state.phase === "playing" && state.current);
+  const current = playing ? state.current : null;
+  const unoFor = playing ? app.seat.unoShortcut() : null; // the big UNO button's player, when it needs no question
+  askMoves(current, unoFor);
+  setBlocked($("btn-play"), !app.moves.canPlayAny(current));
+  setBlocked($("btn-draw"), !app.moves.allows(current, "draw"));
+  setBlocked($("btn-pass"), !app.moves.allows(current, "pass"));
+  setBlocked($("btn-uno"), !playing || (unoFor !== null && !app.moves.allows(unoFor, "uno")));
+}
+
+/** Ask the referee what these players may do now (each once per state; nothing is sent while the link is down). */
+function askMoves(...players) {
+  if (!link.up) return;
+  for (const player of players) app.moves.want(player);
 }
 
 /** The emergency stop's row: STOP while the launcher may run; "Launcher stopped" and Enable while it may not. */
@@ -609,13 +637,21 @@ async function main() {
   $("table-name").textContent = config.title || `· ${table}`;
   app.history = new History(table);
   app.fairness = new Fairness((command) => (app.link && app.link.connected ? app.link.send(command) : null));
+  app.moves = new MoveBook((command) => (app.link && app.link.connected ? app.link.send(command) : null));
   app.picker = new Picker($("picker"), {
     send,
     customAction: () => (app.history.data.customizable ? app.history.data.customizable.action : null),
+    canPlay: (player, card) => app.moves.canPlay(player, card),
+    want: (player) => askMoves(player),
   });
   app.setup = new Setup($("setup-form"), { start: startGame });
   app.deal = new DealSheet($("deal-sheet"));
-  app.seat = new SeatSheet($("seat-sheet"), { send, state: () => app.state });
+  app.seat = new SeatSheet($("seat-sheet"), {
+    send,
+    state: () => app.state,
+    allows: (player, type, target) => app.moves.allows(player, type, target),
+    want: (player) => askMoves(player),
+  });
   wireControls();
   updateLink();
   renderTableView();

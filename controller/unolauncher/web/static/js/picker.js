@@ -1,6 +1,7 @@
-// The card picker: colour, then face (only playable faces enabled), then the Wild's colour / the target.
+// The card picker: colour, then face (only the faces the referee would take enabled), then the Wild's colour / the
+// target.
 import {
-  COLOURS, DECKS, cardElement, cardLabel, capitalise, faceLabel, isPlayable, needsColour, needsTarget, parseCard,
+  COLOURS, DECKS, cardElement, cardLabel, capitalise, faceLabel, needsColour, needsTarget, parseCard,
 } from "./cards.js";
 import { CardGrid } from "./cardgrid.js";
 import { button, setBlocked } from "./views.js";
@@ -9,11 +10,15 @@ import { button, setBlocked } from "./views.js";
 const CUSTOM_TARGET_ACTIONS = new Set(["attack", "trade-hands"]);
 
 export class Picker {
-  /** `customAction()` returns the game's Wild Customizable action (from its game_started event), if known. */
-  constructor(dialog, { send, customAction = () => null }) {
+  /** `customAction()` returns the game's Wild Customizable action (from its game_started event), if known;
+   * `canPlay(player, card)` says whether the referee would take that card from that player now (its `moves` answer,
+   * see moves.js), and `want(player)` asks for that answer when the picker shows another player. */
+  constructor(dialog, { send, customAction = () => null, canPlay = () => true, want = () => {} }) {
     this.dialog = dialog;
     this.send = send;
     this.customAction = customAction;
+    this.canPlay = canPlay;
+    this.want = want;
     this.discarded = [];
     this.turned = "";
     this.state = null;
@@ -23,8 +28,8 @@ export class Picker {
     this.q = (sel) => dialog.querySelector(sel);
     this.grid = new CardGrid(this.q("#picker-colours"), this.q("#picker-faces"), {
       onPick: (card) => this.choose(card),
-      enabled: (card) => isPlayable(card, this.state),
-      why: () => "Does not match the card in play",
+      enabled: (card) => this.canPlay(this.player(), card),
+      why: () => "The referee would not take this card from this player now",
     });
     // Table mode, Wild Item Box: the card it turned over (MK-07), chosen the same way as any card.
     this.turnedGrid = new CardGrid(this.q("#picker-turned-colours"), this.q("#picker-turned-faces"), {
@@ -36,12 +41,17 @@ export class Picker {
     this.q("#picker-send").addEventListener("click", (e) => this.submit(e.currentTarget));
     this.q("#picker-player").addEventListener("change", () => {
       this.clearRefusal(); // the refusal was about the player chosen before ("It is bob's turn")
-      this.renderTargets();
+      this.want(this.player());
+      this.render();
     });
     this.q("#picker-discard-clear").addEventListener("click", () => {
       this.discarded = [];
       this.renderExtras();
     });
+  }
+
+  player() {
+    return this.q("#picker-player").value;
   }
 
   tableMode() {
@@ -71,15 +81,19 @@ export class Picker {
     const inForce = state.color || parseCard(state.top).colour;
     const select = this.q("#picker-player");
     select.replaceChildren(...state.players.map((p) => new Option(p, p, false, p === state.current)));
+    this.want(this.player());
     this.clearRefusal();
     this.grid.show(state.ruleset, { tab: COLOURS.includes(inForce) ? inForce : "red", selected: null });
     this.renderExtras();
     this.dialog.showModal();
   }
 
+  /** A new state or a new answer from the referee: what may be played may have changed. */
   refresh(state) {
     this.state = state;
-    if (this.dialog.open) this.render();
+    if (!this.dialog.open) return;
+    this.want(this.player());
+    this.render();
   }
 
   deck() {
@@ -176,7 +190,8 @@ export class Picker {
     const preview = this.q("#picker-preview");
     preview.replaceChildren();
     const ready = Boolean(
-      this.card && (!needsColour(this.card) || this.color) && (!this.wantsTarget() || this.target)
+      this.card && this.canPlay(this.player(), this.card)
+      && (!needsColour(this.card) || this.color) && (!this.wantsTarget() || this.target)
       && (!this.wantsTurned() || this.turned),
     );
     if (this.card) {
