@@ -22,8 +22,8 @@ from unofw.outq import CHUNK, OutQueue
 
 from firmware.fwsim import Harness
 from firmware.mpfakes import FIRMWARE, load_rp2040, machine, mp_time
-from unolauncher.launcher import serial_protocol as sp
-from unolauncher.launcher.gpio import DeviceSettings
+from unolauncher.launcher.backends.gpio.launcher import DeviceSettings
+from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.interface import FirePlan
 
 VECTORS = json.loads((FIRMWARE / "test_vectors.json").read_text())
@@ -354,7 +354,7 @@ def test_every_config_value_has_a_ceiling_and_a_floor(field: str) -> None:
 
 def test_the_host_refuses_settings_beyond_the_firmwares_ceilings() -> None:
     from unolauncher.clock import RealClock
-    from unolauncher.launcher.serial_launcher import SerialLauncher
+    from unolauncher.launcher.backends.serial.launcher import SerialLauncher
 
     with pytest.raises(ValueError, match=r"max_run_s=30 is outside what the co-processor accepts \(0.1 to 10\)"):
         SerialLauncher.from_settings({"serial_port": "loop://", "max_run_s": 30}, RealClock())

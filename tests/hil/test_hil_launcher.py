@@ -20,11 +20,11 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from support.claims import ModelClaims
 from unolauncher.clock import RealClock, VirtualClock
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.virtual import VirtualLauncher, VirtualParams
 from unolauncher.launcher.interface import FirePlan, FireResult
 from unolauncher.launcher.pins import DEFAULT_JIG, DEFAULT_PINS
 from unolauncher.launcher.press import PressHandler
-from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
 from unolauncher.rules.ejection import EjectionModel
 
 from .jig import JigToy, wire_mock_jig

@@ -11,10 +11,10 @@ import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from unolauncher.clock import VirtualClock
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.virtual import VirtualLauncher, VirtualParams
 from unolauncher.launcher.interface import FireResult
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap
-from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
 
 
 @pytest.fixture

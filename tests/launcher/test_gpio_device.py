@@ -6,10 +6,10 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from unolauncher.clock import VirtualClock
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.virtual import VirtualParams
 from unolauncher.launcher.interface import FirePlan, FireResult
 from unolauncher.launcher.pins import DEFAULT_PINS, resolve_pins
-from unolauncher.launcher.virtual import VirtualParams
 
 from .conftest import Rig, make_rig
 

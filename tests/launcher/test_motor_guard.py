@@ -1,4 +1,5 @@
-"""The motor guard (launcher/motor_guard.py): deadlines of its own, interlocks, and no lock shared with anything."""
+"""The motor guard (launcher/backends/gpio/motor_guard.py): deadlines of its own, interlocks, and no lock shared with
+anything."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from gpiozero.pins.mock import MockFactory
 
 from support.net import wait_until
 from unolauncher.clock import RealClock, VirtualClock
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.motor_guard import GRACE_S, MotorGuard
 from unolauncher.launcher.interface import FirePlan, FireResult
-from unolauncher.launcher.motor_guard import GRACE_S, MotorGuard
 from unolauncher.launcher.pins import DEFAULT_PINS
 
 from .conftest import Rig, make_rig

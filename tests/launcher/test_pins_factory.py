@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from unolauncher.clock import VirtualClock
+from unolauncher.launcher.backends.virtual import VirtualLauncher
 from unolauncher.launcher.factory import (
     LauncherSetupError,
     create_launcher,
@@ -24,7 +25,6 @@ from unolauncher.launcher.pins import (
     resolve_jig,
     resolve_pins,
 )
-from unolauncher.launcher.virtual import VirtualLauncher
 
 ROOT = Path(__file__).resolve().parents[2]
 

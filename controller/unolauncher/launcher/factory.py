@@ -15,11 +15,12 @@ dataclass); every key is optional:
 ``pin_factory``     gpiozero factory: ``lgpio`` (default, the only one on a Pi 5), ``rpigpio``, …
 ``magazine``        cards believed loaded after a refill (also the virtual magazine's start), e.g. 40
 ``jam_timeout_s``, ``max_run_s``, ``retract_ms``, ``retract_power``, ``debounce_ms``, ``settle_ms``:
-                    see :class:`~unolauncher.launcher.gpio.DeviceSettings`
-``virtual``         table of :class:`~unolauncher.launcher.virtual.VirtualParams` fields (``jam_probability``, …)
+                    see :class:`~unolauncher.launcher.backends.gpio.launcher.DeviceSettings`
+``virtual``         table of :class:`~unolauncher.launcher.backends.virtual.VirtualParams` fields
+                    (``jam_probability``, …)
 ==================  ==========================================================================================
 
-The ``serial`` backend lives in ``launcher/serial_launcher.py`` (imported only when chosen): it is built with
+The ``serial`` backend lives in ``launcher/backends/serial/`` (imported only when chosen): it is built with
 ``SerialLauncher.from_settings(settings, clock)``, which reads its own keys.
 
 Example::
@@ -45,11 +46,11 @@ from typing import Any
 
 from unolauncher.clock import Clock
 from unolauncher.errors import UnolauncherError
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.virtual import VirtualLauncher, VirtualParams
 from unolauncher.launcher.interface import Launcher
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap, PinMapError, load_pin_file, resolve_pins
 from unolauncher.launcher.setting import setting
-from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
 
 log = logging.getLogger(__name__)
 
@@ -187,6 +188,8 @@ def create_launcher(settings: Any, clock: Clock) -> tuple[Launcher, VirtualLaunc
 
 
 def _create_serial(settings: Any, clock: Clock) -> Launcher:
-    from unolauncher.launcher.serial_launcher import SerialLauncher  # pyserial only when this backend is chosen
+    from unolauncher.launcher.backends.serial.launcher import (
+        SerialLauncher,  # pyserial only when this backend is chosen
+    )
 
     return SerialLauncher.from_settings(settings, clock)

@@ -14,11 +14,11 @@ A run (one accepted :meth:`GpioLauncher.fire`):
 3. **settle**: motor off; cards still passing the beam are counted (the hitter takes them too);
 4. **retract**: motor reversed briefly so the next card is pulled back, as the toy does; then off and ``done``.
 
-Safety: the motor is off after construction, after :meth:`stop`/:meth:`close`, when the lid opens, while the
-launcher is disabled (:meth:`set_enabled`), and on every exception path (each callback entry point is guarded and
-switches the motor off before reporting a ``fault``). Every pin write that could start the motor goes through the
-:class:`~unolauncher.launcher.motor_guard.MotorGuard`, which holds a deadline for each "on" and keeps it on a thread
-of its own, so a stuck timer thread cannot keep the motor running past its limit.
+Safety: the motor is off after construction, after :meth:`stop`/:meth:`close`, when the lid opens, while the launcher
+is disabled (:meth:`set_enabled`), and on every exception path (each callback entry point is guarded and switches the
+motor off before reporting a ``fault``). Every pin write that could start the motor goes through the
+:class:`~unolauncher.launcher.backends.gpio.motor_guard.MotorGuard`, which holds a deadline for each "on" and keeps it
+on a thread of its own, so a stuck timer thread cannot keep the motor running past its limit.
 
 The card beam ignores a falling edge closer than ``beam_min_gap_ms`` (4 ms, as the co-processor firmware) to the
 last card it counted: a flicker of the beam as one card passes is one card, not two.
@@ -42,8 +42,9 @@ from typing import Any, ParamSpec, TypeVar
 from gpiozero import DigitalInputDevice, DigitalOutputDevice, PWMOutputDevice
 
 from unolauncher.clock import Clock, TimerHandle
+from unolauncher.launcher.backends.gpio.feedback import Feedback
+from unolauncher.launcher.backends.gpio.motor_guard import MotorGuard
 from unolauncher.launcher.events import done_callback_fault, empty_event, jam_event, lid_open_fault, max_run_event
-from unolauncher.launcher.feedback import Feedback
 from unolauncher.launcher.interface import (
     DoneCallback,
     EventCallback,
@@ -55,7 +56,6 @@ from unolauncher.launcher.interface import (
     PressCallback,
     require_in_range,
 )
-from unolauncher.launcher.motor_guard import MotorGuard
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap
 from unolauncher.progress import Progress
 
@@ -352,8 +352,8 @@ class GpioLauncher:
         return problems
 
     def indicate(self, chime: bool, tension: int) -> None:
-        """Press feedback (see :mod:`unolauncher.launcher.feedback`); called by the press handler. A no-op for an LED
-        or buzzer whose pin is not fitted (``-1`` in the pin map)."""
+        """Press feedback (see :mod:`unolauncher.launcher.backends.gpio.feedback`); called by the press handler. A
+        no-op for an LED or buzzer whose pin is not fitted (``-1`` in the pin map)."""
         if chime:
             self.feedback.chime()
         if tension != self.feedback.tension:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from unolauncher.launcher import serial_protocol as sp
+from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.interface import require_in_range
 from unolauncher.launcher.setting import setting
 

@@ -1,10 +1,10 @@
 """The virtual launcher: a small physical simulation of the toy attached to gpiozero mock pins.
 
-It watches the motor driver pins that :class:`~unolauncher.launcher.gpio.GpioLauncher` writes and drives the input
-pins that it reads, so the *real* device code runs unchanged on a machine without GPIO (``unolauncher run`` on a
-laptop, every test, the dashboard demo). Physics: a magazine of cards; the wheel needs ``spin_up_ms`` before the
-first card leaves; then cards leave at ``cards_per_s`` times the PWM power; each card breaks the beam for
-``pulse_ms``; each card may jam with ``jam_probability`` (seeded, so runs repeat); the lid clears a jam.
+It watches the motor driver pins that :class:`~unolauncher.launcher.backends.gpio.launcher.GpioLauncher` writes and
+drives the input pins that it reads, so the *real* device code runs unchanged on a machine without GPIO
+(``unolauncher run`` on a laptop, every test, the dashboard demo). Physics: a magazine of cards; the wheel needs
+``spin_up_ms`` before the first card leaves; then cards leave at ``cards_per_s`` times the PWM power; each card breaks
+the beam for ``pulse_ms``; each card may jam with ``jam_probability`` (seeded, so runs repeat); the lid clears a jam.
 
 Everything is timed by the injected clock: ``VirtualClock`` in tests (a 30 s jam test takes microseconds),
 ``RealClock`` in the daemon.
@@ -17,7 +17,7 @@ Example::
 
     >>> from gpiozero.pins.mock import MockFactory, MockPWMPin
     >>> from unolauncher.clock import VirtualClock
-    >>> from unolauncher.launcher.gpio import GpioLauncher
+    >>> from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
     >>> from unolauncher.launcher.interface import FirePlan
     >>> from unolauncher.launcher.pins import DEFAULT_PINS
     >>> factory = MockFactory(pin_class=MockPWMPin)
