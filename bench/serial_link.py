@@ -40,7 +40,8 @@ from support.benchstats import TimedPin, percentile, timed_press  # noqa: E402
 from support.claims import ModelClaims  # noqa: E402
 from support.net import wait_until  # noqa: E402
 from unolauncher.clock import RealClock, VirtualClock  # noqa: E402
-from unolauncher.launcher.backends.gpio.launcher import DeviceSettings, GpioLauncher  # noqa: E402
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher  # noqa: E402
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings  # noqa: E402
 from unolauncher.launcher.backends.serial import protocol as sp  # noqa: E402
 from unolauncher.launcher.backends.serial.launcher import SerialLauncher, SerialSettings  # noqa: E402
 from unolauncher.launcher.pins import DEFAULT_PINS  # noqa: E402

@@ -17,7 +17,6 @@ NOT_YET = {
     "daemon/table.py",
     "daemon/app.py",
     "launcher/press.py",
-    "launcher/backends/gpio/launcher.py",
     "bus/broker.py",
     "bus/discovery.py",
     "bus/event_types.py",

@@ -12,7 +12,7 @@ import json
 import struct
 from pathlib import Path
 
-from unolauncher.launcher.backends.gpio.launcher import DeviceSettings
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.interface import FirePlan
 

@@ -146,7 +146,7 @@ LAUNCHER_ALIASES = {"port": "an alias of serial_port for callers outside the dae
 def test_every_key_the_launcher_code_reads_is_accepted_and_documented() -> None:
     """The launcher factory, the GPIO device settings and the serial backend read their keys from [launcher]: each
     one must be a config key (else it could never be set) and be documented."""
-    from unolauncher.launcher.backends.gpio.launcher import DeviceSettings
+    from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 
     launcher_dir = ROOT / "controller" / "unolauncher" / "launcher"
     factory = (launcher_dir / "factory.py").read_text()

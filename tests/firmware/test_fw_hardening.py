@@ -22,7 +22,7 @@ from unofw.outq import CHUNK, OutQueue
 
 from firmware.fwsim import Harness
 from firmware.mpfakes import FIRMWARE, load_rp2040, machine, mp_time
-from unolauncher.launcher.backends.gpio.launcher import DeviceSettings
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.interface import FirePlan
 

@@ -20,7 +20,8 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from support.claims import ModelClaims
 from unolauncher.clock import RealClock, VirtualClock
-from unolauncher.launcher.backends.gpio.launcher import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.virtual import VirtualLauncher, VirtualParams
 from unolauncher.launcher.interface import FirePlan, FireResult
 from unolauncher.launcher.pins import DEFAULT_JIG, DEFAULT_PINS

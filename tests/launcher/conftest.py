@@ -11,7 +11,8 @@ import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from unolauncher.clock import VirtualClock
-from unolauncher.launcher.backends.gpio.launcher import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.virtual import VirtualLauncher, VirtualParams
 from unolauncher.launcher.interface import FireResult
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap

@@ -6,7 +6,8 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from unolauncher.clock import VirtualClock
-from unolauncher.launcher.backends.gpio.launcher import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.virtual import VirtualParams
 from unolauncher.launcher.interface import FirePlan, FireResult
 from unolauncher.launcher.pins import DEFAULT_PINS, resolve_pins

@@ -26,7 +26,8 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from support.net import wait_until
 from unolauncher.clock import RealClock, VirtualClock
-from unolauncher.launcher.backends.gpio.launcher import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.backends.serial.launcher import SerialLauncher, SerialSettings
 from unolauncher.launcher.backends.virtual import VirtualLauncher, VirtualParams

@@ -11,8 +11,9 @@ from gpiozero.pins.mock import MockFactory
 
 from support.net import wait_until
 from unolauncher.clock import RealClock, VirtualClock
-from unolauncher.launcher.backends.gpio.launcher import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
 from unolauncher.launcher.backends.gpio.motor_guard import GRACE_S, MotorGuard
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.interface import FirePlan, FireResult
 from unolauncher.launcher.pins import DEFAULT_PINS
 
@@ -145,7 +146,7 @@ def test_an_emergency_stop_waits_for_no_lock_the_launcher_holds(rig: Rig) -> Non
     held, release = threading.Event(), threading.Event()
 
     def hold() -> None:
-        with rig.launcher._lock:
+        with rig.launcher.runs.lock:
             held.set()
             release.wait()
 

@@ -46,7 +46,8 @@ from typing import Any
 
 from unolauncher.clock import Clock
 from unolauncher.errors import UnolauncherError
-from unolauncher.launcher.backends.gpio.launcher import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.virtual import VirtualLauncher, VirtualParams
 from unolauncher.launcher.interface import Launcher
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap, PinMapError, load_pin_file, resolve_pins

@@ -33,7 +33,8 @@ from typing import Any
 from gpiozero import DigitalInputDevice, DigitalOutputDevice
 
 from unolauncher.clock import Clock, RealClock, VirtualClock
-from unolauncher.launcher.backends.gpio.launcher import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.virtual import VirtualLauncher, VirtualParams
 from unolauncher.launcher.factory import LauncherSetupError, make_pin_factory
 from unolauncher.launcher.interface import FirePlan, FireResult
