@@ -13,7 +13,8 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 from unolauncher.clock import VirtualClock
 from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
 from unolauncher.launcher.backends.gpio.settings import DeviceSettings
-from unolauncher.launcher.backends.virtual import VirtualLauncher, VirtualParams
+from unolauncher.launcher.backends.virtual.params import VirtualParams
+from unolauncher.launcher.backends.virtual.toy import VirtualLauncher
 from unolauncher.launcher.interface import FireResult
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap
 

@@ -30,7 +30,8 @@ from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
 from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.backends.serial.launcher import SerialLauncher, SerialSettings
-from unolauncher.launcher.backends.virtual import VirtualLauncher, VirtualParams
+from unolauncher.launcher.backends.virtual.params import VirtualParams
+from unolauncher.launcher.backends.virtual.toy import VirtualLauncher
 from unolauncher.launcher.factory import create_launcher
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
 from unolauncher.launcher.pins import DEFAULT_PINS

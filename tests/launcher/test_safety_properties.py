@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from support.claims import ModelClaims
 from unolauncher.clock import RealClock, VirtualClock
 from unolauncher.launcher.backends.gpio.settings import DeviceSettings
-from unolauncher.launcher.backends.virtual import VirtualParams
+from unolauncher.launcher.backends.virtual.params import VirtualParams
 from unolauncher.launcher.factory import create_launcher
 from unolauncher.launcher.interface import FireResult
 from unolauncher.launcher.press import PressHandler

@@ -67,7 +67,7 @@ class GpioLauncher:
 
         >>> from gpiozero.pins.mock import MockFactory, MockPWMPin
         >>> from unolauncher.clock import VirtualClock
-        >>> from unolauncher.launcher.backends.virtual import VirtualLauncher
+        >>> from unolauncher.launcher.backends.virtual.toy import VirtualLauncher
         >>> factory, clock = MockFactory(pin_class=MockPWMPin), VirtualClock()
         >>> toy = VirtualLauncher(factory, clock)       # the simulated box on the same mock pins
         >>> launcher = GpioLauncher(factory, clock, DEFAULT_PINS, DeviceSettings(magazine=40))

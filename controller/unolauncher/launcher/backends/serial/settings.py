@@ -1,7 +1,11 @@
-"""The serial backend's settings: :class:`SerialSettings` and how they are read from the daemon's ``[launcher]``.
+"""The serial backend's settings: :data:`SERIAL_SETTINGS` (the ``[launcher]`` keys it reads, with the co-processor's
+limits), :class:`SerialSettings` and :func:`serial_settings_from`.
 
-Runs on the thread that builds the launcher (the daemon's main thread at start-up, or a CLI); nothing here
-touches the port.
+The keys it shares with the GPIO backend are the same declarations (:data:`unolauncher.launcher.schema.SHARED`),
+narrowed to what the firmware accepts (``DEVICE_LIMITS`` of the wire protocol) and with the firmware's defaults.
+
+Runs on the thread that loads the configuration or builds the launcher (the daemon's main thread at start-up, or a
+CLI); nothing here touches the port, and nothing imports pyserial.
 
 Example::
 
@@ -18,7 +22,53 @@ from typing import Any
 
 from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.interface import require_in_range
+from unolauncher.launcher.schema import (
+    DEBOUNCE_MS,
+    JAM_TIMEOUT_S,
+    MAGAZINE,
+    MAX_RUN_S,
+    RETRACT_MS,
+    RETRACT_POWER,
+    Schema,
+    Setting,
+)
 from unolauncher.launcher.setting import setting
+
+HEARTBEAT_S = 0.25  # STATUS request period; the dead-man time must be at least twice it
+_FIRMWARE = "what the co-processor accepts"
+
+
+def _firmware(shared: Setting, field: str, scale: int) -> Setting:
+    """``shared`` with the firmware's limits and default for CONFIG ``field`` (in units of 1/``scale``)."""
+    low, high = sp.DEVICE_LIMITS[field]
+    default = getattr(sp.DeviceConfig, field)
+    if scale == 1:
+        return shared.within(low=low, high=high, default=default, limit=_FIRMWARE)
+    return shared.within(low=low / scale, high=high / scale, default=default / scale, limit=_FIRMWARE)
+
+
+SERIAL_SETTINGS = Schema(
+    "serial",
+    [
+        _firmware(JAM_TIMEOUT_S, "jam_ms", 1000),
+        _firmware(MAX_RUN_S, "max_run_ms", 1000),
+        _firmware(RETRACT_MS, "retract_ms", 1),
+        _firmware(RETRACT_POWER, "retract_power", 100),
+        _firmware(DEBOUNCE_MS, "debounce_ms", 1),
+        MAGAZINE,
+        Setting(
+            "deadman_ms",
+            "int",
+            sp.DeviceConfig.deadman_ms,
+            low=max(sp.DEVICE_LIMITS["deadman_ms"][0], 2 * HEARTBEAT_S * 1000),
+            high=sp.DEVICE_LIMITS["deadman_ms"][1],
+            unit="ms",
+            limit=f"at least twice the {HEARTBEAT_S:g} s heartbeat, at most what the co-processor accepts",
+        ),
+        Setting("serial_port", "text", None),
+        Setting("baudrate", "int", 115200, low=1, unit="bit/s"),
+    ],
+)
 
 
 @dataclass(frozen=True)
@@ -34,7 +84,7 @@ class SerialSettings:
 
     port: str
     baudrate: int = 115200  # ignored by USB CDC, used by a real UART
-    heartbeat_s: float = 0.25  # STATUS request period; must stay well under device.deadman_ms
+    heartbeat_s: float = HEARTBEAT_S  # STATUS request period; must stay well under device.deadman_ms
     reply_timeout_s: float = 0.2  # a command unanswered this long is sent again (same seq)
     retries: int = 4
     link_timeout_s: float = 1.0  # nothing heard for this long: the link is lost
@@ -60,10 +110,11 @@ class SerialSettings:
 def serial_settings_from(settings: Any) -> SerialSettings:
     """Read the daemon's ``[launcher]`` settings (a mapping or an object with attributes).
 
-    Keys: ``serial_port`` (or ``port``; a device path or any pyserial URL), ``magazine``, and the same
-    timing keys as the GPIO launcher - ``jam_timeout_s``, ``max_run_s``, ``retract_ms``, ``retract_power``,
-    ``debounce_ms`` - which are sent to the firmware; ``deadman_ms`` and ``baudrate`` are serial-only;
-    ``pins.sensor = -1`` means no card sensor (open loop). A bad value raises ``ValueError`` naming the key.
+    Keys: ``serial_port`` (or ``port``; a device path or any pyserial URL), and the rest of :data:`SERIAL_SETTINGS`
+    - ``magazine``, the timing keys it shares with the GPIO launcher (``jam_timeout_s``, ``max_run_s``,
+    ``retract_ms``, ``retract_power``, ``debounce_ms``), which are sent to the firmware, and the serial-only
+    ``deadman_ms`` and ``baudrate``; ``pins.sensor = -1`` means no card sensor (open loop). A bad value raises
+    :class:`~unolauncher.errors.ConfigError` (a ``ValueError``) naming the key.
     """
 
     get = partial(setting, settings)
@@ -72,29 +123,16 @@ def serial_settings_from(settings: Any) -> SerialSettings:
         raise ValueError("the serial backend needs serial_port (a device such as /dev/ttyACM0 or a pyserial URL)")
     pins = get("pins", {})
     has_sensor = not (isinstance(pins, dict) and pins.get("sensor") == -1)
-    base = sp.DeviceConfig()
-
-    def ms(key: str, scale: float, field: str) -> int:
-        value = get(key)
-        if value is None:
-            return int(getattr(base, field))
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"launcher setting {key} must be a number, got {value!r}")
-        result = round(value * scale)
-        low, high = sp.DEVICE_LIMITS[field]
-        if not low <= result <= high:
-            raise ValueError(f"launcher setting {key}={value!r} is outside what the co-processor accepts "
-                             f"({low / scale:g} to {high / scale:g})")
-        return result
-
+    given = {name: get(name) for name in SERIAL_SETTINGS.settings if name != "serial_port"}
+    SERIAL_SETTINGS.check(given, "launcher.")
+    value = {**SERIAL_SETTINGS.defaults(), **{k: v for k, v in given.items() if v is not None}}
     device = sp.DeviceConfig(
-        deadman_ms=ms("deadman_ms", 1, "deadman_ms"),
-        max_run_ms=ms("max_run_s", 1000, "max_run_ms"),
-        jam_ms=ms("jam_timeout_s", 1000, "jam_ms"),
-        retract_ms=ms("retract_ms", 1, "retract_ms"),
-        retract_power=ms("retract_power", 100, "retract_power"),
+        deadman_ms=value["deadman_ms"],
+        max_run_ms=round(value["max_run_s"] * 1000),
+        jam_ms=round(value["jam_timeout_s"] * 1000),
+        retract_ms=value["retract_ms"],
+        retract_power=round(value["retract_power"] * 100),
         has_sensor=has_sensor,
-        debounce_ms=ms("debounce_ms", 1, "debounce_ms"),
+        debounce_ms=value["debounce_ms"],
     )
-    magazine = get("magazine")
-    return SerialSettings(port=port, baudrate=int(get("baudrate", 115200)), magazine=magazine, device=device)
+    return SerialSettings(port=port, baudrate=value["baudrate"], magazine=value["magazine"], device=device)
