@@ -7,7 +7,9 @@ drives the input pins that it reads, so the *real* device code runs unchanged on
 the beam for ``pulse_ms``; each card may jam with ``jam_probability`` (seeded, so runs repeat); the lid clears a jam.
 
 Everything is timed by the injected clock: ``VirtualClock`` in tests (a 30 s jam test takes microseconds),
-``RealClock`` in the daemon.
+``RealClock`` in the daemon. Which thread: the card timers run on the clock's timer thread; the motor pins' changes
+arrive on whichever thread the GPIO backend writes them from (its caller's, its timer thread, the motor guard's);
+``press_button`` and the other helpers on the caller's (the dashboard's, a test's). Its state is under its own lock.
 
 Create it *before* the ``GpioLauncher`` on the same factory (it claims the pins with its own pin class), and the
 factory must be ``MockFactory(pin_class=MockPWMPin)``. :func:`unolauncher.launcher.factory.create_launcher` does
