@@ -48,13 +48,16 @@ class Client:
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=name)
         self.client.on_message = lambda c, u, m: self.received.append(bytes(m.payload))
         self.client.on_disconnect = lambda c, u, f, reason, p: self.disconnects.append(str(reason))
-        connected = threading.Event()
-        self.client.on_connect = lambda c, u, f, reason, p: connected.set()
+        subscribed = threading.Event()
+        self.client.on_subscribe = lambda *args: subscribed.set()
+        # Subscribe after CONNACK (amqtt can drop a SUBSCRIBE sent while it still sets up the session) and return
+        # once the SUBACK is in: round_trip() then cannot publish before the subscription exists.
+        self.client.on_connect = lambda c, u, f, reason, p: c.subscribe("t/#", qos=1)
         self.client.connect("127.0.0.1", port, keepalive=30, bind_address=source)
         self.client.loop_start()
-        assert connected.wait(5), f"{name} could not connect"
-        self.client.subscribe("t/#", qos=1)
-        time.sleep(0.1)
+        if not subscribed.wait(5):
+            self.close()
+            raise AssertionError(f"{name} could not connect and subscribe")
 
     def round_trip(self, payload: bytes) -> bool:
         self.client.publish("t/x", payload, qos=1).wait_for_publish(5)

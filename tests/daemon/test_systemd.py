@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -165,15 +166,22 @@ def _mosquitto_with_shipped_config(tmp_path: Path) -> tuple[subprocess.Popen[byt
     return process, port, ws_port
 
 
-def _client(port: int, user: str | None, received: list[str], transport: str = "tcp") -> mqtt.Client:
+def _client(port: int, user: str, topic: str, received: list[str], transport: str = "tcp") -> mqtt.Client:
+    """A client subscribed to ``topic``: returns once the broker has acknowledged the subscription."""
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"acl-{user}-{transport}", transport=transport)  # type: ignore[arg-type]
     if transport == "websockets":
         client.ws_set_options(path="/mqtt")
-    if user:
-        client.username_pw_set(user, f"{user}-secret")
+    client.username_pw_set(user, f"{user}-secret")
     client.on_message = lambda c, u, m: received.append(m.topic)
+    subscribed = threading.Event()
+    client.on_subscribe = lambda *args: subscribed.set()
+    # Subscribe once connected and wait for the SUBACK: the state the checks below need, not a guessed delay.
+    client.on_connect = lambda c, u, f, reason, p: c.subscribe(topic, qos=1)
     client.connect("127.0.0.1", port)
     client.loop_start()
+    if not subscribed.wait(10):
+        client.loop_stop()
+        raise AssertionError(f"{user} over {transport}: no SUBACK for {topic}")
     return client
 
 
@@ -184,24 +192,28 @@ def test_shipped_mosquitto_config_keeps_each_table_to_its_own_topics(tmp_path: P
         kitchen_got: list[str] = []
         hall_got: list[str] = []
         phone_got: list[str] = []
-        kitchen = _client(port, "kitchen", kitchen_got)
-        hall = _client(port, "hall", hall_got)
-        phone = _client(ws_port, "dashboard", phone_got, transport="websockets")
-        clients += [kitchen, hall, phone]
-        for client, topic in ((kitchen, "unolauncher/#"), (hall, "unolauncher/hall/#"), (phone, "unolauncher/#")):
-            client.subscribe(topic, qos=1)
-        time.sleep(0.3)
+        kitchen = _client(port, "kitchen", "unolauncher/#", kitchen_got)
+        clients.append(kitchen)
+        hall = _client(port, "hall", "unolauncher/hall/#", hall_got)
+        clients.append(hall)
+        phone = _client(ws_port, "dashboard", "unolauncher/#", phone_got, transport="websockets")
+        clients.append(phone)
+        # Each forbidden publish below is acknowledged before the allowed one that follows it, and mosquitto
+        # queues deliveries to one subscriber in the order it accepted the messages: once the allowed message
+        # has arrived, a forbidden one that got through would already be there. No wait for "nothing came".
         kitchen.publish("unolauncher/kitchen/events", "k", qos=1).wait_for_publish(5)
         kitchen.publish("unolauncher/hall/cmd", "forged", qos=1).wait_for_publish(5)  # not its table: dropped
         phone.publish("unolauncher/hall/cmd", "from-phone", qos=1).wait_for_publish(5)
         phone.publish("unolauncher/hall/state", "forged-state", qos=1).wait_for_publish(5)  # phones only send cmd
         hall.publish("unolauncher/hall/events", "h", qos=1).wait_for_publish(5)
-        assert wait_until(lambda: "unolauncher/hall/events" in phone_got, 5)
-        time.sleep(0.3)
+        kitchen.publish("unolauncher/kitchen/events", "k2", qos=1).wait_for_publish(5)
+        assert wait_until(lambda: "unolauncher/hall/events" in hall_got, 5), hall_got
+        assert wait_until(lambda: kitchen_got.count("unolauncher/kitchen/events") == 2, 5), kitchen_got
+        assert wait_until(lambda: phone_got.count("unolauncher/kitchen/events") == 2, 5), phone_got
         assert hall_got.count("unolauncher/hall/cmd") == 1, hall_got  # only the phone's
         assert "unolauncher/hall/state" not in hall_got
         assert "unolauncher/hall/events" not in kitchen_got, "kitchen must not read hall's topics"
-        assert "unolauncher/kitchen/events" in phone_got
+        assert "unolauncher/hall/events" in phone_got
         refused: list[object] = []
         anonymous = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="acl-anon")
         anonymous.on_connect = lambda c, u, f, reason, p: refused.append(reason.is_failure)
