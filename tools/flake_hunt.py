@@ -30,6 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RUNS = 10
+MAX_DETAIL_CHARS = 20_000  # of each first failure's text, kept in --json
 
 
 @dataclass
@@ -42,6 +43,9 @@ class ModuleResult:
     tests: int = 0  # test cases seen in one run (the most of any run)
     failures: Counter[str] = field(default_factory=Counter)  # test id -> runs in which it failed or errored
     first_message: dict[str, str] = field(default_factory=dict)
+    # The whole failure text (assertion, traceback, captured log) of each test's first failure: a flake seen once
+    # in an hour of runs must be explainable from the report alone.
+    first_detail: dict[str, str] = field(default_factory=dict)
     broken_runs: int = 0  # runs that produced no report at all (collection error, crash, timeout)
 
 
@@ -67,21 +71,25 @@ def find_test_modules(paths: list[str]) -> list[Path]:
     return sorted(set(found))
 
 
-def _read_report(report: Path) -> tuple[int, dict[str, str]] | None:
-    """(test cases, {failed test id: message}) from one JUnit XML report; None when there is none."""
+def _read_report(report: Path) -> tuple[int, dict[str, tuple[str, str]]] | None:
+    """(test cases, {failed test id: (first line of the message, whole failure text)}) from one JUnit XML report;
+    None when there is none."""
     try:
         tree = ET.parse(report)
     except (OSError, ET.ParseError):
         return None
     cases = 0
-    failed: dict[str, str] = {}
+    failed: dict[str, tuple[str, str]] = {}
     for case in tree.iter("testcase"):
         cases += 1
         test_id = f"{case.get('classname', '')}::{case.get('name', '')}"
         for tag in ("failure", "error"):
             node = case.find(tag)
             if node is not None:
-                failed[test_id] = (node.get("message") or node.text or tag).strip().splitlines()[0][:200]
+                message = (node.get("message") or node.text or tag).strip().splitlines()[0][:200]
+                captured = [(part.text or "") for part in case if part.tag in ("system-out", "system-err")]
+                detail = "\n".join([node.get("message") or "", node.text or "", *captured]).strip()
+                failed[test_id] = (message, detail[-MAX_DETAIL_CHARS:])
     return cases, failed
 
 
@@ -91,7 +99,9 @@ def hunt_module(python: str, module: Path, runs: int, extra: list[str]) -> Modul
     with tempfile.TemporaryDirectory(prefix="flakes-") as work:
         for run in range(runs):
             report = Path(work) / f"run{run}.xml"
-            command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}", *extra]
+            command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}"]
+            # Captured output and logs of failing tests only, into the report (for first_detail).
+            command += ["-o", "junit_logging=all", "-o", "junit_log_passing_tests=false", *extra]
             subprocess.run([*command, str(module)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             result.runs += 1
             read = _read_report(report)
@@ -101,9 +111,10 @@ def hunt_module(python: str, module: Path, runs: int, extra: list[str]) -> Modul
                 continue
             cases, failed = read
             result.tests = max(result.tests, cases)
-            for test_id, message in failed.items():
+            for test_id, (message, detail) in failed.items():
                 result.failures[test_id] += 1
                 result.first_message.setdefault(test_id, message)
+                result.first_detail.setdefault(test_id, detail)
     result.seconds = time.monotonic() - started
     return result
 
@@ -158,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                         "seconds": round(r.seconds, 1),
                         "failures": dict(r.failures),
                         "messages": r.first_message,
+                        "details": r.first_detail,
                     }
                     for r in results
                 ],

@@ -57,7 +57,9 @@ def play_steps(table: TableClient, mirror: Referee, bot: Bot, steps: int) -> int
             time.sleep(PRESS_GAP_S)
             reply = table.command({"type": "press"})
             assert reply["ok"], reply
-            assert wait_until(functools.partial(hit_event_after, table, before), 10), "the press produced no hit"
+            assert wait_until(functools.partial(hit_event_after, table, before), 10), (
+                f"the press produced no hit; last events {[e['type'] for e in table.ordered_events()][-8:]}"
+            )
             hit = hit_event_after(table, before)
             assert hit is not None
             assert mirror.handle({"type": "hit", "player": hit["player"], "cards": hit["cards"]})[0]["type"] == "hit"

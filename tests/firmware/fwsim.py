@@ -156,8 +156,9 @@ class Physics:
         with self._lock:
             due = [a for a in self._actions if a[0] <= now]
             self._actions = [a for a in self._actions if a[0] > now]
-        for _, pin, level in due:
-            pin.drive(level)
+        for due_ms, pin, level in due:
+            with mp_time.edge_at(due_ms):  # the IRQ stamps the edge when the finger moved, not when we got to it
+                pin.drive(level)
         power, forward = self.motor()
         direction = 0 if power <= 0 else (1 if forward else -1)
         if not self.trace or self.trace[-1][1] != direction:

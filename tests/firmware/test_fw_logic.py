@@ -103,6 +103,20 @@ def test_a_press_shorter_than_a_stalled_loop_is_still_one_press() -> None:
     assert len({f.seq for f in h.events(sp.PRESS)}) == 2
 
 
+def test_two_presses_applied_in_one_late_step_keep_their_own_edge_times() -> None:
+    """The simulation applies input edges when the firmware loop idles; on a loaded machine that can be after two
+    whole presses. A pin IRQ on the board stamps each edge when the finger moved, so the simulation must too:
+    stamped with the late step's time, the first release looked like bounce and the second press was lost (the
+    serial-daemon test's rare "press without a hit")."""
+    h = ready()
+    h.loop(30)
+    h.physics.press(hold_ms=30)  # down now, up after 30 ms
+    h.physics.press(hold_ms=30)  # a finger cannot press again at once: this one starts 40 ms after that release
+    mp_time.sleep_ms(200)  # the firmware thread stalls: every edge of both presses is applied in this one step
+    h.loop(100)
+    assert len({f.seq for f in h.events(sp.PRESS)}) == 2
+
+
 def test_presses_before_the_host_says_hello_are_not_queued() -> None:
     h = Harness()
     h.physics.press()

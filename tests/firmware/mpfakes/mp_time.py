@@ -4,8 +4,10 @@ simulated hardware runs after every ``sleep_ms`` (the firmware loop's idle)."""
 
 from __future__ import annotations
 
+import threading
 import time as _real
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 PERIOD = 1 << 30
 _HALF = PERIOD // 2
@@ -13,11 +15,28 @@ _HALF = PERIOD // 2
 virtual_ms: int | None = None  # None: real time
 offset = PERIOD - 3000  # ticks wrap three seconds into every test
 hooks: list[Callable[[int], None]] = []
+_edge = threading.local()  # .at: the moment an input edge happened, while the simulation applies it (edge_at)
 
 
 def raw_ms() -> int:
     """Unwrapped milliseconds (what the simulation uses)."""
+    at: int | None = getattr(_edge, "at", None)
+    if at is not None:
+        return at
     return virtual_ms if virtual_ms is not None else int(_real.monotonic() * 1000)
+
+
+@contextmanager
+def edge_at(ms: int) -> Iterator[None]:
+    """Clock reads on this thread give ``ms`` inside the block: the simulation applies an input edge when the
+    firmware loop next idles, which on a loaded machine can be tens of milliseconds after the finger moved, but a
+    pin IRQ on the board stamps the edge when it happens. Without this, a press and its release applied in one late
+    step carried one time stamp, and the firmware's debounce rightly took the release for contact bounce."""
+    _edge.at = ms
+    try:
+        yield
+    finally:
+        _edge.at = None
 
 
 def ticks_ms() -> int:
