@@ -73,9 +73,9 @@ class Stamps:
 class Legs:
     """``--legs``: when each seam of the press → event path is first passed, per press (monotonic clock).
 
-    The seams, in path order: the press is claimed (``Table.claim_press`` returns: the table's published snapshot
+    The seams, in path order: the press is claimed (``PressGate.claim`` returns: the table's published snapshot
     of the referee's next plan is taken), the motor is on if the plan fires and the worker is woken to record the
-    press (``Table.press_started``), the table's worker starts applying and journalling (``Table._journal_pending``
+    press (``PressGate.started``), the table's worker starts applying and journalling (``Table._journal_pending``
     with records waiting), the journal transaction is committed (``Journal.append_batch`` returns), the event is
     handed to paho (``Client.publish`` returns, on the worker), paho writes the event's packet to its socket
     (``Client._sock_send``, on paho's network thread); the last leg ends at the subscriber. Wrapping costs a few
@@ -97,6 +97,7 @@ class Legs:
         self.samples: list[list[float]] = []
 
     def install(self) -> None:
+        from unolauncher.daemon.press_gate import PressGate
         from unolauncher.daemon.table import Table
         from unolauncher.store.journal import Journal
 
@@ -115,8 +116,8 @@ class Legs:
 
             setattr(cls, name, wrapped)
 
-        at(Table, "claim_press", 1)
-        at(Table, "press_started", 2, before=True)
+        at(PressGate, "claim", 1)
+        at(PressGate, "started", 2, before=True)
         at(Table, "_journal_pending", 3, before=True, when=lambda obj: bool(obj._unjournalled))
         at(Journal, "append_batch", 4)
         at(mqtt.Client, "publish", 5, when=lambda obj, topic, *rest: topic.endswith("/events"))
@@ -326,6 +327,8 @@ def press_to_event(port: int, count: int, workdir: Path, legs: Legs | None = Non
     unanswered, bounces = 0, None
     samples: dict[str, list[float]] = {"daemon": [], **{name: [] for name in FLOORS}}
     with running_daemon(workdir, "bench", broker_port=port, overrides=overrides) as daemon:
+        launcher = daemon.launcher
+        assert launcher is not None
         assert daemon.bus is not None and daemon.bus.subscribed.wait(10)
         table, virtual = daemon.table, daemon.virtual
         assert table is not None and virtual is not None
@@ -337,7 +340,7 @@ def press_to_event(port: int, count: int, workdir: Path, legs: Legs | None = Non
         index = 1
         try:
             for _ in range(count):
-                if not wait_until(lambda: table.idle() and not daemon.launcher.status().running, 10, 0.002):
+                if not wait_until(lambda: table.idle() and not launcher.status().running, 10, 0.002):
                     raise RuntimeError("the table did not settle after the last press")
                 if pipeline is None and index > 1:  # the daemon's own first press record and event as its template
                     pipeline = FloorPipeline(port, workdir, *last_press_record(table.journal))
@@ -370,7 +373,7 @@ def press_to_event(port: int, count: int, workdir: Path, legs: Legs | None = Non
                 if legs is not None:
                     pipeline.report()
             sub.close()
-            bounces = daemon.launcher.status().extra.get("bounces")
+            bounces = launcher.status().extra.get("bounces")
     if unanswered:
         print(f"({unanswered} presses produced no event; launcher debounce counted {bounces} bounces)")
     return samples

@@ -2,8 +2,8 @@
 """Press-edge → motor-pin-high latency through the whole press path, against a bare gpiozero baseline.
 
 Whole path (what the daemon wires): mock button pin falls → GpioLauncher edge callback (own debounce, the
-watchdog's progress mark) → PressHandler → the daemon's ``Table.claim_press`` (the referee's next plan from the
-snapshot the table published after the previous hit: one swap under the table's press lock, never ``Table.lock``)
+watchdog's progress mark) → PressHandler → the daemon's ``PressGate.claim`` (the referee's next plan from the
+snapshot the table published after the previous hit: one swap under the gate's own lock, never ``Table.lock``)
 → GpioLauncher.fire → MotorGuard (deadline armed, then the driver pins); ``Table.on_hit`` after each run, which
 applies the press's ``pressed`` and the hit to the referee and publishes the next snapshot. The table's worker is not
 started (the journal is written off this path), so its records just gather. Baseline, same run, same pin class:
@@ -101,7 +101,7 @@ def main() -> None:
         hits.append(result)
         table.on_hit(*result)
 
-    PressHandler(launcher, table.claim_press, on_hit, lambda e: None)
+    PressHandler(launcher, table.press.claim, on_hit, lambda e: None)
     # The baseline on other pins of the same factory.
     factory.pin(5, pin_class=TimedPin)
     bare_motor = Motor(forward=5, backward=13, pwm=True, pin_factory=factory)

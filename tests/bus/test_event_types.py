@@ -119,6 +119,7 @@ def test_a_daemon_with_the_virtual_launcher_emits_only_registered_types(tmp_path
             return {e["type"] for e in journal.events(1, 100_000)}
 
         launcher = daemon.launcher
+        assert launcher is not None
 
         def press() -> None:
             time.sleep(PRESS_GAP_S)  # past the button's debounce

@@ -36,7 +36,7 @@ def test_broker_killed_mid_game_and_back_10s_later_loses_nothing(tmp_path: Path)
     with Mosquitto() as broker, running_daemon(tmp_path, "outage", broker.port) as daemon:
         assert daemon.bus is not None and daemon.table is not None and daemon.journal is not None
         bus, table, journal, virtual = daemon.bus, daemon.table, daemon.journal, daemon.virtual
-        assert bus.subscribed.wait(10)
+        assert virtual is not None and bus.subscribed.wait(10)
         observer = TableClient("127.0.0.1", broker.port, "outage", name="observer")
         mirror, bot = Referee(), Bot("random", seed=11)
         with TableClient("127.0.0.1", broker.port, "outage", name="player") as player:

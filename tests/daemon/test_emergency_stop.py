@@ -17,6 +17,11 @@ from typing import Any
 from support.daemon import FAST_LAUNCHER, DaemonProcess, TableClient, running_daemon
 from support.fault_daemon import FIVE_EVERY_TIME, start_game
 from support.net import wait_until
+from unolauncher.daemon.table import Table
+from unolauncher.rules.referee import Referee
+from unolauncher.store.journal import Journal
+
+from .test_busy import Recorder
 
 SLOW = {**FAST_LAUNCHER, "virtual": {**FAST_LAUNCHER["virtual"], "cards_per_s": 2.0, "pulse_ms": 5.0}}
 OVERRIDES: dict[str, dict[str, Any]] = {
@@ -29,8 +34,8 @@ OVERRIDES: dict[str, dict[str, Any]] = {
 def test_disable_stops_the_motor_before_it_is_queued_even_behind_a_stuck_worker(tmp_path: Path) -> None:
     overrides = {**OVERRIDES, "launcher": {**SLOW, "preset": "custom", "custom": FIVE_EVERY_TIME}}  # every press fires
     with running_daemon(tmp_path, "estop", overrides=overrides) as daemon:  # no broker needed
-        table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
-        assert table is not None and journal is not None
+        table, virtual, journal, launcher = daemon.table, daemon.virtual, daemon.journal, daemon.launcher
+        assert table is not None and journal is not None and virtual is not None and launcher is not None
         assert start_game(table)
         release, writing = threading.Event(), threading.Event()
         write = journal._write
@@ -46,7 +51,7 @@ def test_disable_stops_the_motor_before_it_is_queued_even_behind_a_stuck_worker(
             assert virtual.motor_pin_high and writing.wait(5)
             table.submit_payload(b'{"id": "e1", "type": "disable", "by": "test"}')  # what paho's thread does
             assert not virtual.motor_pin_high, "off before the command even reached the (stuck) worker"
-            assert table.enabled is False
+            assert table.emergency.enabled is False
             assert wait_until(lambda: virtual.pin("button").state, 5)  # released (a timer of the daemon's clock)
             time.sleep(0.05)  # and past the button debounce (30 ms from the release)
             virtual.press_button()
@@ -61,7 +66,7 @@ def test_disable_stops_the_motor_before_it_is_queued_even_behind_a_stuck_worker(
         assert refused and refused[-1]["reason"] == "disabled" and "enable it" in refused[-1]["message"]
         fired = [e for e in events if e["type"] == "fired"]
         assert [f["outcome"] for f in fired] == ["stopped"], "the run in progress ended as stopped"
-        assert daemon.launcher.status().enabled is False
+        assert launcher.status().enabled is False
 
 
 def test_disable_and_enable_over_mqtt_are_journalled_and_survive_a_restart(tmp_path: Path) -> None:
@@ -115,3 +120,25 @@ def sensors(client: TableClient) -> dict[str, Any]:
 
 def kinds(client: TableClient, after: int = 0) -> list[str]:
     return [e["type"] for e in client.ordered_events() if e["seq"] > after]
+
+
+def test_an_empty_or_bad_by_is_refused_in_one_sentence_and_changes_nothing(tmp_path: Path) -> None:
+    """``by`` (who pressed the stop) is 1-64 printable characters, as the command's schema says: an empty one is
+    refused like any bad field — one sentence naming it — and neither stops the motor nor is journalled."""
+    table = Table(Journal(tmp_path / "j.sqlite3"), Referee, Recorder())
+    table.start()
+    try:
+        for i, by in enumerate(["", "x" * 65, "a\u202eb"]):
+            table.submit_payload(json.dumps({"id": i, "type": "disable", "by": by}).encode())
+        table.submit_payload(b'{"id": "ok", "type": "disable", "by": "x"}')
+        assert wait_until(table.idle, 10)
+    finally:
+        table.stop()
+    replies = table.output.replies  # type: ignore[attr-defined]
+    rule = "by must be printable text without control or bidi-override characters, 1 to 64 characters."
+    assert [(r["id"], r["ok"], r["code"], r["message"]) for r in replies[:3]] == [
+        (i, False, "bad_field", rule) for i in range(3)
+    ]
+    assert replies[3]["ok"] and replies[3]["id"] == "ok"
+    kinds = [e["type"] for e in table.journal.events(1, 100)]
+    assert kinds == ["launcher_disabled"], "only the valid disable was journalled"

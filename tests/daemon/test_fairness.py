@@ -144,11 +144,13 @@ def test_every_round_is_revealed_when_it_ends_is_replaced_or_is_undone(tmp_path:
 def test_a_planned_click_is_a_hit_and_a_failed_run_is_not(tmp_path: Path) -> None:
     """With the co-processor unplugged a planned 5-card fire became a 0-card hit and the turn passed."""
     with running_daemon(tmp_path, "faults", overrides=honest()) as daemon:
+        virtual = daemon.virtual
+        assert virtual is not None
         assert command(daemon, custom_game(CLICK_FIRST))
         press(daemon)  # a planned click: a legal 0-card hit, the turn passes
         assert [e["type"] for e in events(daemon)][-2:] == ["hit", "turn"]
         assert public(daemon)["current"] == "bob"
-        daemon.virtual.empty()
+        virtual.empty()
         press(daemon)  # planned to fire, but nothing came out: the hit stays owed
         failed = [e for e in events(daemon) if e["type"] == "hit_failed"]
         assert len(failed) == 1 and failed[0]["player"] == "bob" and failed[0]["reason"] in ("jam", "empty")
@@ -164,19 +166,21 @@ def test_a_planned_click_is_a_hit_and_a_failed_run_is_not(tmp_path: Path) -> Non
 def test_a_lid_opened_during_the_suspense_aborts_the_run_and_the_hit_stays_owed(tmp_path: Path) -> None:
     suspense = {**ALWAYS_FIVE, "suspense_chance": 1.0, "suspense_ms": [300, 300]}
     with running_daemon(tmp_path, "abort", overrides=honest()) as daemon:
+        virtual, launcher = daemon.virtual, daemon.launcher
+        assert virtual is not None and launcher is not None
         assert command(daemon, custom_game(suspense))
         time.sleep(0.04)
-        daemon.virtual.press_button()
-        assert wait_until(lambda: daemon.launcher.status().running, 2)
-        daemon.virtual.open_lid()
-        assert wait_until(lambda: daemon.launcher.status().lid_open, 5)  # the lid line is debounced
+        virtual.press_button()
+        assert wait_until(lambda: launcher.status().running, 2)
+        virtual.open_lid()
+        assert wait_until(lambda: launcher.status().lid_open, 5)  # the lid line is debounced
         settle(daemon)
         failed = [e for e in events(daemon) if e["type"] == "hit_failed"]
         assert len(failed) == 1 and failed[0]["player"] == "ann", [e["type"] for e in events(daemon)]
-        assert public(daemon)["current"] == "ann" and daemon.virtual.cards_out == 0
+        assert public(daemon)["current"] == "ann" and virtual.cards_out == 0
         assert [e["type"] for e in events(daemon)].count("ejection_lid") == 1
-        daemon.virtual.close_lid()
-        assert wait_until(lambda: not daemon.launcher.status().lid_open, 5)
+        virtual.close_lid()
+        assert wait_until(lambda: not launcher.status().lid_open, 5)
         press(daemon)
         assert public(daemon)["hands"]["ann"] == 12 and public(daemon)["current"] == "bob"
 
@@ -184,11 +188,13 @@ def test_a_lid_opened_during_the_suspense_aborts_the_run_and_the_hit_stays_owed(
 def test_cards_the_sensor_counted_still_count_when_the_run_jams(tmp_path: Path) -> None:
     slow = {"virtual": {"cards_per_s": 10.0, "spin_up_ms": 5, "press_ms": 5, "pulse_ms": 2.0}}
     with running_daemon(tmp_path, "jam", overrides=honest(slow)) as daemon:
+        virtual = daemon.virtual
+        assert virtual is not None
         assert command(daemon, custom_game(ALWAYS_FIVE))
         time.sleep(0.04)
-        daemon.virtual.press_button()
-        assert wait_until(lambda: daemon.virtual.cards_out >= 2, 3)
-        daemon.virtual.jam()
+        virtual.press_button()
+        assert wait_until(lambda: virtual.cards_out >= 2, 3)
+        virtual.jam()
         settle(daemon)
         fired = [e for e in events(daemon) if e["type"] == "fired"][-1]
         hit = [e for e in events(daemon) if e["type"] == "hit"][-1]
@@ -202,7 +208,9 @@ def test_unplugging_the_co_processor_mid_run_is_a_failed_hit(tmp_path: Path) -> 
     serial = {"backend": "serial", "serial_port": str(device.link), "jam_timeout_s": 5.0, "max_run_s": 6.0}
     try:
         with running_daemon(tmp_path, "serial", overrides=honest(serial)) as daemon:
-            assert wait_until(lambda: daemon.launcher.status().extra.get("connected"), 10)
+            launcher = daemon.launcher
+            assert launcher is not None
+            assert wait_until(lambda: launcher.status().extra.get("connected"), 10)
             assert command(daemon, custom_game({**ALWAYS_FIVE, "cards": {"20": 1}}))
             device.press(hold_ms=30)
             assert wait_until(device.motor_on, 5)
@@ -212,7 +220,7 @@ def test_unplugging_the_co_processor_mid_run_is_a_failed_hit(tmp_path: Path) -> 
             assert len(failed) == 1 and failed[0]["reason"] == "fault" and failed[0]["player"] == "ann"
             assert public(daemon)["current"] == "ann"  # the hit is still owed
             device.plug(cards_per_s=150.0)
-            assert wait_until(lambda: daemon.launcher.status().extra.get("connected"), 10)
+            assert wait_until(lambda: launcher.status().extra.get("connected"), 10)
             press(daemon, lambda: device.press(hold_ms=30))
             assert public(daemon)["current"] == "bob"
             assert public(daemon)["hands"]["ann"] == 27

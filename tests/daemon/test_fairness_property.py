@@ -116,9 +116,11 @@ def table(workdir: Path, launcher: Launcher, preset: str, lockout: bool) -> Iter
     overrides = {**HONEST, "launcher": settings_, "table": {"lockout": lockout}}
     with running_daemon(workdir, "fair", overrides=overrides) as daemon:
         launcher.daemon = daemon
+        real = daemon.launcher
+        assert real is not None
         if launcher.device is not None:
-            assert wait_until(lambda: daemon.launcher.status().extra.get("connected"), 10)
-        assert wait_until(lambda: not daemon.launcher.status().lid_open, 5)
+            assert wait_until(lambda: real.status().extra.get("connected"), 10)
+        assert wait_until(lambda: not real.status().lid_open, 5)
         yield daemon
 
 

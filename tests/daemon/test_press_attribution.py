@@ -36,16 +36,16 @@ def test_rapid_presses_on_a_slow_journal_go_to_the_players_in_turn(
     monkeypatch.setattr(app, "Journal", SlowJournal)
     overrides: dict[str, dict[str, Any]] = {"launcher": {"preset": "gentle"}, "homeassistant": {"enabled": False}}
     with running_daemon(tmp_path, "attr", overrides=overrides) as daemon:  # no broker needed
-        table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
-        assert table is not None and virtual is not None and journal is not None
+        table, virtual, journal, launcher = daemon.table, daemon.virtual, daemon.journal, daemon.launcher
+        assert table is not None and virtual is not None and journal is not None and launcher is not None
         table.submit_command({"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 4})
         assert wait_until(table.idle, 10)
         presses = 8
         for _ in range(presses):  # as fast as the launcher takes them: right after the previous run and debounce
-            assert wait_until(lambda: not daemon.launcher.status().running, 5)
+            assert wait_until(lambda: not launcher.status().running, 5)
             time.sleep(0.04)  # just longer than the 30 ms button debounce
             virtual.press_button()
-        assert wait_until(lambda: not daemon.launcher.status().running, 5)
+        assert wait_until(lambda: not launcher.status().running, 5)
         assert wait_until(table.idle, 30)
         events = journal.events(1, 10_000)
         kinds = [e["type"] for e in events]

@@ -71,6 +71,8 @@ def test_a_press_while_the_worker_holds_the_tables_lock_is_served_with_the_plan_
     the referee's next plan, and the referee records that very plan once the worker lets go. (Before the snapshot,
     such a press was refused as ``busy``.)"""
     with running_daemon(tmp_path, "served", overrides=CONFIG) as daemon:
+        launcher = daemon.launcher
+        assert launcher is not None
         table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
         assert table is not None and virtual is not None and journal is not None
         assert start_game(table)
@@ -78,13 +80,13 @@ def test_a_press_while_the_worker_holds_the_tables_lock_is_served_with_the_plan_
         expected = referee.next_fire_plan(referee.hitter())  # nothing changes the referee until the press
         assert expected is not None and expected.fire
         fired: list[FirePlan] = []
-        fire = daemon.launcher.fire
+        fire = launcher.fire
 
         def recording_fire(plan: FirePlan, done: Any) -> bool:
             fired.append(plan)
             return fire(plan, done)
 
-        daemon.launcher.fire = recording_fire
+        launcher.fire = recording_fire  # type: ignore[method-assign]
         inside, release = threading.Event(), threading.Event()
         public_state = referee.public_state
 
@@ -122,25 +124,25 @@ def test_a_lid_opening_never_takes_the_tables_lock_and_no_press_claims_the_plan_
     try:
         table.submit_command(dict(SEQUENCE_GAME))
         assert wait_until(table.idle, 10)
-        first = table.claim_press(lockout=False)
+        first = table.press.claim(lockout=False)
         assert isinstance(first, PressClaim)
-        table.press_started()
+        table.press.started()
         table.on_hit(first.player, first.plan, FireResult(0, 0, "no_fire"))
         assert wait_until(table.idle, 10)
         release = threading.Event()
         assert hold_forever(table.lock, release)
         try:
-            lid = threading.Thread(target=table.on_lid_opened, name="lid")
+            lid = threading.Thread(target=table.press.lid_opened, name="lid")
             lid.start()
             lid.join(5)
             assert not lid.is_alive(), "the lid opening waited for the table's lock"
-            assert table.claim_press(lockout=False) == "ignored", "claimed a plan that does not count the refill"
+            assert table.press.claim(lockout=False) == "ignored", "claimed a plan that does not count the refill"
         finally:
             release.set()
         assert wait_until(table.idle, 10)
-        after = table.claim_press(lockout=False)
+        after = table.press.claim(lockout=False)
         assert isinstance(after, PressClaim)
-        table.press_started()
+        table.press.started()
         table.on_hit(after.player, after.plan, FireResult(0, 0, "no_fire"))
         assert wait_until(table.idle, 10)
     finally:
@@ -172,20 +174,20 @@ def test_presses_racing_lid_openings_and_commands_fire_exactly_the_plans_the_jou
 
         def press() -> None:
             while not stop.is_set():
-                claim = table.claim_press(lockout=False)
+                claim = table.press.claim(lockout=False)
                 if not isinstance(claim, PressClaim):
                     answers[str(claim)] = answers.get(str(claim), 0) + 1
                     time.sleep(0)  # let the others have the interpreter: claim again at once
                     continue
                 fired.append(claim)
-                table.press_started()  # (no hit: an unattributed press's hit would not change the referee)
+                table.press.started()  # (no hit: an unattributed press's hit would not change the referee)
 
         presser = threading.Thread(target=press, name="presses")
         presser.start()
         try:
             deadline, i = time.monotonic() + 20, 0
             while len(fired) < PRESSES and time.monotonic() < deadline:
-                table.on_lid_opened()
+                table.press.lid_opened()
                 if i % 10 == 0:
                     table.submit_command({"type": "entropy", "entropy": secrets.token_hex(16)})
                 i += 1
@@ -241,7 +243,7 @@ def test_a_lid_opening_while_the_worker_applies_a_command_is_journalled_where_th
         GatedReferee.armed = True
         table.submit_command({**SEQUENCE_GAME, "seed": 12})
         assert GatedReferee.inside.wait(10), "the worker is applying the new game"
-        lid = threading.Thread(target=table.on_lid_opened, name="lid")
+        lid = threading.Thread(target=table.press.lid_opened, name="lid")
         lid.start()
         lid.join(5)
         alive = lid.is_alive()
@@ -272,9 +274,9 @@ def test_a_free_play_press_fires_the_plan_of_the_secret_drawn_for_it(tmp_path: P
         table = Table(Journal(tmp_path / f"j{i}.sqlite3"), Referee, Recorder())
         table.start()
         try:
-            claim = table.claim_press(lockout=False)
+            claim = table.press.claim(lockout=False)
             assert isinstance(claim, PressClaim) and claim.player is None
-            table.press_started()
+            table.press.started()
             table.on_hit(None, claim.plan, FireResult(0, 0, "no_fire" if not claim.plan.fire else "ok"))
             assert wait_until(table.idle, 10)
         finally:

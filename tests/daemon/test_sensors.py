@@ -81,12 +81,12 @@ def test_preset_command_sets_the_next_game_preset_and_survives_a_restart(tmp_pat
             (1, True, "ok"), (2, False, "bad_field"), (3, False, "bad_field")
         ]
         assert "brutal" in output.replies[0]["message"] and "gentle" in output.replies[1]["message"]
-        assert table.next_preset == "brutal" and output.published[-1]["next_preset"] == "brutal"
+        assert table.preset.name == "brutal" and output.published[-1]["next_preset"] == "brutal"
     finally:
         table.stop()
     restarted = Table(journal, Referee, SensorRecorder(), presets=PRESETS)
     restarted.restore()
-    assert restarted.next_preset == "brutal"
+    assert restarted.preset.name == "brutal"
     journal.close()
 
 
@@ -110,8 +110,8 @@ def test_the_next_game_preset_survives_journal_retention(tmp_path: Path) -> None
     pruned = Table(journal, Referee, SensorRecorder(), presets=PRESETS, keep_days=1e-9)  # a horizon of microseconds
     pruned.restore()
     assert journal.entries()[0][3]["seed"] == 2  # the first game and the original note are gone
-    assert pruned.next_preset == "gentle"
+    assert pruned.preset.name == "gentle"
     again = Table(journal, Referee, SensorRecorder(), presets=PRESETS, keep_days=1e-9)
     again.restore()
-    assert again.next_preset == "gentle"
+    assert again.preset.name == "gentle"
     journal.close()

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from unolauncher.daemon.table import SNAPSHOT_NOTE, Table
+from unolauncher.daemon.restore import SNAPSHOT_NOTE
+from unolauncher.daemon.table import Table
 from unolauncher.rules.bots import Bot
 from unolauncher.rules.referee import Referee
 from unolauncher.store.journal import Journal

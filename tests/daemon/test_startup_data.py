@@ -18,7 +18,8 @@ import pytest
 
 from daemon.game import NEW_GAME
 from support.daemon import DaemonProcess, TableClient
-from unolauncher.daemon.table import SNAPSHOT_NOTE, Table
+from unolauncher.daemon.restore import SNAPSHOT_NOTE
+from unolauncher.daemon.table import Table
 from unolauncher.rules.bots import Bot
 from unolauncher.rules.referee import Referee
 from unolauncher.store.journal import Journal

@@ -124,20 +124,21 @@ def test_motor_is_switched_off_by_a_stop_request_mid_run(tmp_path: Path) -> None
     slow = {"virtual": {**FAST_LAUNCHER["virtual"], "cards_per_s": 2.0, "pulse_ms": 5.0}}
     overrides: dict[str, dict[str, Any]] = {"table": {"lockout": False}, "launcher": slow}
     with running_daemon(tmp_path, "motor", overrides=overrides) as daemon:  # no broker: fine
-        assert daemon.table is not None and daemon.virtual is not None
+        virtual = daemon.virtual
+        assert daemon.table is not None and virtual is not None
         daemon.table.submit_command(
             {"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "seed": 1, "launcher": {"seed": 5}}
         )
         for _ in range(40):  # press until one fires (the model decides which presses do)
             assert wait_until(daemon.table.idle, 5)
             time.sleep(0.05)
-            daemon.virtual.press_button()
-            if wait_until(lambda: daemon.virtual.motor_pin_high, 0.2):
+            virtual.press_button()
+            if wait_until(lambda: virtual.motor_pin_high, 0.2):
                 break
-        assert daemon.virtual.motor_pin_high, "some press should have started the motor"
+        assert virtual.motor_pin_high, "some press should have started the motor"
         daemon.request_stop()  # what SIGTERM does
-        assert not daemon.virtual.motor_pin_high, "motor off at once, before anything else stops"
-    assert not daemon.virtual.motor_pin_high
+        assert not virtual.motor_pin_high, "motor off at once, before anything else stops"
+    assert not virtual.motor_pin_high
 
 
 def _mosquitto_with_shipped_config(tmp_path: Path) -> tuple[subprocess.Popen[bytes], int, int]:

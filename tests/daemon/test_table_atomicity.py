@@ -8,11 +8,16 @@ refusing, and a command hook (``prepare``) that fails.
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from daemon.game import NEW_GAME
+from support.net import wait_until
 from unolauncher.daemon.table import Table
+from unolauncher.launcher.interface import FirePlan, FireResult
+from unolauncher.launcher.press import PressClaim
 from unolauncher.rules.referee import Referee
 from unolauncher.store.journal import Journal
 
@@ -90,3 +95,95 @@ def test_a_failing_prepare_hook_still_gets_exactly_one_reply(tmp_path: Path) -> 
     replies = run(table, dict(NEW_GAME), {"type": "undo"})
     assert [(r["id"], r["code"]) for r in replies] == [(0, "internal_error"), (1, "nothing_to_undo")]
     assert table.journal.last_seq == 0
+
+
+class PausingJournal(Journal):
+    """A journal whose next read of the commands (a replay) stops until ``go`` is set: a slow SD card."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.armed = False
+        self.reading, self.go = threading.Event(), threading.Event()
+        self.reads = 0
+
+    def commands_at(self, upto_pos: int | None = None, after_pos: int = 0) -> Iterator[tuple[int, dict[str, Any]]]:
+        self.reads += 1
+        if self.armed:
+            self.armed = False
+            self.reading.set()
+            assert self.go.wait(10), "the test never let the read finish"
+        return super().commands_at(upto_pos, after_pos)
+
+
+def test_a_rebuild_reads_the_journal_outside_the_lock_and_keeps_a_hit_that_lands_meanwhile(tmp_path: Path) -> None:
+    """The referee raises on a command: the worker rebuilds it from the journal. The (slow) read happens outside
+    ``Table.lock``, so a run's hit on the timer thread is applied meanwhile without waiting for the disk; and the
+    rebuilt referee still has that hit (it landed between the read and the swap), as the journal then has it."""
+
+    class Fragile(Referee):
+        def handle(self, command: Any) -> list[dict[str, Any]]:
+            if command.get("type") == "hit" and command.get("cards") == 5:
+                raise RuntimeError("simulated referee bug")
+            return super().handle(command)
+
+    journal = PausingJournal(tmp_path / "j.sqlite3")
+    table = Table(journal, Fragile, Recorder())
+    table.start()
+    try:
+        table.submit_command(dict(NEW_GAME))
+        assert wait_until(table.idle, 10)
+        hitter = table.hitter()
+        assert hitter is not None
+        journal.armed = True
+        table.submit_command({"type": "hit", "cards": 5})  # raises: the worker rebuilds, and its read stalls
+        assert journal.reading.wait(10)
+        hit = threading.Thread(
+            target=table.on_hit, args=(hitter, FirePlan(fire=True, cards=2, run_ms=400), FireResult(2, 300, "ok"))
+        )
+        hit.start()
+        hit.join(5)
+        still_waiting = hit.is_alive()
+        journal.go.set()
+        hit.join(10)
+        assert not still_waiting, "the hit waited for the journal read: the rebuild read it under Table.lock"
+        assert wait_until(table.idle, 10)
+    finally:
+        journal.go.set()
+        table.stop()
+    assert [r["code"] for r in table.output.replies] == ["ok", "internal_error"]  # type: ignore[attr-defined]
+    hits = [c for c in journal.commands() if c["type"] == "hit"]
+    assert hits == [{"type": "hit", "player": hitter, "cards": 2}]
+    assert table.referee.to_json() == replayed(journal), "the rebuilt referee lost the hit that landed meanwhile"
+    assert table.hitter() != hitter
+
+
+def test_a_hit_the_referee_raises_on_leaves_the_rebuild_to_the_worker(tmp_path: Path) -> None:
+    """A run's hit is applied on the launcher's timer thread, which must never wait for the disk: when the referee
+    raises on it, the hit is recorded as refused and the worker rebuilds the referee from the journal on its next
+    turn. Until then no press is planned from the referee that raised."""
+
+    class Fragile(Referee):
+        def handle(self, command: Any) -> list[dict[str, Any]]:
+            if command.get("type") == "hit" and command.get("cards") == 3:
+                raise RuntimeError("simulated referee bug")
+            return super().handle(command)
+
+    journal = PausingJournal(tmp_path / "j.sqlite3")
+    table = Table(journal, Fragile, Recorder())
+    assert table.apply(dict(NEW_GAME))[0]
+    hitter = table.hitter()
+    assert hitter is not None and isinstance(table.press.claim(lockout=True), PressClaim)
+    reads = journal.reads
+    table.on_hit(hitter, FirePlan(fire=True, cards=3, run_ms=400), FireResult(3, 300, "ok"))  # (the worker is off)
+    assert journal.reads == reads, "the timer thread read the journal"
+    assert table.press.claim(lockout=True) == "ignored", "a press was planned from the referee that raised"
+    table.start()
+    try:
+        assert wait_until(table.idle, 10)
+    finally:
+        table.stop()
+    assert journal.reads > reads, "the worker rebuilt the referee from the journal"
+    assert table.referee.to_json() == replayed(journal)
+    refused = [e for e in journal.events(1, 100) if e["type"] == "hit_refused"]
+    assert [(e["player"], e["cards"], e["code"]) for e in refused] == [(hitter, 3, "internal_error")]
+    assert isinstance(table.press.claim(lockout=True), PressClaim), "presses are planned again once rebuilt"

@@ -81,7 +81,7 @@ def test_calibrate_measures_the_virtual_toy_and_writes_the_configuration(tmp_pat
     assert f"ms_per_card = {measured}" in out
     assert (tmp_path / "config.toml.bak").read_text() == CONFIG
     # What the daemon does with that file: every new game records the value, and its model plans with it.
-    options = Daemon(load_config(config), say=lambda text: None)._prepare_command(dict(NEW_GAME))["options"]
+    options = Daemon(load_config(config), say=lambda text: None).prepare_command(dict(NEW_GAME))["options"]
     assert options == {"ejection_ms_per_card": measured} and model_for(options).ms_per_card == measured
 
 
@@ -116,10 +116,10 @@ def test_the_daemon_records_the_configured_value_with_each_new_game(tmp_path: Pa
     config = tmp_path / "config.toml"
     config.write_text(with_ms_per_card(CONFIG, 130))
     daemon = Daemon(load_config(config), say=lambda text: None)
-    command = daemon._prepare_command(dict(NEW_GAME))
+    command = daemon.prepare_command(dict(NEW_GAME))
     assert command["options"] == {"ejection_ms_per_card": 130}
     plain = Daemon(load_config(None), say=lambda text: None)
-    assert "options" not in plain._prepare_command(dict(NEW_GAME))
+    assert "options" not in plain.prepare_command(dict(NEW_GAME))
 
 
 def test_a_game_started_with_it_plans_and_verifies_with_it() -> None:

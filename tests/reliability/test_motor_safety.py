@@ -286,7 +286,7 @@ def test_lid_open_stops_the_motor_within_20_ms_while_the_table_is_stuck(tmp_path
     overrides = {**CONFIG, "launcher": {**LAUNCHER, "max_run_s": 5.0, "jam_timeout_s": 10.0, "debounce_ms": 0}}
     with running_daemon(tmp_path, "lid", overrides=overrides) as daemon:
         table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
-        assert table is not None and journal is not None
+        assert table is not None and journal is not None and virtual is not None
         assert start_game(table)
         off_at: list[float] = []
         virtual.pin("motor_enable").listeners.append(
@@ -329,7 +329,8 @@ def test_lid_open_stops_the_motor_within_20_ms_while_the_table_is_stuck(tmp_path
 def test_the_motor_guard_shares_no_thread_with_the_launcher_timers(tmp_path: Path) -> None:
     """In-process, the guard's deadline alone: the timer thread blocked, a run in progress stops at its limit."""
     with running_daemon(tmp_path, "guard", overrides=CONFIG) as daemon:
-        virtual = daemon.virtual
+        virtual, launcher = daemon.virtual, daemon.launcher
+        assert virtual is not None and launcher is not None
         assert start_game(daemon.table)
         times: list[tuple[float, bool]] = []
         virtual.pin("motor_enable").listeners.append(lambda: times.append((time.monotonic(), virtual.motor_pin_high)))
@@ -347,7 +348,7 @@ def test_the_motor_guard_shares_no_thread_with_the_launcher_timers(tmp_path: Pat
             assert wait_until(lambda: not virtual.motor_pin_high, MAX_RUN_S + 2)
             ran = next(t for t, on in times if not on) - times[0][0]
             assert ran <= MAX_RUN_S + MOTOR_SLACK_S, f"the motor ran {ran:.3f} s with the timer thread hung"
-            assert daemon.launcher.status().extra["guard_trips"] == 1
+            assert launcher.status().extra["guard_trips"] == 1
         finally:
             release.set()
 
@@ -358,7 +359,7 @@ def test_a_press_never_waits_for_the_tables_lock(tmp_path: Path) -> None:
     is free for the next edge (lgpio has one). The referee records that very plan once the lock is free."""
     with running_daemon(tmp_path, "busy", overrides=CONFIG) as daemon:
         table, virtual, journal = daemon.table, daemon.virtual, daemon.journal
-        assert table is not None and journal is not None and start_game(table)
+        assert table is not None and journal is not None and virtual is not None and start_game(table)
         expected = table.referee.next_fire_plan(table.referee.hitter())  # nothing changes the referee meanwhile
         edges, release = EdgeThread(), threading.Event()
         try:

@@ -11,7 +11,7 @@ Exit codes (:meth:`Daemon.run_until_stopped`): :data:`EXIT_OK` after a stop requ
 died (the watchdog pings have stopped); ``128 + SIGQUIT`` after SIGQUIT. Every one but the first makes systemd's
 ``Restart=on-failure`` restart the service.
 
-Example::
+Example (not a doctest: starts the daemon, its broker and its launcher)::
 
     config = load_config(None)
     config.table.state_dir = ".state"
@@ -26,15 +26,14 @@ from __future__ import annotations
 import json
 import logging
 import os
-import secrets
 import signal
-import socket
 import sqlite3
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from unolauncher import __version__
 from unolauncher.bus import discovery
@@ -42,16 +41,27 @@ from unolauncher.bus.mqtt import BusSettings, TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.clock import Clock, RealClock
 from unolauncher.daemon.config import Config, ConfigError
+from unolauncher.daemon.ha_announce import Announcer, dashboard_link
 from unolauncher.daemon.mqtt_output import MqttOutput
+from unolauncher.daemon.mqtt_settings import bus_settings
 from unolauncher.daemon.notify import Notifier
-from unolauncher.daemon.table import CommandRefused, Table
+from unolauncher.daemon.prepare import CommandPreparer, offered_presets
+from unolauncher.daemon.table import Table
 from unolauncher.daemon.watchdog import Watchdog
+from unolauncher.launcher.factory import LauncherSetupError, create_launcher
+from unolauncher.launcher.interface import Launcher
+from unolauncher.launcher.press import PressHandler
+from unolauncher.launcher.virtual import VirtualLauncher
+from unolauncher.rules.referee import Referee
 from unolauncher.store.journal import Journal
+
+if TYPE_CHECKING:  # imported where they are used, only when configured (see _bus_settings, _start_dashboard)
+    from unolauncher.bus.broker import EmbeddedBroker
+    from unolauncher.web.server import DashboardServer
 
 log = logging.getLogger("unolauncher.daemon")
 
 ENDPOINTS_FILE = "endpoints.json"
-DISCOVERY_RECORD_FILE = "ha_discovery.json"  # what was announced to Home Assistant last (bus.discovery.publish_plan)
 JOURNAL_FILE = "journal.sqlite3"
 SWITCH_INTERVAL_S = 0.0005
 
@@ -66,44 +76,10 @@ PING_INTERVAL_S = 5.0  # WATCHDOG=1 every this often when systemd did not say (o
 SHUTDOWN_TIMEOUT_S = 15.0  # after this the rest of a shutdown is abandoned (the motor is off long before)
 
 
-def bus_settings(config: Config, host: str, port: int, mqtt5: bool) -> BusSettings:
-    """The MQTT connection the configuration describes, to ``host:port`` (also used by ``unolauncher ha-remove``)."""
-    b = config.broker
-    password = b.password
-    if b.password_file:
-        try:
-            password = Path(b.password_file).read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise ConfigError(f"broker.password_file {b.password_file} cannot be read: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise ConfigError(f"broker.password_file {b.password_file} is not UTF-8 text") from None
-    for key in ("ca_file", "cert_file", "key_file"):
-        name = getattr(b, key)
-        if name is not None and not os.access(name, os.R_OK):
-            raise ConfigError(f"broker.{key} {name} cannot be read")
-    return BusSettings(
-        host=host,
-        port=port,
-        username=b.username,
-        password=password,
-        tls=b.tls,
-        ca_file=b.ca_file,
-        cert_file=b.cert_file,
-        key_file=b.key_file,
-        tls_insecure=b.tls_insecure,
-        mqtt5=mqtt5,
-        keepalive=b.keepalive,
-        client_id=b.client_id,
-        reconnect_min=b.reconnect_min,
-        reconnect_max=b.reconnect_max,
-        ha_prefix=config.homeassistant.prefix if config.homeassistant.enabled else None,
-    )
-
-
 class Daemon:
     """One table's daemon process (see the module docstring for the order of things)."""
 
-    def __init__(self, config: Config, say: Any = print, notifier: Notifier | None = None) -> None:
+    def __init__(self, config: Config, say: Callable[[str], object] = print, notifier: Notifier | None = None) -> None:
         self.config = config
         self.say = say
         self.notifier = notifier or Notifier.from_environment()
@@ -114,20 +90,27 @@ class Daemon:
         self.journal: Journal | None = None
         self.table: Table | None = None
         self.bus: TableBus | None = None
-        self.broker: Any = None
-        self.dashboard: Any = None
-        self.launcher: Any = None
-        self.virtual: Any = None
-        self.press_handler: Any = None
-        self.endpoints: dict[str, Any] = {}
+        self.broker: EmbeddedBroker | None = None
+        self.dashboard: DashboardServer | None = None
+        self.launcher: Launcher | None = None
+        self.virtual: VirtualLauncher | None = None  # the simulation, when the backend is virtual
+        self.press_handler: PressHandler | None = None
+        self.announcer: Announcer | None = None
+        # The table's prepare hook (fairness: secrets, rigging refused); the next preset is the configured one until
+        # the table exists and may have one chosen since.
+        self.prepare_command = CommandPreparer(
+            config.launcher,
+            next_preset=lambda: self.table.preset.name if self.table is not None else config.launcher.preset,
+            mode=lambda: self.table.public_state().get("mode") if self.table is not None else None,
+        )
+        self.endpoints: dict[str, str | int | bool] = {}  # written to endpoints.json
         self._endpoints_lock = threading.Lock()
-        self._discovery_lock = threading.Lock()  # paho's thread announces; HA's birth may come during a reconnect
         self.watchdog = Watchdog(config.table.stall_timeout_s)
         self.exit_code = EXIT_OK
         self.stop_reason = ""
         self._guard_trips = 0
         self._guard_priority_logged = False
-        self._previous_excepthook: Any = None
+        self._previous_excepthook: Callable[[threading.ExceptHookArgs], object] | None = None
 
     # -- start --------------------------------------------------------------------------------------------------
 
@@ -139,8 +122,6 @@ class Daemon:
         self._previous_excepthook = threading.excepthook
         threading.excepthook = self._thread_crashed
         self.journal = self._open_journal()
-        from unolauncher.rules.referee import Referee
-
         self._start_launcher()
         bus_settings = self._bus_settings()
         try:
@@ -152,6 +133,7 @@ class Daemon:
                 on_connected=self._on_connected,
                 on_ha_online=self._publish_discovery,
             )
+            self.announcer = Announcer(self.config, self.topics, self.state_dir, self.bus, self._discovery_options)
         except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError: a CA or key file that is not one
             raise ConfigError(f"broker.ca_file/cert_file/key_file cannot be used for TLS: {exc}") from None
         self.table = Table(
@@ -160,9 +142,9 @@ class Daemon:
             MqttOutput(self.bus),
             launcher=self.launcher,
             virtual=self.virtual,
-            prepare=self._prepare_command,
+            prepare=self.prepare_command,
             next_preset=self.config.launcher.preset,
-            presets=self._presets(),
+            presets=offered_presets(self.config.launcher.preset),
             diagnostics_s=self.config.homeassistant.diagnostics_s,
             keep_days=self.config.table.journal_keep_days,
         )
@@ -170,7 +152,7 @@ class Daemon:
         self.say(
             f"journal: {self.journal.path} ({replayed} command(s) replayed, last event seq {self.journal.last_seq})"
         )
-        if not self.table.enabled:
+        if not self.table.emergency.enabled:
             self.say("launcher: DISABLED by an emergency stop (send {\"type\": \"enable\"} to allow firing)")
         self._wire_press_handler()
         self.table.start()
@@ -196,8 +178,6 @@ class Daemon:
             ) from None
 
     def _start_launcher(self) -> None:
-        from unolauncher.launcher.factory import LauncherSetupError, create_launcher
-
         settings = {
             k: v for k, v in vars(self.config.launcher).items() if v is not None and k not in ("seed", "allow_rigged")
         }
@@ -214,21 +194,19 @@ class Daemon:
             self.say(f"launcher: {self.launcher.status().backend}")
 
     def _wire_press_handler(self) -> None:
-        from unolauncher.launcher.press import PressHandler
-
-        assert self.table is not None
+        assert self.table is not None and self.launcher is not None
         table = self.table
         clock = self.clock
         self.press_handler = PressHandler(
             self.launcher,
-            claim=table.claim_press,
+            claim=table.press.claim,
             on_hit=table.on_hit,
             on_event=table.on_launcher_event,
             lockout=self.config.table.lockout,
-            on_lid_opened=table.on_lid_opened,
-            after_press=table.press_started,
+            on_lid_opened=table.press.lid_opened,
+            after_press=table.press.started,
             on_uno=table.on_uno_button,
-            enabled=lambda: table.enabled,  # the emergency stop, read without a lock
+            enabled=lambda: table.emergency.enabled,  # the emergency stop, read without a lock
             run_later=lambda deliver: clock.call_later(0.0, deliver),  # a hit known on the input thread: off it
         )
 
@@ -236,19 +214,21 @@ class Daemon:
         """Where to connect: starts the embedded broker first when that is the configured broker."""
         b = self.config.broker
         if b.use_embedded:
+            # Imported only with the embedded broker configured: amqtt and its dependencies take 0.04 s to import here
+            # and about ten times that on a Pi Zero, for nothing on a table that uses mosquitto or another broker.
             from unolauncher.bus.broker import WS_PATH, EmbeddedBroker
 
-            self.broker = EmbeddedBroker(host=b.listen, port=b.port, ws_port=b.ws_port)
+            broker = self.broker = EmbeddedBroker(host=b.listen, port=b.port, ws_port=b.ws_port)
             try:
-                self.broker.start()
+                broker.start()
             except Exception as exc:
                 raise ConfigError(
                     f"broker.port/broker.ws_port: the embedded broker cannot listen on {b.listen}:{b.port} and "
                     f":{b.ws_port} ({exc}); pick free ports or 0"
                 ) from None
-            host, port = ("127.0.0.1" if b.listen in ("0.0.0.0", "") else b.listen), self.broker.port
-            ws_url = b.ws_url or f"ws://{{host}}:{self.broker.ws_port}{WS_PATH}"
-            self.say(f"broker: embedded amqtt, mqtt://{host}:{port} and ws://{b.listen}:{self.broker.ws_port}{WS_PATH}")
+            host, port = ("127.0.0.1" if b.listen in ("0.0.0.0", "") else b.listen), broker.port
+            ws_url = b.ws_url or f"ws://{{host}}:{broker.ws_port}{WS_PATH}"
+            self.say(f"broker: embedded amqtt, mqtt://{host}:{port} and ws://{b.listen}:{broker.ws_port}{WS_PATH}")
             mqtt5 = False  # amqtt speaks 3.1.1 only
         else:
             assert b.host is not None
@@ -263,12 +243,12 @@ class Daemon:
         d = self.config.dashboard
         if not d.enabled:
             return
-        try:
+        try:  # only when the dashboard is on (0.06 s of imports here); a build without web/ runs without it
             from unolauncher.web.server import DashboardServer
         except ImportError:
             self.say("dashboard: not available in this build")
             return
-        self.dashboard = DashboardServer(
+        dashboard = self.dashboard = DashboardServer(
             host=d.host,
             port=d.port,
             config={
@@ -279,11 +259,11 @@ class Daemon:
             },
         )
         try:
-            self.dashboard.start()
+            dashboard.start()
         except OSError as exc:
             raise ConfigError(f"dashboard.port: cannot listen on {d.host}:{d.port} ({exc.strerror})") from None
-        self.endpoints["dashboard_url"] = self.dashboard.url
-        self.say(f"dashboard: {self.dashboard.url}")
+        self.endpoints["dashboard_url"] = dashboard.url
+        self.say(f"dashboard: {dashboard.url}")
 
     def _write_endpoints(self) -> None:
         """``<state_dir>/endpoints.json``: ports actually used (port 0 = chosen at start), pid, ready, connected."""
@@ -295,80 +275,6 @@ class Daemon:
 
     # -- hooks the table and the bus call -----------------------------------------------------------------------
 
-    def _prepare_command(self, command: dict[str, Any]) -> dict[str, Any]:
-        """What the daemon adds to a command from outside, or why it refuses it (:class:`CommandRefused`).
-
-        Fairness (docs/ejection.md): nobody who sends commands chooses the launcher's outcomes. The daemon draws the
-        secret behind every launcher commitment itself (``secret`` on ``new_game``, ``next_round`` and ``undo``,
-        which may open one) and refuses a command that brings its own, or that rigs the game (``seed``,
-        ``launcher.seed``/``script``, a full-mode ``deal``) unless ``[launcher] allow_rigged = true``; the launcher's
-        own ``pressed``/``lid_opened`` never come from outside. The filled-in command is what is journalled, so a
-        replay is still exact.
-        """
-        kind = command.get("type")
-        if kind in ("pressed", "lid_opened"):
-            raise CommandRefused("not_allowed", f"{kind} is reported by the launcher itself, not sent as a command.")
-        if "secret" in command:
-            raise CommandRefused(
-                "rigged_not_allowed", "The launcher's secrets are drawn by the table daemon; no command may bring one."
-            )
-        if kind not in ("new_game", "next_round", "undo"):
-            return command
-        launcher = self.config.launcher
-        rig = self._rigging_field(command)
-        if rig is not None and not launcher.allow_rigged:
-            raise CommandRefused(
-                "rigged_not_allowed",
-                f"{kind} may not carry {rig}: it would let the sender choose the game's outcomes "
-                "(the table's [launcher] allow_rigged setting is off).",
-            )
-        command = dict(command)
-        if kind == "new_game":
-            if launcher.seed is not None and "seed" not in command:
-                command["seed"] = launcher.seed  # allow_rigged is on (the configuration insists): a rigged game
-            elif rig not in ("seed", "launcher.seed", "launcher.script"):
-                command.setdefault("seed", secrets.randbelow(2**62))  # the deal's shuffle
-                command["secret"] = secrets.token_hex(32)
-            options = command.get("options")
-            configured: dict[str, Any] = {}
-            # The next game's preset: the configured one, or the one chosen since (the preset command, HA's select).
-            preset = self.table.next_preset if self.table is not None else launcher.preset
-            if preset != "classic":
-                configured["ejection_preset"] = preset
-                if preset == "custom":
-                    configured["ejection_custom"] = launcher.custom
-            if launcher.ms_per_card is not None:
-                configured["ejection_ms_per_card"] = launcher.ms_per_card  # journalled with the game
-            if (options is None or isinstance(options, dict)) and configured:
-                command["options"] = options = {**configured, **(options or {})}
-            if (
-                isinstance(options, dict)  # a phone asking for the custom preset without a table: the configured one
-                and options.get("ejection_preset") == "custom"
-                and options.get("ejection_custom") is None
-                and launcher.custom
-            ):
-                command["options"] = {**options, "ejection_custom": launcher.custom}
-        else:
-            command["secret"] = secrets.token_hex(32)  # the referee uses it only if the command opens a commitment
-        return command
-
-    def _rigging_field(self, command: dict[str, Any]) -> str | None:
-        """The first field of a ``new_game``/``next_round`` that would rig it, or ``None``. A table-mode ``deal``
-        only reports the real cards on the table (the starter, who dealt): that steers nothing."""
-        if command.get("type") == "new_game":
-            if "seed" in command:
-                return "seed"
-            rig = command.get("launcher")
-            for key in ("seed", "script"):
-                if isinstance(rig, dict) and key in rig:
-                    return f"launcher.{key}"
-            mode = command.get("mode", "full")
-        elif command.get("type") == "next_round" and self.table is not None:
-            mode = self.table.snapshot().get("mode")
-        else:
-            return None
-        return "deal" if command.get("deal") is not None and mode != "table" else None
-
     def _on_connected(self) -> None:
         """After every (re)connect: retained state, launcher status, sensors and discovery (paho's thread)."""
         assert self.bus is not None and self.table is not None
@@ -378,74 +284,35 @@ class Daemon:
         self.table.republish()
         self._publish_discovery()
 
-    def _presets(self) -> tuple[str, ...]:
-        """The ejection presets Home Assistant's select offers for the next game (custom only when configured)."""
-        from unolauncher.rules.ejection import BUILTIN_PRESETS
-
-        configured = self.config.launcher.preset
-        return tuple(BUILTIN_PRESETS) + ((configured,) if configured not in BUILTIN_PRESETS else ())
-
     def _discovery_options(self) -> discovery.DiscoveryOptions:
         ha = self.config.homeassistant
+        dashboard = self.dashboard
+        link = ha.configuration_url or (dashboard_link(self.config, dashboard.port) if dashboard is not None else None)
         return discovery.DiscoveryOptions(
             version=__version__,
             prefix=ha.prefix,
             mode=ha.discovery,
-            configuration_url=ha.configuration_url or self._dashboard_link(),
+            configuration_url=link,
             virtual=self.virtual is not None,
             coprocessor=self.launcher is not None and "connected" in self.launcher.status().extra,
-            presets=self._presets(),
+            presets=offered_presets(self.config.launcher.preset),
         )
 
-    def _dashboard_link(self) -> str | None:
-        """The dashboard's address as Home Assistant (another machine) reaches it: the host name on the local network
-        when it listens on every interface; ``homeassistant.configuration_url`` overrides it."""
-        if self.dashboard is None:
-            return None
-        host = self.config.dashboard.host
-        if host in ("0.0.0.0", "::", ""):
-            host = f"{socket.gethostname()}.local"  # mDNS, as Raspberry Pi OS announces itself
-        if ":" in host:
-            host = f"[{host}]"
-        return f"http://{host}:{self.dashboard.port}/"
-
     def _publish_discovery(self) -> None:
-        """Announce the table to Home Assistant (paho's thread: after a connect, and on HA's birth message).
-
-        Compared with the record of the last announcement, a renamed table's old device is deleted and a change of
-        ``homeassistant.discovery`` migrates the entities (see :func:`unolauncher.bus.discovery.publish_plan`).
-        """
-        ha = self.config.homeassistant
-        if not ha.enabled or self.bus is None:
-            return
-        options = self._discovery_options()
-        node = discovery.node_id(self.topics.table_id)
-        messages = discovery.discovery_messages(self.topics, options)
-        path = self.state_dir / DISCOVERY_RECORD_FILE
-        with self._discovery_lock:
-            try:
-                previous = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                previous = None  # none yet (or unreadable): assume an older version announced the table
-            for topic, payload, retain in discovery.publish_plan(previous, messages, node, ha.discovery, ha.prefix):
-                if retain:  # a config or its deletion: only the newest per topic matters
-                    self.bus.publish_latest(topic, payload)
-                else:  # a migrate_discovery request: a message of its own, in order
-                    self.bus.publish(topic, payload)
-            current = discovery.record(messages, node, ha.discovery)
-            if current != previous:
-                tmp = path.with_name(path.name + ".tmp")
-                tmp.write_text(json.dumps(current, indent=1) + "\n", encoding="utf-8")
-                tmp.replace(path)
+        """Announce the table to Home Assistant (paho's thread: after a connect, and on HA's birth message)."""
+        if self.announcer is not None:
+            self.announcer.publish()
 
     def _watch_critical_threads(self) -> None:
         """What the watchdog checks: the timer thread, the launcher's input callbacks and motor guard, the table's
-        worker, MQTT's threads. Each one's own ``health(now, deadline_s)`` says what keeps it from progressing."""
-        for name, part in (("timers", self.clock), ("launcher", self.launcher), ("table", self.table),
-                           ("mqtt", self.bus)):  # fmt: skip
-            check = getattr(part, "health", None)
-            if check is not None:
-                self.watchdog.watch(name, check)
+        worker, MQTT's threads. Each one's own ``health(now, deadline_s)`` says what keeps it from progressing
+        (:class:`~unolauncher.daemon.watchdog.Monitored`). A virtual clock (tests) has no thread to watch."""
+        assert self.launcher is not None and self.table is not None and self.bus is not None
+        if isinstance(self.clock, RealClock):
+            self.watchdog.watch("timers", self.clock)
+        self.watchdog.watch("launcher", self.launcher)
+        self.watchdog.watch("table", self.table)
+        self.watchdog.watch("mqtt", self.bus)
 
     # -- run and stop -------------------------------------------------------------------------------------------
 

@@ -17,6 +17,8 @@ Example::
     'invalid_json'
     >>> check_daemon_command({"type": "resend", "from": 2**63})
     ('bad_field', 'from must be a whole number from 1 to 9223372036854775807.')
+    >>> check_daemon_command({"type": "disable", "by": ""})[1]
+    'by must be printable text without control or bidi-override characters, 1 to 64 characters.'
 """
 
 from __future__ import annotations
@@ -39,8 +41,8 @@ DAEMON_FIELDS: dict[str, dict[str, Check]] = {
     "status": {},
     "resend": {"from": integer(1, INT_MAX)},
     "preset": {"preset": text()},  # the next game's ejection preset (Home Assistant's select)
-    "disable": {"by": label(64)},  # the emergency stop; "by" says who pressed it
-    "enable": {"by": label(64)},
+    "disable": {"by": label(64, min_len=1)},  # the emergency stop; "by" says who pressed it
+    "enable": {"by": label(64, min_len=1)},
 }
 DAEMON_COMMANDS = frozenset(DAEMON_FIELDS)
 

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from unolauncher.bus.discovery import node_id
     from unolauncher.bus.mqtt import make_client
-    from unolauncher.daemon.app import bus_settings
+    from unolauncher.daemon.mqtt_settings import bus_settings
 
     b = config.broker
     if b.use_embedded:  # the daemon's own broker: reachable only while the daemon runs

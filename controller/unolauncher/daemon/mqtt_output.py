@@ -15,7 +15,7 @@ from unolauncher.bus.mqtt import TableBus
 
 
 class MqttOutput:
-    """Implements :class:`unolauncher.daemon.table.TableOutput` on a :class:`TableBus`."""
+    """Implements :class:`unolauncher.daemon.interfaces.TableOutput` on a :class:`TableBus`."""
 
     def __init__(self, bus: TableBus) -> None:
         self.bus = bus

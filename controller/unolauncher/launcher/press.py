@@ -6,7 +6,7 @@ Runs on the launcher's input thread (gpiozero's edge thread, or the serial reade
 just a callback, the claim and three pin writes. **Nothing here waits**: lgpio delivers every GPIO callback on one
 thread, so a press that waited would delay the lid edge behind it. The emergency stop is read without a lock; the
 table answers a claim from the immutable snapshot it publishes after every change of its referee (one reference
-swap under a press lock of its own, never the table's lock: see ``daemon/table.py``); a press that comes while the
+swap under a press lock of its own, never the table's lock: see ``daemon/press_gate.py``); a press that comes while the
 previous press's hit has not reached the table yet, or at the instant the table is replacing its snapshot, is
 ignored (``ignored_press``) instead of waiting for it or being attributed from the state about to change; and a
 result known on the input thread itself (a click, a run the launcher would not start) is reported through
@@ -31,8 +31,8 @@ recomputes — comes from the referee, with the ``pressed`` command.)
 
 Example::
 
-    handler = PressHandler(launcher, claim=table.claim_press, on_hit=table.on_hit, on_event=table.on_launcher_event,
-                           on_lid_opened=table.on_lid_opened, after_press=table.press_started)
+    handler = PressHandler(launcher, claim=table.press.claim, on_hit=table.on_hit, on_event=table.on_launcher_event,
+                           on_lid_opened=table.press.lid_opened, after_press=table.press.started)
     launcher.on_press()        # the button: claim, fire, and (when the run ends) on_hit
 """
 

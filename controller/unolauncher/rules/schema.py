@@ -110,12 +110,15 @@ def text(max_len: int = MAX_TEXT) -> Check:
     return Text(max_len)
 
 
-def label(max_len: int) -> Check:
-    """Text shown to people: printable (no control or bidi-override characters), at most ``max_len`` characters."""
-    what = f"must be {NAME_RULE}, at most {max_len} characters"
+def label(max_len: int, min_len: int = 0) -> Check:
+    """Text shown to people: printable (no control or bidi-override characters), ``min_len`` to ``max_len``
+    characters."""
+    span = f"at most {max_len}" if min_len == 0 else f"{min_len} to {max_len}"
+    what = f"must be {NAME_RULE}, {span} characters"
 
     def check(value: Any) -> Problem | None:
-        return None if type(value) is str and len(value) <= max_len and value.isprintable() else Problem("", what)
+        ok = type(value) is str and min_len <= len(value) <= max_len and value.isprintable()
+        return None if ok else Problem("", what)
 
     return check
 

@@ -1,0 +1,50 @@
+"""The emergency stop's state: may the launcher fire? (the ``disable`` / ``enable`` daemon commands).
+
+Threads: any thread may :meth:`~EmergencyStop.apply` it — MQTT's network thread stops the motor on a ``disable``
+right where the payload arrives (:meth:`~EmergencyStop.stop_now_if_disable`, before the command waits in the
+table's queue), the table's worker on the commands and at start-up. The press path reads
+:attr:`~EmergencyStop.enabled` without a lock (one attribute read). :attr:`~EmergencyStop.journalled` — the value the
+journal holds (``launcher_disabled`` / ``launcher_enabled`` events, and the referee snapshot note) — is the
+worker's alone.
+
+Example::
+
+    >>> stop = EmergencyStop(launcher=None)
+    >>> stop.stop_now_if_disable(b'{"type": "disable", "by": "dashboard"}')
+    True
+    >>> stop.enabled, stop.journalled      # acted at once; the worker journals it in turn
+    (False, True)
+    >>> stop.stop_now_if_disable(b'{"type": "disable", "by": 7}')   # not a valid disable: the worker refuses it
+    False
+"""
+
+from __future__ import annotations
+
+from unolauncher.daemon.commands import check_daemon_command, decode_command
+from unolauncher.launcher.interface import Launcher
+
+# The emergency stop's events: journalled, so a restart comes back disabled if it went down disabled.
+ENABLE_EVENTS = ("launcher_disabled", "launcher_enabled")
+
+
+class EmergencyStop:
+    """Whether presses may fire, and the launcher switched to match (motor off at once when disabled)."""
+
+    def __init__(self, launcher: Launcher | None) -> None:
+        self.launcher = launcher
+        self.enabled = True  # read by the press path without a lock
+        self.journalled = True  # the last value the journal holds (worker only)
+
+    def apply(self, enabled: bool) -> None:
+        """The emergency stop's effect: presses refused (read without a lock) and the launcher (motor off at once)."""
+        self.enabled = enabled
+        if self.launcher is not None:
+            self.launcher.set_enabled(enabled)
+
+    def stop_now_if_disable(self, payload: bytes) -> bool:
+        """If ``payload`` is a valid ``disable`` command: launcher disabled and presses refused now. Any thread."""
+        command = decode_command(payload).command
+        if command is None or command.get("type") != "disable" or check_daemon_command(command) is not None:
+            return False
+        self.apply(False)
+        return True
