@@ -21,6 +21,9 @@ dataclass); every key is optional:
                     (``jam_probability``, …; ``VIRTUAL_SETTINGS``)
 ==================  ==========================================================================================
 
+:class:`VirtualLauncher` is re-exported here: it types :func:`create_launcher`'s second item for callers that may
+not import a backend themselves (the daemon; the import-linter contracts in ``pyproject.toml``).
+
 The ``serial`` backend lives in ``launcher/backends/serial/`` (imported only when chosen): it is built with
 ``SerialLauncher.from_settings(settings, clock)``, which reads its own keys.
 
@@ -50,7 +53,7 @@ from unolauncher.errors import UnolauncherError
 from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
 from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.virtual.params import VIRTUAL_SETTINGS, VirtualParams
-from unolauncher.launcher.backends.virtual.toy import VirtualLauncher
+from unolauncher.launcher.backends.virtual.toy import VirtualLauncher as VirtualLauncher  # re-exported (see above)
 from unolauncher.launcher.interface import Launcher
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap, PinMapError, load_pin_file, resolve_pins
 from unolauncher.launcher.setting import setting
