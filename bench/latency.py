@@ -36,7 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # sup
 from support.benchstats import TimedPin, percentile, timed_press
 from unolauncher.clock import VirtualClock
 from unolauncher.daemon.table import Table
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.pins import DEFAULT_PINS
 from unolauncher.launcher.press import PressHandler
 from unolauncher.rules.ejection import EjectionModel

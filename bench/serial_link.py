@@ -40,11 +40,12 @@ from support.benchstats import TimedPin, percentile, timed_press  # noqa: E402
 from support.claims import ModelClaims  # noqa: E402
 from support.net import wait_until  # noqa: E402
 from unolauncher.clock import RealClock, VirtualClock  # noqa: E402
-from unolauncher.launcher import serial_protocol as sp  # noqa: E402
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher  # noqa: E402
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher  # noqa: E402
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings  # noqa: E402
+from unolauncher.launcher.backends.serial import protocol as sp  # noqa: E402
+from unolauncher.launcher.backends.serial.launcher import SerialLauncher, SerialSettings  # noqa: E402
 from unolauncher.launcher.pins import DEFAULT_PINS  # noqa: E402
 from unolauncher.launcher.press import PressHandler  # noqa: E402
-from unolauncher.launcher.serial_launcher import SerialLauncher, SerialSettings  # noqa: E402
 from unolauncher.rules.ejection import EjectionModel  # noqa: E402
 
 

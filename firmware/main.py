@@ -2,7 +2,7 @@
 
 The firmware turns off the REPL's Ctrl-C on the port, so mpremote cannot break in while it runs. To get a plain
 REPL (e.g. to redeploy): hold the fire button while plugging in, or send RELEASE from the host
-(``python -m unolauncher.launcher.serial_launcher release PORT``), which reboots once into the REPL.
+(``python -m unolauncher.launcher.backends.serial release PORT``), which reboots once into the REPL.
 
 It refuses to start (motor pins left as inputs, held low by their external pull-downs; the REPL stays usable) on
 a MicroPython too old for hard timer interrupts and on a pin map that uses a Pico W's Wi-Fi pins.

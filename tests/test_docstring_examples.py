@@ -15,7 +15,6 @@ PACKAGE = Path(unolauncher.__file__).parent
 # examples are checked once those land.
 NOT_YET = {
     "launcher/press.py",
-    "launcher/gpio.py",
     "bus/broker.py",
     "bus/discovery.py",
     "bus/event_types.py",

@@ -44,5 +44,9 @@ def test_exceptions_keep_their_builtin_bases() -> None:
     found = package_exceptions()
     assert issubclass(found["unolauncher.store.journal.JournalError"], RuntimeError)
     assert issubclass(found["unolauncher.launcher.calibrate.CalibrationError"], RuntimeError)
-    for name in ("strict_json.StrictJSONError", "launcher.serial_protocol.FrameError", "launcher.pins.PinMapError"):
+    for name in (
+        "strict_json.StrictJSONError",
+        "launcher.backends.serial.protocol.FrameError",
+        "launcher.pins.PinMapError",
+    ):
         assert issubclass(found[f"unolauncher.{name}"], ValueError)

@@ -15,7 +15,7 @@ from the built-in it always was (``ValueError``, ``RuntimeError``): nothing that
     ├── PinMapError (ValueError)            launcher/pins.py
     ├── LauncherSetupError (ValueError)     launcher/factory.py
     ├── CalibrationError (RuntimeError)     launcher/calibrate.py
-    ├── FrameError (ValueError)             launcher/serial_protocol.py
+    ├── FrameError (ValueError)             launcher/backends/serial/protocol.py
     └── VerifyInputError (ValueError)       launcher/verify_cli.py
 
 This module imports nothing, so every layer (the pure core too) may use it.

@@ -12,8 +12,8 @@ import json
 import struct
 from pathlib import Path
 
-from unolauncher.launcher import serial_protocol as sp
-from unolauncher.launcher.gpio import DeviceSettings
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
+from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.interface import FirePlan
 
 OUT = Path(__file__).resolve().parents[1] / "test_vectors.json"

@@ -1,6 +1,7 @@
-"""LED and buzzer, like the newer toy and the host's ``launcher/feedback.py``: a chime on every accepted press,
-and a pulse that speeds up after each press that fired nothing, until cards come out. The host decides both
-(SIGNAL command: chime, tension); the firmware only keeps the rhythm. The LED is steady on while the motor runs.
+"""LED and buzzer, like the newer toy and the host's ``launcher/backends/gpio/feedback.py``: a chime on every
+accepted press, and a pulse that speeds up after each press that fired nothing, until cards come out. The host
+decides both (SIGNAL command: chime, tension); the firmware only keeps the rhythm. The LED is steady on while the motor
+runs.
 
 Example::
 

@@ -67,7 +67,7 @@ def test_the_scan_finds_event_literals() -> None:
     assert {"played", "hit", "round_ended"} <= literal_types(PACKAGE / "rules" / "play.py") | literal_types(
         PACKAGE / "rules" / "attack.py"
     ) | literal_types(PACKAGE / "rules" / "scoring.py")
-    assert {"lid_open", "lid_closed"} <= literal_types(PACKAGE / "launcher" / "gpio.py")
+    assert {"lid_open", "lid_closed"} <= literal_types(PACKAGE / "launcher" / "backends" / "gpio" / "runs.py")
 
 
 @pytest.mark.parametrize("ruleset", sorted(RULESETS))

@@ -66,6 +66,17 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"launcher": {"ms_per_card": 5}}, "launcher.ms_per_card"),
     ({"launcher": {"seed": -1}}, "launcher.seed"),
     ({"launcher": {"seed": 2**63}}, "launcher.seed"),
+    # The backends' own keys, checked against the chosen backend's settings schema when the file loads (issue #15).
+    ({"launcher": {"retract_ms": -5}}, "launcher.retract_ms"),  # out of range
+    ({"launcher": {"retract_ms": "fast"}}, "launcher.retract_ms"),  # not a number
+    ({"launcher": {"retract_ms": 12.5}}, "launcher.retract_ms"),  # a fraction where a whole number is needed
+    ({"launcher": {"max_run_s": True}}, "launcher.max_run_s"),  # true is not a number
+    ({"launcher": {"backend": "serial", "serial_port": "loop://", "max_run_s": 30}}, "launcher.max_run_s"),  # firmware
+    ({"launcher": {"retract_ms": 120, "settle_ms": 10}}, "launcher.settle_ms"),  # a rule across two settings
+    ({"launcher": {"backend": "gpio", "deadman_ms": 10}}, "launcher.deadman_ms"),  # the other backend's key
+    ({"launcher": {"magazine": 501}}, "launcher.magazine"),
+    ({"launcher": {"virtual": {"speed": 2}}}, "launcher.virtual.speed"),  # unknown key in a backend's table
+    ({"launcher": {"virtual": {"jam_probability": 2}}}, "launcher.virtual.jam_probability"),
 ]
 
 
@@ -128,7 +139,7 @@ def test_cli_invalid_toml_and_bad_launcher_value_exit_2(tmp_path: Path) -> None:
     result = _run(["--config", str(path)])
     assert result.returncode == 2 and "not valid TOML" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
-    # a value only the launcher factory can judge: still one line, still exit 2, still names it
+    # a value the launcher's settings schema refuses: still one line, still exit 2, still names it
     path.write_text(
         '[launcher]\nbackend = "virtual"\nretract_power = 7.0\n[dashboard]\nenabled = false\n'
         "[broker]\nport = 0\nws_port = 0\n"
@@ -144,18 +155,19 @@ LAUNCHER_ALIASES = {"port": "an alias of serial_port for callers outside the dae
 
 
 def test_every_key_the_launcher_code_reads_is_accepted_and_documented() -> None:
-    """The launcher factory, the GPIO device settings and the serial backend read their keys from [launcher]: each
-    one must be a config key (else it could never be set) and be documented."""
-    from unolauncher.launcher.gpio import DeviceSettings
+    """The launcher factory and the backends' settings schemas name the keys read from [launcher] (the serial
+    backend reads its port and pins by hand): each one must be a config key (else it could never be set) and be
+    documented."""
+    from unolauncher.launcher.config import SCHEMAS
 
     launcher_dir = ROOT / "controller" / "unolauncher" / "launcher"
     factory = (launcher_dir / "factory.py").read_text()
-    serial = (launcher_dir / "serial_settings.py").read_text()
+    serial = (launcher_dir / "backends" / "serial" / "settings.py").read_text()
     serial = serial[serial.index("def serial_settings_from") :]  # that function only (the last in its module)
     read = set(re.findall(r'setting\(settings, "([a-z_]+)"', factory))
-    read |= set(re.findall(r'(?<![.\w])(?:get|ms)\("([a-z_]+)"', serial))  # get(...), not pins.get(...)
-    read |= {f.name for f in dataclasses.fields(DeviceSettings)}
-    assert {"serial_port", "deadman_ms", "baudrate", "jam_timeout_s"} <= read  # the scan finds what it should
+    read |= set(re.findall(r'(?<![.\w])get\("([a-z_]+)"', serial))  # get(...), not pins.get(...)
+    read |= {name for schema in SCHEMAS for name in schema.settings}
+    assert {"serial_port", "pins", "deadman_ms", "baudrate", "jam_timeout_s", "settle_ms"} <= read  # the scan works
     text = (ROOT / "docs" / "configuration.md").read_text()
     for key in sorted(read - set(LAUNCHER_ALIASES)):
         assert key in SCHEMA["launcher"], f"launcher.{key} is read by the launcher code but refused by the config"
@@ -217,3 +229,27 @@ def test_cli_an_unknown_preset_exits_2(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text(QUIET.replace('backend = "virtual"', 'backend = "virtual"\npreset = "turbo"'))
     one_line_exit_2(["--config", str(path), "--state-dir", str(tmp_path / "s")], "launcher.preset")
+
+
+@pytest.mark.parametrize(
+    ("launcher", "line"),
+    [
+        ("retract_ms = -5", "launcher.retract_ms must be a whole number from 0 to 2000 ms, got -5"),
+        ('retract_ms = "fast"', "launcher.retract_ms must be a whole number from 0 to 2000 ms, got 'fast'"),
+        ("[launcher.virtual]\nspeed = 2", "unknown key launcher.virtual.speed (known in [launcher.virtual]: "),
+    ],
+    ids=["out-of-range", "wrong-type", "unknown-key-in-backend-table"],
+)
+def test_cli_a_bad_launcher_setting_stops_start_up_before_anything_starts(
+    tmp_path: Path, launcher: str, line: str
+) -> None:
+    """Checked when the file loads: one line naming the key, exit 2, and no state directory created (the journal,
+    the broker and the launcher were never started)."""
+    path = tmp_path / "c.toml"
+    path.write_text(QUIET.replace('backend = "virtual"\n', f'backend = "virtual"\n{launcher}\n'))
+    state = tmp_path / "state"
+    result = _run(["--config", str(path), "--state-dir", str(state)])
+    assert result.returncode == 2, result.stderr[-2000:]
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"unolauncher run: {line}"), result.stderr[-2000:]
+    assert not state.exists()

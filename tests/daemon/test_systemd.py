@@ -76,7 +76,7 @@ def test_unit_file_has_what_the_table_needs() -> None:
     assert one["KillSignal"] == "SIGTERM"
     assert values(unit["Install"], "WantedBy") == ["multi-user.target"]
     # The motor guard's thread asks for SCHED_FIFO: the unit must allow that priority and not forbid real time.
-    from unolauncher.launcher.gpio import GUARD_REALTIME_PRIORITY
+    from unolauncher.launcher.backends.gpio.launcher import GUARD_REALTIME_PRIORITY
 
     assert int(one["LimitRTPRIO"]) >= GUARD_REALTIME_PRIORITY and one.get("RestrictRealtime", "no") == "no"
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.mpfakes import ensure_firmware_path, load_rp2040, machine, mp_time
-from unolauncher.launcher import serial_protocol as sp
+from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.interface import FireResult
 
 ensure_firmware_path()

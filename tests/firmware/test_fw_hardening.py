@@ -22,8 +22,8 @@ from unofw.outq import CHUNK, OutQueue
 
 from firmware.fwsim import Harness
 from firmware.mpfakes import FIRMWARE, load_rp2040, machine, mp_time
-from unolauncher.launcher import serial_protocol as sp
-from unolauncher.launcher.gpio import DeviceSettings
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
+from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.interface import FirePlan
 
 VECTORS = json.loads((FIRMWARE / "test_vectors.json").read_text())
@@ -354,11 +354,12 @@ def test_every_config_value_has_a_ceiling_and_a_floor(field: str) -> None:
 
 def test_the_host_refuses_settings_beyond_the_firmwares_ceilings() -> None:
     from unolauncher.clock import RealClock
-    from unolauncher.launcher.serial_launcher import SerialLauncher
+    from unolauncher.launcher.backends.serial.launcher import SerialLauncher
 
-    with pytest.raises(ValueError, match=r"max_run_s=30 is outside what the co-processor accepts \(0.1 to 10\)"):
+    firmware = r"\(what the co-processor accepts\)"
+    with pytest.raises(ValueError, match=rf"max_run_s must be a number from 0.1 to 10 s {firmware}, got 30"):
         SerialLauncher.from_settings({"serial_port": "loop://", "max_run_s": 30}, RealClock())
-    with pytest.raises(ValueError, match="retract_ms=900"):
+    with pytest.raises(ValueError, match=r"retract_ms must be .* from 0 to 500 ms .*, got 900"):
         SerialLauncher.from_settings({"serial_port": "loop://", "retract_ms": 900}, RealClock())
 
 

@@ -13,7 +13,7 @@ from unofw.debounce import Debouncer
 
 from firmware.fwsim import Harness
 from firmware.mpfakes import machine, micropython, mp_time
-from unolauncher.launcher import serial_protocol as sp
+from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.interface import FirePlan
 
 

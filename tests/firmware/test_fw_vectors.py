@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from firmware.mpfakes import FIRMWARE, ensure_firmware_path
-from unolauncher.launcher import serial_protocol as sp
+from unolauncher.launcher.backends.serial import protocol as sp
 
 ensure_firmware_path()
 from unofw import msgs, wire  # noqa: E402

@@ -20,9 +20,9 @@ from firmware.fwsim import Harness
 from firmware.mpfakes import mp_time
 from support.net import wait_until
 from unolauncher.clock import RealClock
-from unolauncher.launcher import serial_protocol as sp
+from unolauncher.launcher.backends.serial import protocol as sp
+from unolauncher.launcher.backends.serial.launcher import SerialLauncher, SerialSettings
 from unolauncher.launcher.interface import FirePlan, FireResult
-from unolauncher.launcher.serial_launcher import SerialLauncher, SerialSettings
 
 FIRE_BODY = sp.encode_fire(FirePlan(fire=True, cards=3))
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -16,8 +16,8 @@ import pytest
 from firmware.fwsim import SimDevice
 from support.net import wait_until
 from unolauncher.clock import RealClock
+from unolauncher.launcher.backends.serial.launcher import SerialLauncher, SerialSettings
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
-from unolauncher.launcher.serial_launcher import SerialLauncher, SerialSettings
 
 
 class Recorder:
@@ -121,7 +121,7 @@ def test_stop_ends_a_run_and_no_fire_plans_are_cheap(device: SimDevice) -> None:
 def _cfg(**changes: Any) -> Any:
     import dataclasses
 
-    from unolauncher.launcher.serial_protocol import DeviceConfig
+    from unolauncher.launcher.backends.serial.protocol import DeviceConfig
 
     return dataclasses.replace(DeviceConfig(), **changes)
 
@@ -344,7 +344,7 @@ def test_the_factory_builds_the_serial_backend(device: SimDevice) -> None:
 
 
 def test_release_reboots_the_firmware_into_its_repl(device: SimDevice) -> None:
-    from unolauncher.launcher.serial_launcher import main as serial_cli
+    from unolauncher.launcher.backends.serial.cli import main as serial_cli
 
     assert serial_cli(["release", str(device.link)]) == 0
     assert wait_until(lambda: device.resets == 1, 2) and not device.motor_on()

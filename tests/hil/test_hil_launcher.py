@@ -20,11 +20,13 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from support.claims import ModelClaims
 from unolauncher.clock import RealClock, VirtualClock
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
+from unolauncher.launcher.backends.virtual.params import VirtualParams
+from unolauncher.launcher.backends.virtual.toy import VirtualLauncher
 from unolauncher.launcher.interface import FirePlan, FireResult
 from unolauncher.launcher.pins import DEFAULT_JIG, DEFAULT_PINS
 from unolauncher.launcher.press import PressHandler
-from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
 from unolauncher.rules.ejection import EjectionModel
 
 from .jig import JigToy, wire_mock_jig

@@ -11,10 +11,12 @@ import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from unolauncher.clock import VirtualClock
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
+from unolauncher.launcher.backends.virtual.params import VirtualParams
+from unolauncher.launcher.backends.virtual.toy import VirtualLauncher
 from unolauncher.launcher.interface import FireResult
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap
-from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
 
 
 @pytest.fixture

@@ -246,7 +246,7 @@ def test_selftest_motor_check_fails_when_the_wheel_does_not_turn(
 ) -> None:
     """Without a beam the (simulated) operator confirms only what the wheel did: a driver that never switches the
     motor on is a FAIL naming the wiring, not a PASS the check wrote itself."""
-    from unolauncher.launcher.gpio import GpioLauncher
+    from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
 
     pins = tmp_path / "pins.toml"
     pins.write_text("[pins]\nsensor = -1\n")

@@ -6,10 +6,11 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from unolauncher.clock import VirtualClock
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
+from unolauncher.launcher.backends.virtual.params import VirtualParams
 from unolauncher.launcher.interface import FirePlan, FireResult
 from unolauncher.launcher.pins import DEFAULT_PINS, resolve_pins
-from unolauncher.launcher.virtual import VirtualParams
 
 from .conftest import Rig, make_rig
 
@@ -463,7 +464,7 @@ def test_set_enabled_false_is_an_emergency_stop(rig: Rig) -> None:
 def test_the_coast_before_a_retract_cannot_be_configured_below_the_firmwares_40_ms() -> None:
     """Reversing a motor still spinning draws its stall current through the driver: the settle time is also the
     coast gap before the retract, so with a retract it has the firmware's floor (COAST_MS = 40)."""
-    with pytest.raises(ValueError, match="settle_ms=39 is out of range"):
+    with pytest.raises(ValueError, match=r"settle_ms = 39 must be at least 40 ms when retract_ms > 0"):
         DeviceSettings(retract_ms=120, settle_ms=39)
     assert DeviceSettings(retract_ms=120, settle_ms=40).settle_ms == 40
     assert DeviceSettings(retract_ms=0, settle_ms=0).settle_ms == 0  # no reversal follows: nothing to protect

@@ -26,13 +26,15 @@ from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from support.net import wait_until
 from unolauncher.clock import RealClock, VirtualClock
-from unolauncher.launcher import serial_protocol as sp
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
+from unolauncher.launcher.backends.serial import protocol as sp
+from unolauncher.launcher.backends.serial.launcher import SerialLauncher, SerialSettings
+from unolauncher.launcher.backends.virtual.params import VirtualParams
+from unolauncher.launcher.backends.virtual.toy import VirtualLauncher
 from unolauncher.launcher.factory import create_launcher
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
 from unolauncher.launcher.pins import DEFAULT_PINS
-from unolauncher.launcher.serial_launcher import SerialLauncher, SerialSettings
-from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
 
 MAX_RUN_S = 0.5  # short, so the max-run test is quick; the toy ejects 9 (virtual) or 40 (firmware sim) cards a second
 MAGAZINE = 40

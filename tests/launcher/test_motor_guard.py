@@ -1,4 +1,5 @@
-"""The motor guard (launcher/motor_guard.py): deadlines of its own, interlocks, and no lock shared with anything."""
+"""The motor guard (launcher/backends/gpio/motor_guard.py): deadlines of its own, interlocks, and no lock shared with
+anything."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from gpiozero.pins.mock import MockFactory
 
 from support.net import wait_until
 from unolauncher.clock import RealClock, VirtualClock
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.motor_guard import GRACE_S, MotorGuard
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.interface import FirePlan, FireResult
-from unolauncher.launcher.motor_guard import GRACE_S, MotorGuard
 from unolauncher.launcher.pins import DEFAULT_PINS
 
 from .conftest import Rig, make_rig
@@ -144,7 +146,7 @@ def test_an_emergency_stop_waits_for_no_lock_the_launcher_holds(rig: Rig) -> Non
     held, release = threading.Event(), threading.Event()
 
     def hold() -> None:
-        with rig.launcher._lock:
+        with rig.launcher.runs.lock:
             held.set()
             release.wait()
 

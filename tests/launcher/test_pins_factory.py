@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from unolauncher.clock import VirtualClock
+from unolauncher.launcher.backends.virtual.toy import VirtualLauncher
 from unolauncher.launcher.factory import (
     LauncherSetupError,
     create_launcher,
@@ -24,7 +25,6 @@ from unolauncher.launcher.pins import (
     resolve_jig,
     resolve_pins,
 )
-from unolauncher.launcher.virtual import VirtualLauncher
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -122,7 +122,7 @@ def test_factory_reads_config_objects() -> None:
     [
         ({"backend": "bluetooth"}, LauncherSetupError, "unknown launcher backend 'bluetooth'"),
         ({"backend": "virtual", "pins": {"button": 14}}, PinMapError, "reserved for the UART"),
-        ({"backend": "virtual", "virtual": {"speed": 2}}, LauncherSetupError, "unknown virtual launcher setting"),
+        ({"backend": "virtual", "virtual": {"speed": 2}}, LauncherSetupError, "unknown key launcher.virtual.speed"),
         ({"backend": "virtual", "jam_timeout_s": 0}, LauncherSetupError, "jam_timeout_s"),
         ({"backend": "gpio", "pin_factory": "magic"}, LauncherSetupError, "unknown pin_factory 'magic'"),
     ],

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from support.claims import ModelClaims
-from unolauncher.launcher.feedback import pulse_interval
+from unolauncher.launcher.backends.gpio.feedback import pulse_interval
 from unolauncher.launcher.interface import FirePlan, FireResult
 from unolauncher.launcher.press import PressClaim, PressHandler
 from unolauncher.rules.ejection import EjectionModel

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from support.claims import ModelClaims
 from unolauncher.clock import RealClock, VirtualClock
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
+from unolauncher.launcher.backends.virtual.params import VirtualParams
 from unolauncher.launcher.factory import create_launcher
-from unolauncher.launcher.gpio import DeviceSettings
 from unolauncher.launcher.interface import FireResult
 from unolauncher.launcher.press import PressHandler
-from unolauncher.launcher.virtual import VirtualParams
 from unolauncher.rules.ejection import EjectionModel
 
 from .conftest import make_rig

@@ -48,10 +48,9 @@ from unolauncher.daemon.notify import Notifier
 from unolauncher.daemon.prepare import CommandPreparer, offered_presets
 from unolauncher.daemon.table import Table
 from unolauncher.daemon.watchdog import Watchdog
-from unolauncher.launcher.factory import LauncherSetupError, create_launcher
+from unolauncher.launcher.factory import LauncherSetupError, VirtualLauncher, create_launcher
 from unolauncher.launcher.interface import Launcher
 from unolauncher.launcher.press import PressHandler
-from unolauncher.launcher.virtual import VirtualLauncher
 from unolauncher.rules.referee import Referee
 from unolauncher.store.journal import Journal
 

@@ -20,15 +20,16 @@ Example::
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from unolauncher.errors import ConfigError
+from unolauncher.launcher.config import BACKEND_KEYS, DEFAULT_MAGAZINE, check_launcher_settings
 from unolauncher.rules.ejection import MS_PER_CARD_RANGE, PRESETS
+from unolauncher.toml_file import CONFIG_PATH, read_toml
 
-DEFAULT_PATH = Path("/etc/unolauncher/config.toml")
+DEFAULT_PATH = CONFIG_PATH
 
 
 def _port(key: str, value: Any) -> int:
@@ -64,13 +65,6 @@ def _number(key: str, value: Any) -> float:
 def _table(key: str, value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ConfigError(f"{key} must be a table ({{ key = value, ... }}), got {value!r}")
-    return value
-
-
-def _positive(key: str, value: Any) -> int:
-    value = _int(key, value)
-    if value <= 0:
-        raise ConfigError(f"{key} must be a positive integer, got {value!r}")
     return value
 
 
@@ -177,6 +171,12 @@ def _http_url(key: str, value: Any) -> str:
     return value
 
 
+def _by_backend(key: str, value: Any) -> Any:
+    """Checked once the whole ``[launcher]`` table is read, against the chosen backend's schema
+    (:func:`unolauncher.launcher.config.check_launcher_settings`): the backend may be named after the key."""
+    return value
+
+
 def _seconds(key: str, value: Any) -> float:
     value = _number(key, value)
     if not 0.05 <= value <= 3600:
@@ -216,7 +216,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "reconnect_min": _int_range(1, 60, " s"),
         "reconnect_max": _int_range(1, 600, " s"),
     },
-    # Value ranges of the launcher keys are checked by unolauncher.launcher.factory when the launcher starts.
+    # The backend's own keys (_by_backend) are checked against its schema, beside its code (launcher/config.py).
     "launcher": {
         "backend": _choice("auto", "virtual", "gpio", "serial"),
         "preset": _preset,
@@ -224,22 +224,10 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "ms_per_card": _int_range(*MS_PER_CARD_RANGE, " ms"),
         "seed": _int_range(0, 2**63 - 1),
         "allow_rigged": _bool,
-        "magazine": _int,
         "pins": _table,
         "pins_file": _PATH,
         "pin_factory": _str,
-        "serial_port": _str,
-        "baudrate": _positive,
-        "deadman_ms": _int,
-        "jam_timeout_s": _number,
-        "max_run_s": _number,
-        "settle_ms": _int,
-        "retract_ms": _int,
-        "retract_power": _number,
-        "debounce_ms": _int,
-        "lid_debounce_ms": _int,
-        "beam_min_gap_ms": _int,
-        "pwm_frequency": _int,
+        **dict.fromkeys(BACKEND_KEYS, _by_backend),  # magazine, the timings, serial_port, baudrate, deadman_ms, ...
         "virtual": _table,
     },
     "dashboard": {
@@ -303,7 +291,7 @@ class LauncherConfig:
     ms_per_card: int | None = None  # measured by `unolauncher selftest --calibrate`
     seed: int | None = None  # rigs every game (only with allow_rigged)
     allow_rigged: bool = False  # accept seed / launcher.seed / launcher.script / a full-mode deal from commands
-    magazine: int = 40
+    magazine: int = DEFAULT_MAGAZINE
     pins: dict[str, Any] | None = None
     pins_file: str | None = None
     pin_factory: str | None = None
@@ -365,6 +353,7 @@ def parse_config(data: dict[str, Any], source: str = "config") -> Config:
                 raise ConfigError(f"unknown key {section}.{key} (known in [{section}]: {known})")
             checker = SCHEMA[section][key]
             setattr(target, key, checker(f"{section}.{key}", value))
+    check_launcher_settings(vars(config.launcher))
     broker = config.broker
     if broker.embedded is False and broker.host is None:
         raise ConfigError("broker.host must be set when broker.embedded is false")
@@ -390,16 +379,4 @@ def load_config(path: Path | None) -> Config:
         if not DEFAULT_PATH.exists():
             return Config(source="defaults (no /etc/unolauncher/config.toml)")
         path = DEFAULT_PATH
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"config file {path} does not exist") from None
-    except OSError as exc:
-        raise ConfigError(f"config file {path} cannot be read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start})") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
-    return parse_config(data, source=str(path))
+    return parse_config(read_toml(path), source=str(path))

@@ -158,18 +158,19 @@ def run_calibration(args: argparse.Namespace) -> int:
     """``selftest --calibrate``: exit 0 when measured and written, 1 when the measurement failed, 2 when it could
     not start (configuration, hardware)."""
     from unolauncher.clock import Clock, RealClock, VirtualClock
-    from unolauncher.daemon.config import DEFAULT_PATH, ConfigError, load_config
+    from unolauncher.errors import ConfigError
+    from unolauncher.launcher.config import read_launcher_settings
     from unolauncher.launcher.factory import LauncherSetupError, create_launcher
     from unolauncher.launcher.pins import PinMapError
     from unolauncher.launcher.waits import real_wait, virtual_wait
+    from unolauncher.toml_file import CONFIG_PATH
 
-    path = Path(args.config) if args.config else DEFAULT_PATH
+    path = Path(args.config) if args.config else CONFIG_PATH
     try:
-        config = load_config(path)
+        settings: dict[str, Any] = read_launcher_settings(path)  # checked as the daemon checks its [launcher]
     except ConfigError as exc:
         print(f"unolauncher selftest --calibrate: {exc}", file=sys.stderr)
         return 2
-    settings: dict[str, Any] = {k: v for k, v in vars(config.launcher).items() if v is not None and k != "seed"}
     if args.pins:
         settings["pins_file"] = args.pins
         settings.pop("pins", None)

@@ -14,12 +14,17 @@ dataclass); every key is optional:
 ``pins``            pin overrides, role -> BCM number (``-1`` = not fitted); or ``pins_file``: a pins TOML file
 ``pin_factory``     gpiozero factory: ``lgpio`` (default, the only one on a Pi 5), ``rpigpio``, …
 ``magazine``        cards believed loaded after a refill (also the virtual magazine's start), e.g. 40
-``jam_timeout_s``, ``max_run_s``, ``retract_ms``, ``retract_power``, ``debounce_ms``, ``settle_ms``:
-                    see :class:`~unolauncher.launcher.gpio.DeviceSettings`
-``virtual``         table of :class:`~unolauncher.launcher.virtual.VirtualParams` fields (``jam_probability``, …)
+``jam_timeout_s``, ``max_run_s``, ``retract_ms``, ``retract_power``, ``debounce_ms``, ``settle_ms``, …:
+                    the backend's settings schema (``GPIO_SETTINGS`` in ``backends/gpio/settings.py``,
+                    ``SERIAL_SETTINGS`` in ``backends/serial/settings.py``)
+``virtual``         table of :class:`~unolauncher.launcher.backends.virtual.params.VirtualParams` fields
+                    (``jam_probability``, …; ``VIRTUAL_SETTINGS``)
 ==================  ==========================================================================================
 
-The ``serial`` backend lives in ``launcher/serial_launcher.py`` (imported only when chosen): it is built with
+:class:`VirtualLauncher` is re-exported here: it types :func:`create_launcher`'s second item for callers that may
+not import a backend themselves (the daemon; the import-linter contracts in ``pyproject.toml``).
+
+The ``serial`` backend lives in ``launcher/backends/serial/`` (imported only when chosen): it is built with
 ``SerialLauncher.from_settings(settings, clock)``, which reads its own keys.
 
 Example::
@@ -45,11 +50,13 @@ from typing import Any
 
 from unolauncher.clock import Clock
 from unolauncher.errors import UnolauncherError
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
+from unolauncher.launcher.backends.virtual.params import VIRTUAL_SETTINGS, VirtualParams
+from unolauncher.launcher.backends.virtual.toy import VirtualLauncher as VirtualLauncher  # re-exported (see above)
 from unolauncher.launcher.interface import Launcher
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap, PinMapError, load_pin_file, resolve_pins
 from unolauncher.launcher.setting import setting
-from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
 
 log = logging.getLogger(__name__)
 
@@ -128,10 +135,7 @@ def virtual_params(settings: Any) -> VirtualParams:
     table = setting(settings, "virtual", {})
     if not isinstance(table, Mapping):
         raise LauncherSetupError("launcher virtual settings must be a table")
-    known = {f.name for f in fields(VirtualParams)}
-    unknown = sorted(set(table) - known)
-    if unknown:
-        raise LauncherSetupError(f"unknown virtual launcher setting {unknown[0]!r} (known: {', '.join(sorted(known))})")
+    VIRTUAL_SETTINGS.check(table, "launcher.virtual.", table="launcher.virtual")
     values = dict(table)
     magazine = setting(settings, "magazine")
     if magazine is not None and "magazine" not in values:
@@ -187,6 +191,8 @@ def create_launcher(settings: Any, clock: Clock) -> tuple[Launcher, VirtualLaunc
 
 
 def _create_serial(settings: Any, clock: Clock) -> Launcher:
-    from unolauncher.launcher.serial_launcher import SerialLauncher  # pyserial only when this backend is chosen
+    from unolauncher.launcher.backends.serial.launcher import (
+        SerialLauncher,  # pyserial only when this backend is chosen
+    )
 
     return SerialLauncher.from_settings(settings, clock)

@@ -33,11 +33,13 @@ from typing import Any
 from gpiozero import DigitalInputDevice, DigitalOutputDevice
 
 from unolauncher.clock import Clock, RealClock, VirtualClock
+from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.settings import DeviceSettings
+from unolauncher.launcher.backends.virtual.params import VirtualParams
+from unolauncher.launcher.backends.virtual.toy import VirtualLauncher
 from unolauncher.launcher.factory import LauncherSetupError, make_pin_factory
-from unolauncher.launcher.gpio import DeviceSettings, GpioLauncher
 from unolauncher.launcher.interface import FirePlan, FireResult
 from unolauncher.launcher.pins import DEFAULT_PINS, DRIVER_ROLES, OUTPUT_ROLES, PinMap, PinMapError, load_pin_file
-from unolauncher.launcher.virtual import VirtualLauncher, VirtualParams
 from unolauncher.launcher.waits import Wait, real_wait, virtual_wait
 
 Confirm = Callable[[str], bool]  # asks the operator a yes/no question

@@ -1,6 +1,6 @@
 """Reading one launcher setting from either a mapping (a TOML table, a test's dict) or a configuration object.
 
-Its own module so that the factory and the backends it builds (``serial_launcher.py``) can share it without
+Its own module so that the factory and the backends it builds (``backends/serial/settings.py``) can share it without
 importing each other.
 
 Example::

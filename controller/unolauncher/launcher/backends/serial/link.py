@@ -2,10 +2,11 @@
 
 Which thread: commands are sent from the caller's thread (``fire``, ``stop``, ``indicate``) and from the clock's
 timer thread (heartbeat, retransmission); bytes are read on the serial reader thread, one per connection
-(:mod:`~unolauncher.launcher.serial_reconnect` starts it), which decodes frames, matches replies to the commands
-waiting for them and hands the firmware's events to :class:`~unolauncher.launcher.serial_run.SerialRunState`.
-A command is resent with the same sequence number until answered (the firmware answers a duplicate from its reply
-cache); reliable events are acknowledged and de-duplicated with a replay window.
+(:mod:`~unolauncher.launcher.backends.serial.reconnect` starts it), which decodes frames, matches replies to the
+commands waiting for them and hands the firmware's events to
+:class:`~unolauncher.launcher.backends.serial.run.SerialRunState`. A command is resent with the same sequence number
+until answered (the firmware answers a duplicate from its reply cache); reliable events are acknowledged and
+de-duplicated with a replay window.
 
 Example (not a doctest: a layer of SerialLauncher, which opens the port)::
 
@@ -21,10 +22,10 @@ from collections.abc import Callable
 from typing import Any
 
 from unolauncher.clock import Clock, TimerHandle
-from unolauncher.launcher import serial_protocol as sp
-from unolauncher.launcher.serial_run import SerialRunState
+from unolauncher.launcher.backends.serial import protocol as sp
+from unolauncher.launcher.backends.serial.run import SerialRunState
 
-log = logging.getLogger("unolauncher.launcher.serial_launcher")  # one logger name for the whole backend
+log = logging.getLogger("unolauncher.launcher.backends.serial")  # one logger name for the whole backend
 
 _REPLY_TYPES = {sp.HELLO: sp.HELLO_REPLY, sp.STATUS: sp.STATUS_REPLY}
 
@@ -72,7 +73,7 @@ class SerialLink(SerialRunState):
     _last_error: str
 
     def _lost(self, link: Link, reason: str) -> None:
-        """The port failed: provided by :class:`~unolauncher.launcher.serial_reconnect.SerialConnection`."""
+        """The port failed: provided by :class:`~unolauncher.launcher.backends.serial.reconnect.SerialConnection`."""
         raise NotImplementedError
 
     def _write(self, link: Link, frame: bytes, report: bool = True) -> None:

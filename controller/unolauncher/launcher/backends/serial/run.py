@@ -2,11 +2,11 @@
 
 Which thread: the serial reader thread (events and replies from the firmware: ``CARD``, ``DONE``, ``LID``,
 ``PRESS``...) and the clock's timer thread (a command's retries running out) end runs here; the caller's thread
-reads the state through :meth:`~unolauncher.launcher.serial_launcher.SerialLauncher.status`. Every change is made
-under ``_lock``; ``done`` and the ``on_*`` callbacks are called outside it, each exactly once per event.
+reads the state through :meth:`~unolauncher.launcher.backends.serial.launcher.SerialLauncher.status`. Every change is
+made under ``_lock``; ``done`` and the ``on_*`` callbacks are called outside it, each exactly once per event.
 
 :class:`SerialRunState` is the lowest of the serial backend's layers (run state < link < reconnect < the public
-:class:`~unolauncher.launcher.serial_launcher.SerialLauncher`); it never touches the port.
+:class:`~unolauncher.launcher.backends.serial.launcher.SerialLauncher`); it never touches the port.
 
 Example (not a doctest: a layer of SerialLauncher, which sets its state up)::
 
@@ -20,7 +20,8 @@ import threading
 from typing import Any
 
 from unolauncher.clock import TimerHandle
-from unolauncher.launcher import serial_protocol as sp
+from unolauncher.launcher.backends.serial import protocol as sp
+from unolauncher.launcher.backends.serial.settings import SerialSettings
 from unolauncher.launcher.events import done_callback_fault, empty_event, jam_event, lid_open_fault, max_run_event
 from unolauncher.launcher.interface import (
     DoneCallback,
@@ -31,9 +32,8 @@ from unolauncher.launcher.interface import (
     Outcome,
     PressCallback,
 )
-from unolauncher.launcher.serial_settings import SerialSettings
 
-log = logging.getLogger("unolauncher.launcher.serial_launcher")  # one logger name for the whole backend
+log = logging.getLogger("unolauncher.launcher.backends.serial")  # one logger name for the whole backend
 
 
 class Run:

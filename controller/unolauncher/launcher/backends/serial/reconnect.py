@@ -22,11 +22,11 @@ from typing import Any
 import serial
 
 from unolauncher.clock import TimerHandle
-from unolauncher.launcher import serial_protocol as sp
-from unolauncher.launcher.serial_link import Link, SerialLink
-from unolauncher.launcher.serial_run import code_name
+from unolauncher.launcher.backends.serial import protocol as sp
+from unolauncher.launcher.backends.serial.link import Link, SerialLink
+from unolauncher.launcher.backends.serial.run import code_name
 
-log = logging.getLogger("unolauncher.launcher.serial_launcher")  # one logger name for the whole backend
+log = logging.getLogger("unolauncher.launcher.backends.serial")  # one logger name for the whole backend
 
 OpenPort = Callable[..., Any]
 

@@ -3,16 +3,16 @@
 :class:`SerialLauncher` implements the same :class:`~unolauncher.launcher.interface.Launcher` protocol as the
 GPIO launcher: the daemon cannot tell them apart. Motor timing, card counting, debouncing, the hard maximum run
 time and the dead-man rule live in the firmware; this side speaks the framed protocol
-(:mod:`~unolauncher.launcher.serial_protocol`, spec in ``docs/serial-protocol.md``). The backend is built in
+(:mod:`~unolauncher.launcher.backends.serial.protocol`, spec in ``docs/serial-protocol.md``). The backend is built in
 layers, one module per concern, each saying which thread runs it:
 
-- :mod:`~unolauncher.launcher.serial_settings`: :class:`SerialSettings` and reading them from ``[launcher]``;
-- :mod:`~unolauncher.launcher.serial_run`: the run in progress, card counts, lid, magazine, the callbacks;
-- :mod:`~unolauncher.launcher.serial_link`: frames, sequence numbers, retransmission, replies, events in;
-- :mod:`~unolauncher.launcher.serial_reconnect`: HELLO/CONFIG, heartbeat, link loss and back-off;
+- :mod:`~unolauncher.launcher.backends.serial.settings`: :class:`SerialSettings` and reading them from ``[launcher]``;
+- :mod:`~unolauncher.launcher.backends.serial.run`: the run in progress, card counts, lid, magazine, the callbacks;
+- :mod:`~unolauncher.launcher.backends.serial.link`: frames, sequence numbers, retransmission, replies, events in;
+- :mod:`~unolauncher.launcher.backends.serial.reconnect`: HELLO/CONFIG, heartbeat, link loss and back-off;
 - this module: the public :class:`SerialLauncher` (the ``Launcher`` methods, called from the daemon's threads:
   the press path, the table worker, a signal handler's ``set_enabled``/``close``);
-- :mod:`~unolauncher.launcher.serial_cli`: ``python -m unolauncher.launcher.serial_launcher release PORT``.
+- :mod:`~unolauncher.launcher.backends.serial.cli`: ``python -m unolauncher.launcher.backends.serial release PORT``.
 
 Every wait (retransmission, heartbeat, back-off) goes through the injected :class:`~unolauncher.clock.Clock`.
 
@@ -33,15 +33,14 @@ from typing import Any
 import serial
 
 from unolauncher.clock import Clock, TimerHandle
-from unolauncher.launcher import serial_protocol as sp
+from unolauncher.launcher.backends.serial import protocol as sp
+from unolauncher.launcher.backends.serial.link import Link
+from unolauncher.launcher.backends.serial.reconnect import OpenPort, SerialConnection
+from unolauncher.launcher.backends.serial.run import Run
+from unolauncher.launcher.backends.serial.settings import SerialSettings, serial_settings_from
 from unolauncher.launcher.interface import DoneCallback, FirePlan, FireResult, LauncherStatus
-from unolauncher.launcher.serial_cli import main, release
-from unolauncher.launcher.serial_link import Link
-from unolauncher.launcher.serial_reconnect import OpenPort, SerialConnection
-from unolauncher.launcher.serial_run import Run
-from unolauncher.launcher.serial_settings import SerialSettings, serial_settings_from
 
-__all__ = ["OpenPort", "SerialLauncher", "SerialSettings", "main", "release"]
+__all__ = ["OpenPort", "SerialLauncher", "SerialSettings"]
 
 
 class SerialLauncher(SerialConnection):
@@ -85,7 +84,7 @@ class SerialLauncher(SerialConnection):
     @classmethod
     def from_settings(cls, settings: Any, clock: Clock) -> SerialLauncher:
         """Build from the daemon's ``[launcher]`` settings (a mapping or an object with attributes); the keys are
-        :func:`~unolauncher.launcher.serial_settings.serial_settings_from`'s.
+        :func:`~unolauncher.launcher.backends.serial.settings.serial_settings_from`'s.
 
         Example (not a doctest: needs the co-processor on a serial port)::
 
@@ -226,6 +225,3 @@ class SerialLauncher(SerialConnection):
         self._emit({"type": "fault", "reason": "timeout", "message": "The launcher's co-processor did not finish "
                     "a run in time; it was told to stop."})
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

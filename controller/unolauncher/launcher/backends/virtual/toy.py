@@ -1,13 +1,15 @@
 """The virtual launcher: a small physical simulation of the toy attached to gpiozero mock pins.
 
-It watches the motor driver pins that :class:`~unolauncher.launcher.gpio.GpioLauncher` writes and drives the input
-pins that it reads, so the *real* device code runs unchanged on a machine without GPIO (``unolauncher run`` on a
-laptop, every test, the dashboard demo). Physics: a magazine of cards; the wheel needs ``spin_up_ms`` before the
-first card leaves; then cards leave at ``cards_per_s`` times the PWM power; each card breaks the beam for
-``pulse_ms``; each card may jam with ``jam_probability`` (seeded, so runs repeat); the lid clears a jam.
+It watches the motor driver pins that :class:`~unolauncher.launcher.backends.gpio.launcher.GpioLauncher` writes and
+drives the input pins that it reads, so the *real* device code runs unchanged on a machine without GPIO
+(``unolauncher run`` on a laptop, every test, the dashboard demo). Physics: a magazine of cards; the wheel needs
+``spin_up_ms`` before the first card leaves; then cards leave at ``cards_per_s`` times the PWM power; each card breaks
+the beam for ``pulse_ms``; each card may jam with ``jam_probability`` (seeded, so runs repeat); the lid clears a jam.
 
 Everything is timed by the injected clock: ``VirtualClock`` in tests (a 30 s jam test takes microseconds),
-``RealClock`` in the daemon.
+``RealClock`` in the daemon. Which thread: the card timers run on the clock's timer thread; the motor pins' changes
+arrive on whichever thread the GPIO backend writes them from (its caller's, its timer thread, the motor guard's);
+``press_button`` and the other helpers on the caller's (the dashboard's, a test's). Its state is under its own lock.
 
 Create it *before* the ``GpioLauncher`` on the same factory (it claims the pins with its own pin class), and the
 factory must be ``MockFactory(pin_class=MockPWMPin)``. :func:`unolauncher.launcher.factory.create_launcher` does
@@ -17,7 +19,7 @@ Example::
 
     >>> from gpiozero.pins.mock import MockFactory, MockPWMPin
     >>> from unolauncher.clock import VirtualClock
-    >>> from unolauncher.launcher.gpio import GpioLauncher
+    >>> from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
     >>> from unolauncher.launcher.interface import FirePlan
     >>> from unolauncher.launcher.pins import DEFAULT_PINS
     >>> factory = MockFactory(pin_class=MockPWMPin)
@@ -38,13 +40,13 @@ import json
 import random
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from unolauncher.clock import Clock, TimerHandle
+from unolauncher.launcher.backends.virtual.params import VirtualParams
 from unolauncher.launcher.pins import DEFAULT_PINS, DRIVER_ROLES, PinMap
 
 
@@ -71,41 +73,6 @@ class _SimPin(MockPWMPin):
         super()._set_pull(value)
         if self.forced is not None:
             self._change_state(self.forced)
-
-
-@dataclass(frozen=True)
-class VirtualParams:
-    """The simulated toy.
-
-    Example::
-
-        >>> VirtualParams(magazine=40, cards_per_s=9.0, jam_probability=0.01, seed=7).spin_up_ms  # the rest defaults
-        150
-    """
-
-    magazine: int = 40
-    spin_up_ms: int = 150
-    cards_per_s: float = 9.0  # at full power
-    pulse_ms: float = 12.0  # beam broken per card
-    jam_probability: float = 0.0  # per card that would leave
-    min_power: float = 0.25  # below this PWM duty the wheel stalls
-    seed: int = 0
-    lid_open: bool = False
-    press_ms: int = 80  # how long press_button() holds the button down
-    driver_pull_downs: bool = True  # 10 kΩ from each driver input to GND (hardware/README.md): released lines read low
-    # A Pi kernel without strict_gpiod keeps driving an output after its process died: with a file here the driver
-    # lines' levels are kept in it and are still driven when the next process starts (until it drives them itself).
-    persist_outputs_file: str = ""
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.magazine <= 1000:
-            raise ValueError(f"virtual magazine={self.magazine!r} must be 0-1000 cards")
-        if not 0.5 <= self.cards_per_s <= 100:
-            raise ValueError(f"virtual cards_per_s={self.cards_per_s!r} must be 0.5-100")
-        if not 0.1 <= self.pulse_ms < 1000 / self.cards_per_s:
-            raise ValueError("virtual pulse_ms must be positive and shorter than the gap between cards")
-        if not 0.0 <= self.jam_probability <= 1.0:
-            raise ValueError(f"virtual jam_probability={self.jam_probability!r} must be between 0 and 1")
 
 
 class VirtualLauncher:

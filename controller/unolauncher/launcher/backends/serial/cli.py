@@ -1,4 +1,4 @@
-"""``python -m unolauncher.launcher.serial_launcher release PORT``: reboot the co-processor into its REPL once.
+"""``python -m unolauncher.launcher.backends.serial release PORT``: reboot the co-processor into its REPL once.
 
 Runs on the CLI's main thread only, with its own short-lived port (the daemon must be stopped first); it shares the
 frame format with the backend, nothing else.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import serial
 
-from unolauncher.launcher import serial_protocol as sp
+from unolauncher.launcher.backends.serial import protocol as sp
 
 
 def release(port: str, timeout_s: float = 2.0) -> bool:
@@ -16,7 +16,7 @@ def release(port: str, timeout_s: float = 2.0) -> bool:
 
     Example (not a doctest: a shell command)::
 
-        python -m unolauncher.launcher.serial_launcher release /dev/ttyACM0
+        python -m unolauncher.launcher.backends.serial release /dev/ttyACM0
     """
     import time
 
@@ -38,7 +38,7 @@ def release(port: str, timeout_s: float = 2.0) -> bool:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m unolauncher.launcher.serial_launcher")
+    parser = argparse.ArgumentParser(prog="python -m unolauncher.launcher.backends.serial")
     sub = parser.add_subparsers(dest="action", required=True)
     rel = sub.add_parser("release", help="reboot the co-processor into its REPL once (for mpremote)")
     rel.add_argument("port")

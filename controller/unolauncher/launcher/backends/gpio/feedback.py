@@ -2,7 +2,9 @@
 that fired nothing, until cards come out.
 
 Driven by the injected clock (no gpiozero ``blink`` threads), so tests see every pulse in virtual time. Pulses stop
-on their own :data:`PULSE_GIVE_UP_S` after the last press, so an abandoned table does not beep forever.
+on their own :data:`PULSE_GIVE_UP_S` after the last press, so an abandoned table does not beep forever. Which thread:
+``chime``/``set_tension`` on the press path's (through ``GpioLauncher.indicate``), the pulses and flashes on the
+clock's timer thread, under the feedback's own lock.
 
 Example (not a doctest: needs an LED and a buzzer)::
 
