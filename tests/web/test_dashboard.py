@@ -176,13 +176,18 @@ def test_play_from_the_card_picker_shows_on_a_second_phone(
     phones.shot(phone_b, "owed")
 
 
-def refused_after(table: TableHandle, before: int) -> dict[str, Any]:
-    """The first refusal among the replies after the first ``before`` (the page's command; waits for it)."""
-    def refusals() -> list[dict[str, Any]]:
-        return [r for r in table.replies[before:] if r.get("ok") is False]
+def refused_after(table: TableHandle, before: int, kind: str) -> dict[str, Any]:
+    """The refusal of the page's ``kind`` command among the replies after the first ``before`` (waits for it). Not
+    just the first refusal: the page sends other commands of its own meanwhile (its entropy for a new round, which
+    the table may refuse when that round's commitment is gone already, seen under load; moves queries)."""
+    def refusal() -> dict[str, Any] | None:
+        ids = {c.get("id") for c in table.commands if c.get("type") == kind}
+        return next((r for r in table.replies[before:] if r.get("ok") is False and r.get("id") in ids), None)
 
-    assert wait_until(lambda: bool(refusals()), timeout=5), table.replies[before:]
-    return refusals()[0]
+    assert wait_until(lambda: refusal() is not None, timeout=5), table.replies[before:]
+    found = refusal()
+    assert found is not None
+    return found
 
 
 def report_a_refused_discard_all(page: Any, table: TableHandle) -> dict[str, Any]:
@@ -200,7 +205,7 @@ def report_a_refused_discard_all(page: Any, table: TableHandle) -> dict[str, Any
         picker.locator(f'#picker-discard-faces [data-card="red {face}"]').click()
     before = len(table.replies)
     page.click("#picker-send")
-    refusal = refused_after(table, before)
+    refusal = refused_after(table, before, "play")
     assert refusal["code"] == "bad_field" and "More cards were discarded" in refusal["message"]
     return refusal
 
@@ -224,7 +229,7 @@ def test_a_refusal_shows_next_to_the_control(phones: PhoneFactory, dashboard_url
     expect(page.locator("#btn-undo")).to_be_enabled()
     before = len(table.replies)
     page.click("#btn-undo")
-    reply = refused_after(table, before)
+    reply = refused_after(table, before, "undo")
     assert reply["code"] == "nothing_to_undo"
     expect(page.locator(".actions > .refusal")).to_have_text(reply["message"])
 
