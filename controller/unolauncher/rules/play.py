@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from unolauncher.rules.attack import ATTACK_ACTIONS, AttackRules
-from unolauncher.rules.cards import CARD_INFO, COLOR_SET, PLAYABLE_ON, matches
+from unolauncher.rules.cards import CARD_INFO, COLOR_SET, PLAYABLE_ON, Ruleset, matches
 from unolauncher.rules.mario_kart import MarioKartRules
 from unolauncher.rules.refusal import Event, refuse, short_repr
 from unolauncher.rules.schema import MAX_NAME
@@ -234,3 +234,24 @@ class CardPlay(AttackRules, MarioKartRules):
         if type(turned) is not str or turned not in self._rs.counts:
             refuse("unknown_card", f"There is no card {short_repr(turned)} in the {self._rs.name} deck.")
         return turned
+
+
+QuickTable = dict[str, tuple[str | None, str, str, bool]]
+_QUICK_TABLES: dict[tuple[str, str], QuickTable] = {}
+
+
+def quick_table(rs: Ruleset, actions: dict[str, str]) -> QuickTable:
+    """The fast-path table of a full-mode game: the cards whose play needs no field beyond player, card and (for a
+    Wild) color, as (colour, face, action, plain: a coloured card without an action). Targets, Discard All's list
+    and the Item Box's turned card keep to the general path. Shared by every game with the same rule set and
+    Customizable action (read-only), since building it costs about as much as a dozen steps."""
+    key = (rs.name, actions.get("wild customizable", ""))
+    table = _QUICK_TABLES.get(key)
+    if table is None:
+        table = _QUICK_TABLES[key] = {}
+        for c in rs.counts:
+            color, face = CARD_INFO[c]
+            action = actions.get(face, "")
+            if action not in ("attack", "trade-hands", "discard-all") and face != "wild item-box":
+                table[c] = (color, face, action, color is not None and not action)
+    return table

@@ -45,12 +45,12 @@ import random
 from typing import Any
 
 from unolauncher.rules.attack import ATTACK_ACTIONS
-from unolauncher.rules.cards import CARD_INFO, RULESETS, Ruleset
+from unolauncher.rules.cards import RULESETS, Ruleset
 from unolauncher.rules.dealing import Dealing
 from unolauncher.rules.ejection import FirePlan
 from unolauncher.rules.ejection_stream import EjectionStream
 from unolauncher.rules.moves import LegalMoves
-from unolauncher.rules.play import CardPlay
+from unolauncher.rules.play import CardPlay, quick_table
 from unolauncher.rules.refusal import Event, Refusal, malformed_event, redacted, refuse, rejected_event
 from unolauncher.rules.schema import COMMAND_FIELDS, MAX_NAME, MAX_PLAYERS, MAX_SCRIPT, check_command
 from unolauncher.rules.state import IDLE, PLAYING, SCORING, GameState, copy_json
@@ -291,7 +291,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         self._seats = {name: i for i, name in enumerate(state.players)}
         self._rs = RULESETS.get(state.ruleset, RULESETS["classic"])
         self._actions = self._action_map()
-        self._quick = _quick_table(self._rs, self._actions) if state.mode == "full" else {}
+        self._quick = quick_table(self._rs, self._actions) if state.mode == "full" else {}
 
     def _rebuild(self, prior: dict[str, Any] | None, commands: list[dict[str, Any]]) -> None:
         """The game as ``prior`` (a game's start; a fresh referee for ``None``) plus ``commands`` make it; they become
@@ -480,27 +480,6 @@ _STEPS: dict[str, tuple[Any, int, dict[str, Any], Any]] = {
 # ======================================================================================================
 # small helpers
 # ======================================================================================================
-QuickTable = dict[str, tuple[str | None, str, str, bool]]
-_QUICK_TABLES: dict[tuple[str, str], QuickTable] = {}
-
-
-def _quick_table(rs: Ruleset, actions: dict[str, str]) -> QuickTable:
-    """The fast-path table of a full-mode game: the cards whose play needs no field beyond player, card and (for a
-    Wild) color, as (colour, face, action, plain: a coloured card without an action). Targets, Discard All's list
-    and the Item Box's turned card keep to the general path. Shared by every game with the same rule set and
-    Customizable action (read-only), since building it costs about as much as a dozen steps."""
-    key = (rs.name, actions.get("wild customizable", ""))
-    table = _QUICK_TABLES.get(key)
-    if table is None:
-        table = _QUICK_TABLES[key] = {}
-        for c in rs.counts:
-            color, face = CARD_INFO[c]
-            action = actions.get(face, "")
-            if action not in ("attack", "trade-hands", "discard-all") and face != "wild item-box":
-                table[c] = (color, face, action, color is not None and not action)
-    return table
-
-
 def _owed_public(names: list[str], entry: list[int]) -> dict[str, Any]:
     item: dict[str, Any] = {"player": names[entry[0]], "hits": entry[1]}
     if entry[2]:
