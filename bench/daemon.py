@@ -48,7 +48,7 @@ from support.benchstats import percentile  # noqa: E402
 from support.daemon import DaemonProcess, running_daemon  # noqa: E402
 from support.mosquitto import Mosquitto  # noqa: E402
 from support.net import wait_until  # noqa: E402
-from unolauncher.bus.mqtt import set_tcp_nodelay  # noqa: E402
+from unolauncher.bus.client import set_tcp_nodelay  # noqa: E402
 
 
 class Stamps:
@@ -223,7 +223,7 @@ CLIENTS = r"""
 import json, socket, sys, threading, time
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
-from unolauncher.bus.mqtt import set_tcp_nodelay
+from unolauncher.bus.client import set_tcp_nodelay
 port, ws_port, table, count = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 kinds = json.loads(sys.argv[5])
 BLOCK = 10

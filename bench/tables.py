@@ -57,7 +57,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # support.benchstats
 
 from support.benchstats import percentile  # noqa: E402
 from support.net import free_port, wait_for_port  # noqa: E402
-from unolauncher.bus.mqtt import set_tcp_nodelay  # noqa: E402
+from unolauncher.bus.client import set_tcp_nodelay  # noqa: E402
 from unolauncher.league import SeqTracker  # noqa: E402
 from unolauncher.rules.referee import Referee  # noqa: E402
 

@@ -14,7 +14,8 @@ from paho.mqtt.reasoncodes import ReasonCode
 from support.daemon import TableClient
 from support.net import wait_until
 from unolauncher.bus.broker import EmbeddedBroker
-from unolauncher.bus.mqtt import BusSettings, TableBus
+from unolauncher.bus.client import BusSettings
+from unolauncher.bus.mqtt import TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.store.journal import Journal
 

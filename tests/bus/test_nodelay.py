@@ -19,7 +19,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from support.mosquitto import Mosquitto
 from support.net import wait_until
 from unolauncher.bus.broker import EmbeddedBroker
-from unolauncher.bus.mqtt import BusSettings, TableBus, set_tcp_nodelay
+from unolauncher.bus.client import BusSettings, set_tcp_nodelay
+from unolauncher.bus.mqtt import TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.store.journal import Journal
 

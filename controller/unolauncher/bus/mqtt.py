@@ -35,19 +35,17 @@ from __future__ import annotations
 
 import collections
 import logging
-import os
-import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from unolauncher import strict_json
+from unolauncher.bus.client import BusSettings, make_client, set_tcp_nodelay
+from unolauncher.bus.refusals import RefusedTopic, refusal_sentence
 from unolauncher.bus.topics import Topics
 from unolauncher.progress import Progress
 from unolauncher.store.journal import Journal
@@ -59,112 +57,6 @@ WINDOW = 100  # events handed to paho but not yet acknowledged; bounds memory du
 OFFLINE_QUEUE = 100  # replies and other one-off messages kept while the broker is away (the newest)
 HA_STATUS_TOPIC_SUFFIX = "/status"
 HA_REPUBLISH_MIN_S = 5.0
-
-# What to do about a refusal, by MQTT 5 reason code (the broker's log has the details).
-REFUSAL_FIXES = {
-    0x87: "the MQTT user must be allowed to {verb} there (the broker's ACL)",
-    0x90: "the topic name is invalid for this broker",
-    0x95: "the message is larger than the broker's max_packet_size",
-    0x97: "the broker's quota for this client is exhausted",
-    0x9E: "the broker does not allow shared subscriptions",
-}
-
-
-def refusal_sentence(topic: str, reason: Any, verb: str) -> str:
-    """One sentence for the log: what was refused, the broker's reason, and what fixes it.
-
-    Example::
-
-        refusal_sentence("unolauncher/kitchen/events", ReasonCode(PacketTypes.PUBACK, identifier=0x87), "publish")
-        # 'the broker refused to let the table publish to unolauncher/kitchen/events (Not authorized): the MQTT
-        #  user must be allowed to publish there (the broker's ACL)'
-    """
-    fix = REFUSAL_FIXES.get(getattr(reason, "value", -1), "see the broker's log for why")
-    return f"the broker refused to let the table {verb} to {topic} ({reason}): {fix.format(verb=verb)}"
-
-
-@dataclass
-class _Refusal:
-    """A topic the broker refuses: retried at ``retry_at``, the wait doubling each time up to the maximum."""
-
-    reason: str
-    delay: float
-    retry_at: float
-    refusals: int = 1
-
-
-@dataclass
-class BusSettings:
-    """How to reach the broker."""
-
-    host: str = "127.0.0.1"
-    port: int = 1883
-    username: str | None = None
-    password: str | None = None
-    tls: bool = False
-    ca_file: str | None = None
-    cert_file: str | None = None
-    key_file: str | None = None
-    tls_insecure: bool = False
-    mqtt5: bool = False
-    keepalive: int = 30
-    client_id: str | None = None
-    reconnect_min: int = 1
-    reconnect_max: int = 30
-    ha_prefix: str | None = "homeassistant"  # None: do not listen to Home Assistant's birth message
-    transport: str = "tcp"  # or "websockets" (path ``ws_path``)
-    ws_path: str = "/mqtt"
-
-
-def set_tcp_nodelay(sock: Any) -> bool:
-    """Turn Nagle's algorithm off on a connected socket (plain, TLS or paho's WebSocket wrapper); True if set.
-
-    paho-mqtt 2.2 leaves Nagle on. The daemon writes small packets back to back (the PUBACK of a command, then
-    its reply and events); with Nagle the second waits for the broker's delayed ACK, ~40 ms each time.
-    The option is set through a duplicate of the descriptor, so any object with ``fileno()`` works.
-
-    Example::
-
-        set_tcp_nodelay(client.socket())
-    """
-    try:
-        with socket.socket(fileno=os.dup(sock.fileno())) as dup:
-            if dup.family not in (socket.AF_INET, socket.AF_INET6):
-                return False  # a Unix socket: no Nagle to switch off
-            dup.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return True
-    except (OSError, ValueError, AttributeError):
-        log.warning("could not set TCP_NODELAY on the MQTT socket", exc_info=True)
-        return False
-
-
-def make_client(s: BusSettings, client_id: str) -> mqtt.Client:
-    """A paho client for ``s`` (protocol, transport, credentials, TLS), not connected yet.
-
-    Example::
-
-        client = make_client(BusSettings(host="broker.local"), "unolauncher-tool")
-        client.connect(settings.host, settings.port)
-    """
-    transport: Literal["tcp", "websockets"] = "websockets" if s.transport == "websockets" else "tcp"
-    # A clean session under 3.1.1 is paho's default (and MQTT 5 refuses the argument): the journal's outbox, not the
-    # broker's session, is what carries events across a restart.
-    client = mqtt.Client(
-        CallbackAPIVersion.VERSION2,
-        client_id=client_id,
-        protocol=MQTTProtocolVersion.MQTTv5 if s.mqtt5 else MQTTProtocolVersion.MQTTv311,
-        transport=transport,
-    )
-    if transport == "websockets":
-        client.ws_set_options(path=s.ws_path)
-    if s.username is not None:
-        client.username_pw_set(s.username, s.password)
-    if s.tls:
-        client.tls_set(ca_certs=s.ca_file, certfile=s.cert_file, keyfile=s.key_file)
-        if s.tls_insecure:
-            client.tls_insecure_set(True)
-    return client
-
 
 class TableBus:
     """One paho client for one table, plus the thread that drains the outbox.
@@ -211,7 +103,7 @@ class TableBus:
         self._latest_busy: dict[str, tuple[str | bytes, bool]] = {}  # coalesced topic -> the value paho holds
         self._offline: collections.deque[tuple[str, str | bytes, bool, int]] = collections.deque(maxlen=OFFLINE_QUEUE)
         self._offline_dropped = 0
-        self._refused: dict[str, _Refusal] = {}  # topic -> refusal being retried
+        self._refused: dict[str, RefusedTopic] = {}  # topic -> refusal being retried
         self._retry_after_seq: int | None = None  # events: resend from the one after this, once the wait is over
         self._unreachable_logged = False
         self._publisher: threading.Thread | None = None
@@ -405,7 +297,7 @@ class TableBus:
         known = self._refused.get(topic)
         if known is None:
             delay = float(self.settings.reconnect_min)
-            self._refused[topic] = _Refusal(str(reason), delay, now + delay)
+            self._refused[topic] = RefusedTopic(str(reason), delay, now + delay)
             then = (
                 f"nothing is deleted, retrying every {delay}-{self.settings.reconnect_max} s"
                 if retried

@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING
 
 from unolauncher import __version__
 from unolauncher.bus import discovery
-from unolauncher.bus.mqtt import BusSettings, TableBus
+from unolauncher.bus.client import BusSettings
+from unolauncher.bus.mqtt import TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.clock import Clock, RealClock
 from unolauncher.daemon.config import Config, ConfigError

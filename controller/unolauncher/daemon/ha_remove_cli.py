@@ -85,8 +85,8 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"unolauncher ha-remove: {exc}", file=sys.stderr)
         return 2
+    from unolauncher.bus.client import make_client
     from unolauncher.bus.discovery import node_id
-    from unolauncher.bus.mqtt import make_client
     from unolauncher.daemon.mqtt_settings import bus_settings
 
     b = config.broker

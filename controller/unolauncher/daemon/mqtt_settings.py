@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from unolauncher.bus.mqtt import BusSettings
+from unolauncher.bus.client import BusSettings
 from unolauncher.daemon.config import Config, ConfigError
 
 
