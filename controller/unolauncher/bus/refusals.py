@@ -25,8 +25,12 @@ def refusal_sentence(topic: str, reason: Any, verb: str) -> str:
 
     >>> from paho.mqtt.packettypes import PacketTypes
     >>> from paho.mqtt.reasoncodes import ReasonCode
-    >>> print(refusal_sentence("t1/events", ReasonCode(PacketTypes.PUBACK, identifier=0x87), "publish"))
-    the broker refused to let the table publish to t1/events (Not authorized): the MQTT user must be allowed to publish there (the broker's ACL)
+    >>> sentence = refusal_sentence("t1/events", ReasonCode(PacketTypes.PUBACK, identifier=0x87), "publish")
+    >>> what, fix = sentence.split(": ")
+    >>> what
+    'the broker refused to let the table publish to t1/events (Not authorized)'
+    >>> fix
+    "the MQTT user must be allowed to publish there (the broker's ACL)"
     """
     fix = REFUSAL_FIXES.get(getattr(reason, "value", -1), "see the broker's log for why")
     return f"the broker refused to let the table {verb} to {topic} ({reason}): {fix.format(verb=verb)}"
