@@ -202,8 +202,7 @@ class PhoneFactory:
         return path
 
     def _error(self, text: str, sockets: list[int]) -> None:
-        # Only what the page logs while in use: closing a context tears the page down under MQTT.js, which may log
-        # DEAD_SOCKET for a keep-alive it had in flight.
+        # Only what the page logs while in use: what Chromium logs while the test closes the pages is teardown.
         if not self.closing:
             self._errors.append((text, sockets))
 
