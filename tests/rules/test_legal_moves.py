@@ -229,3 +229,9 @@ def test_the_matching_table_is_the_matching_rule() -> None:
     for color in (*COLORS, None):
         for top in CARD_INFO:
             assert PLAYABLE_ON[color][top] == {card for card in CARD_INFO if matches(card, color, top)}
+
+
+def test_equal_sets_of_the_matching_table_are_one_object() -> None:
+    # Memory, not behaviour: the daemon keeps this table for its whole life (docs/performance.md, "Daemon RSS").
+    sets = [cards for by_top in PLAYABLE_ON.values() for cards in by_top.values()]
+    assert len({id(cards) for cards in sets}) == len(set(sets))
