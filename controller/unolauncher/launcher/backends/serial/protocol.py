@@ -24,6 +24,11 @@ from typing import Any
 from cobs import cobs
 
 from unolauncher.errors import UnolauncherError
+from unolauncher.launcher.backends.serial.device_config import (  # noqa: F401 - CONFIG is part of the protocol
+    CONFIG_FMT,
+    DEVICE_LIMITS,
+    DeviceConfig,
+)
 from unolauncher.launcher.interface import FirePlan, FireResult, Outcome
 
 PROTOCOL_VERSION = 1
@@ -52,7 +57,6 @@ DONE = 0x94
 FAULT = 0x95
 CARD = 0xA3
 
-CONFIG_FMT = ">HHHHBBB"
 FIRE_FMT = ">BBHBH"
 ACK_FMT = ">HB"
 HELLO_REPLY_FMT = ">HBBB"
@@ -251,36 +255,6 @@ def encode_fire(plan: FirePlan) -> bytes:
 def decode_fire(body: bytes) -> FirePlan:
     flags, cards, run_ms, power, suspense_ms = struct.unpack(FIRE_FMT, body)
     return FirePlan(fire=bool(flags & 1), cards=cards, run_ms=run_ms, power=power / 100, suspense_ms=suspense_ms)
-
-
-# The firmware's ceilings for every CONFIG value, inclusive (firmware/unofw/runner.py LIMITS; both are checked
-# against firmware/test_vectors.json). The host refuses a configuration outside them before it reaches the wire.
-DEVICE_LIMITS: dict[str, tuple[int, int]] = {
-    "deadman_ms": (100, 5000),
-    "max_run_ms": (100, 10000),
-    "jam_ms": (50, 5000),
-    "retract_ms": (0, 500),
-    "retract_power": (0, 100),
-    "has_sensor": (0, 1),
-    "debounce_ms": (0, 100),
-}
-
-
-@dataclass(frozen=True)
-class DeviceConfig:
-    """What the host tells the firmware after each handshake (CONFIG)."""
-
-    deadman_ms: int = 1500
-    max_run_ms: int = 4000
-    jam_ms: int = 800
-    retract_ms: int = 120
-    retract_power: int = 60
-    has_sensor: bool = True
-    debounce_ms: int = 25
-
-    def encode(self) -> bytes:
-        return struct.pack(CONFIG_FMT, self.deadman_ms, self.max_run_ms, self.jam_ms, self.retract_ms,
-                           self.retract_power, 1 if self.has_sensor else 0, self.debounce_ms)
 
 
 def decode_done(body: bytes) -> tuple[int, FireResult]:

@@ -2,7 +2,8 @@
 limits), :class:`SerialSettings` and :func:`serial_settings_from`.
 
 The keys it shares with the GPIO backend are the same declarations (:data:`unolauncher.launcher.schema.SHARED`),
-narrowed to what the firmware accepts (``DEVICE_LIMITS`` of the wire protocol) and with the firmware's defaults.
+narrowed to what the firmware accepts (``DEVICE_LIMITS`` of the wire protocol, in its own small module) and with
+the firmware's defaults.
 
 Runs on the thread that loads the configuration or builds the launcher (the daemon's main thread at start-up, or a
 CLI); nothing here touches the port, and nothing imports pyserial.
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from unolauncher.launcher.backends.serial import protocol as sp
+from unolauncher.launcher.backends.serial.device_config import DEVICE_LIMITS, DeviceConfig
 from unolauncher.launcher.interface import require_in_range
 from unolauncher.launcher.schema import (
     DEBOUNCE_MS,
@@ -40,8 +41,8 @@ _FIRMWARE = "what the co-processor accepts"
 
 def _firmware(shared: Setting, field: str, scale: int) -> Setting:
     """``shared`` with the firmware's limits and default for CONFIG ``field`` (in units of 1/``scale``)."""
-    low, high = sp.DEVICE_LIMITS[field]
-    default = getattr(sp.DeviceConfig, field)
+    low, high = DEVICE_LIMITS[field]
+    default = getattr(DeviceConfig, field)
     if scale == 1:
         return shared.within(low=low, high=high, default=default, limit=_FIRMWARE)
     return shared.within(low=low / scale, high=high / scale, default=default / scale, limit=_FIRMWARE)
@@ -59,9 +60,9 @@ SERIAL_SETTINGS = Schema(
         Setting(
             "deadman_ms",
             "int",
-            sp.DeviceConfig.deadman_ms,
-            low=max(sp.DEVICE_LIMITS["deadman_ms"][0], 2 * HEARTBEAT_S * 1000),
-            high=sp.DEVICE_LIMITS["deadman_ms"][1],
+            DeviceConfig.deadman_ms,
+            low=max(DEVICE_LIMITS["deadman_ms"][0], 2 * HEARTBEAT_S * 1000),
+            high=DEVICE_LIMITS["deadman_ms"][1],
             unit="ms",
             limit=f"at least twice the {HEARTBEAT_S:g} s heartbeat, at most what the co-processor accepts",
         ),
@@ -91,7 +92,7 @@ class SerialSettings:
     reconnect_min_s: float = 0.2
     reconnect_max_s: float = 5.0
     magazine: int | None = None  # cards loaded after a refill (lid opened); None = unknown
-    device: sp.DeviceConfig = field(default_factory=sp.DeviceConfig)
+    device: DeviceConfig = field(default_factory=DeviceConfig)
 
     def __post_init__(self) -> None:
         checks = [
@@ -126,7 +127,7 @@ def serial_settings_from(settings: Any) -> SerialSettings:
     given = {name: get(name) for name in SERIAL_SETTINGS.settings if name != "serial_port"}
     SERIAL_SETTINGS.check(given, "launcher.")
     value = {**SERIAL_SETTINGS.defaults(), **{k: v for k, v in given.items() if v is not None}}
-    device = sp.DeviceConfig(
+    device = DeviceConfig(
         deadman_ms=value["deadman_ms"],
         max_run_ms=round(value["max_run_s"] * 1000),
         jam_ms=round(value["jam_timeout_s"] * 1000),

@@ -1,0 +1,69 @@
+"""What a started daemon has imported: nothing that only a CLI subcommand, an unconfigured backend, the dashboard or
+an embedded broker uses. Every module loaded stays in memory for the daemon's whole life (docs/performance.md,
+"Daemon RSS"), so code that an idle table never runs must be imported where it is used.
+
+The daemon runs in a fresh interpreter (``running_daemon``: virtual launcher, external broker that is not there,
+dashboard off), which then prints its ``sys.modules``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.timeout(60)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Imported only by the subcommand, backend or option that uses them.
+NOT_IN_AN_IDLE_DAEMON = (
+    "unolauncher.rules.simulate_cli",  # `unolauncher simulate`
+    "unolauncher.rules.bots",
+    "unolauncher.rules.replay_cli",  # `unolauncher replay`
+    "unolauncher.launcher.selftest_cli",  # `unolauncher selftest`
+    "unolauncher.launcher.calibrate",
+    "unolauncher.launcher.verify_cli",  # `unolauncher verify`
+    "unolauncher.rules.ejection_audit",
+    "unolauncher.launcher.export_cli",  # `unolauncher export`
+    "unolauncher.league_cli",  # `unolauncher league`
+    "unolauncher.league",
+    "unolauncher.daemon.ha_remove_cli",  # `unolauncher ha-remove`
+    "unolauncher.web.server",  # dashboard.enabled = false
+    "unolauncher.bus.broker",  # an external broker: no amqtt
+    "amqtt",
+    "unolauncher.launcher.backends.serial.protocol",  # backend = "virtual": no wire protocol, no COBS, no pyserial
+    "unolauncher.launcher.backends.serial.launcher",
+    "cobs",
+    "serial",
+)
+
+SCRIPT = """
+import json, sys
+from pathlib import Path
+from support.daemon import running_daemon
+with running_daemon(Path(sys.argv[1])) as daemon:
+    assert daemon.table is not None and daemon.virtual is not None
+    print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_an_idle_daemon_has_not_imported_what_it_does_not_run(tmp_path: Path) -> None:
+    for name in NOT_IN_AN_IDLE_DAEMON:  # a renamed module would make this test pass for nothing
+        assert importlib.util.find_spec(name) is not None, name
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT / "tests",
+        timeout=50,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    modules = set(json.loads(proc.stdout.splitlines()[-1]))
+    assert {"unolauncher.daemon.table", "unolauncher.launcher.backends.serial.settings"} <= modules  # a real start
+    imported = [name for name in NOT_IN_AN_IDLE_DAEMON if name in modules]
+    assert imported == [], f"an idle daemon imported {imported}"
