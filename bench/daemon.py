@@ -524,6 +524,48 @@ def embedded_broker_floor_rss() -> int:
     return vm_rss_kib(out)
 
 
+# BROKER_FLOOR plus what any daemon on these parts holds before its own code: the command line and TOML parsers
+# (``unolauncher run`` reads both at start), an SQLite database open in WAL mode with a committed row, and a paho
+# client connected to the broker with its network thread running. ``{imports}``: nothing, or the daemon's modules.
+INFRASTRUCTURE_FLOOR = """
+import os, sys, time, argparse, tomllib, gpiozero, paho.mqtt.client, sqlite3
+from paho.mqtt.enums import CallbackAPIVersion
+from unolauncher.bus.broker import EmbeddedBroker
+{imports}
+broker = EmbeddedBroker(port=0, ws_port=0)
+broker.start()
+db = sqlite3.connect(os.path.join(sys.argv[1], "floor.sqlite3"), isolation_level=None)
+db.execute("PRAGMA synchronous=FULL")
+db.execute("PRAGMA journal_mode=WAL")
+db.execute("CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, body TEXT)")
+db.execute("INSERT INTO events (body) VALUES ('{{}}')")
+client = paho.mqtt.client.Client(CallbackAPIVersion.VERSION2)
+client.connect("127.0.0.1", broker.port)
+client.loop_start()
+deadline = time.monotonic() + 10
+while not client.is_connected() and time.monotonic() < deadline:
+    time.sleep(0.01)
+assert client.is_connected(), "the floor's client did not connect"
+time.sleep(1.0)
+print(open('/proc/self/status').read())
+client.loop_stop()
+broker.stop()
+"""
+DAEMON_MODULES = "import unolauncher.daemon.run_cli, unolauncher.daemon.app"  # what `unolauncher run` imports
+
+
+def infrastructure_floor_rss(workdir: Path, with_daemon_code: bool) -> int:
+    """:data:`INFRASTRUCTURE_FLOOR` idle for 1 s: without the daemon's code (the floor that leaves the daemon's own
+    code what is left under a target), or with every module the daemon imports, imported and nothing of it started
+    (the idle daemon minus this is what running costs: threads, state, start-up transients)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    code = INFRASTRUCTURE_FLOOR.format(imports=DAEMON_MODULES if with_daemon_code else "")
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(workdir)], capture_output=True, text=True, check=True
+    ).stdout
+    return vm_rss_kib(out)
+
+
 class DaemonRun:
     """``run_daemon``'s figures for one broker set-up."""
 
@@ -620,6 +662,8 @@ def main() -> None:
         }
         bare_rss = bare_import_rss()
         floor_rss = embedded_broker_floor_rss()
+        infrastructure_rss = infrastructure_floor_rss(Path(tmp) / "floor", with_daemon_code=False)
+        code_rss = infrastructure_floor_rss(Path(tmp) / "floor-code", with_daemon_code=True)
     for name, run in runs.items():
         report_client_kinds(name, run.replies)
     for name, run in runs.items():
@@ -632,6 +676,18 @@ def main() -> None:
     print(
         f"floor: bare import + sqlite3 + the embedded broker started, idle, no daemon: {floor_rss / 1024:.1f} MiB "
         f"({floor_rss / bare_rss:.2f}x the bare import)"
+    )
+    print(
+        f"infrastructure floor: that + argparse and tomllib + an open WAL journal + a connected paho client: "
+        f"{infrastructure_rss / 1024:.1f} MiB ({infrastructure_rss / bare_rss:.2f}x); the target leaves the daemon's "
+        f"own code {(1.35 * bare_rss - infrastructure_rss) / 1024:+.1f} MiB"
+    )
+    embedded = runs["embedded amqtt"]
+    print(
+        f"code floor: the infrastructure floor + every module the daemon imports, nothing started: "
+        f"{code_rss / 1024:.1f} MiB ({code_rss / bare_rss:.2f}x; the daemon's code "
+        f"{(code_rss - infrastructure_rss) / 1024:+.1f} MiB); the idle daemon with the embedded broker is "
+        f"{(embedded.rss_idle - code_rss) / 1024:+.1f} MiB over it"
     )
 
 
