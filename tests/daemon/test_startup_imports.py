@@ -2,8 +2,9 @@
 an embedded broker uses. Every module loaded stays in memory for the daemon's whole life (docs/performance.md,
 "Daemon RSS"), so code that an idle table never runs must be imported where it is used.
 
-The daemon runs in a fresh interpreter (``running_daemon``: virtual launcher, external broker that is not there,
-dashboard off), which then prints its ``sys.modules``.
+The daemon runs in a fresh interpreter (``running_daemon``: external broker that is not there, dashboard off), which
+then prints its ``sys.modules``: once on the virtual launcher, once on the GPIO backend (gpiozero's mock pins standing
+in for a Pi's), which must not load the simulated toy either.
 """
 
 from __future__ import annotations
@@ -42,21 +43,23 @@ NOT_IN_AN_IDLE_DAEMON = (
     "serial",
 )
 
+TOY = "unolauncher.launcher.backends.virtual.toy"  # the simulated toy (and gpiozero's mock pins under it)
+
 SCRIPT = """
 import json, sys
 from pathlib import Path
 from support.daemon import running_daemon
-with running_daemon(Path(sys.argv[1])) as daemon:
-    assert daemon.table is not None and daemon.virtual is not None
+launcher = json.loads(sys.argv[2])
+with running_daemon(Path(sys.argv[1]), overrides={"launcher": launcher}) as daemon:
+    assert daemon.table is not None and (daemon.virtual is not None) == (launcher["backend"] == "virtual")
     print(json.dumps(sorted(sys.modules)))
 """
 
 
-def test_an_idle_daemon_has_not_imported_what_it_does_not_run(tmp_path: Path) -> None:
-    for name in NOT_IN_AN_IDLE_DAEMON:  # a renamed module would make this test pass for nothing
-        assert importlib.util.find_spec(name) is not None, name
+def started_daemon_modules(workdir: Path, launcher: dict[str, str]) -> set[str]:
+    """``sys.modules`` of a fresh interpreter that has started a daemon with these ``[launcher]`` keys."""
     proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(tmp_path)],
+        [sys.executable, "-c", SCRIPT, str(workdir), json.dumps(launcher)],
         capture_output=True,
         text=True,
         cwd=ROOT / "tests",
@@ -64,6 +67,15 @@ def test_an_idle_daemon_has_not_imported_what_it_does_not_run(tmp_path: Path) ->
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     modules = set(json.loads(proc.stdout.splitlines()[-1]))
-    assert {"unolauncher.daemon.table", "unolauncher.launcher.backends.serial.settings"} <= modules  # a real start
+    assert {"unolauncher.daemon.table", "unolauncher.launcher.backends.gpio.launcher"} <= modules  # a real start
+    return modules
+
+
+@pytest.mark.parametrize("launcher", [{"backend": "virtual"}, {"backend": "gpio", "pin_factory": "mock"}])
+def test_an_idle_daemon_has_not_imported_what_it_does_not_run(tmp_path: Path, launcher: dict[str, str]) -> None:
+    for name in (*NOT_IN_AN_IDLE_DAEMON, TOY):  # a renamed module would make this test pass for nothing
+        assert importlib.util.find_spec(name) is not None, name
+    modules = started_daemon_modules(tmp_path, launcher)
     imported = [name for name in NOT_IN_AN_IDLE_DAEMON if name in modules]
     assert imported == [], f"an idle daemon imported {imported}"
+    assert (TOY in modules) == (launcher["backend"] == "virtual"), "the simulated toy is loaded only when it runs"

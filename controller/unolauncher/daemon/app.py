@@ -49,7 +49,7 @@ from unolauncher.daemon.notify import Notifier
 from unolauncher.daemon.prepare import CommandPreparer, offered_presets
 from unolauncher.daemon.table import Table
 from unolauncher.daemon.watchdog import Watchdog
-from unolauncher.launcher.factory import LauncherSetupError, VirtualLauncher, create_launcher
+from unolauncher.launcher.factory import LauncherSetupError, create_launcher
 from unolauncher.launcher.interface import Launcher
 from unolauncher.launcher.press import PressHandler
 from unolauncher.rules.referee import Referee
@@ -57,6 +57,7 @@ from unolauncher.store.journal import Journal
 
 if TYPE_CHECKING:  # imported where they are used, only when configured (see _bus_settings, _start_dashboard)
     from unolauncher.bus.broker import EmbeddedBroker
+    from unolauncher.launcher.factory import VirtualLauncher  # the factory imports it when it builds one
     from unolauncher.web.server import DashboardServer
 
 log = logging.getLogger("unolauncher.daemon")

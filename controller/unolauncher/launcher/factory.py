@@ -21,8 +21,10 @@ dataclass); every key is optional:
                     (``jam_probability``, …; ``VIRTUAL_SETTINGS``)
 ==================  ==========================================================================================
 
-:class:`VirtualLauncher` is re-exported here: it types :func:`create_launcher`'s second item for callers that may
-not import a backend themselves (the daemon; the import-linter contracts in ``pyproject.toml``).
+:class:`VirtualLauncher` is re-exported here, for type checkers only: it types :func:`create_launcher`'s second item
+for callers that may not import a backend themselves (the daemon; the import-linter contracts in ``pyproject.toml``).
+The simulated toy and gpiozero's mock pins are imported only when the virtual launcher is built: a daemon on real
+GPIO would otherwise keep them in memory for nothing (docs/performance.md, "Daemon RSS").
 
 The ``serial`` backend lives in ``launcher/backends/serial/`` (imported only when chosen): it is built with
 ``SerialLauncher.from_settings(settings, clock)``, which reads its own keys.
@@ -46,17 +48,19 @@ import os
 from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from unolauncher.clock import Clock
 from unolauncher.errors import UnolauncherError
 from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
 from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.virtual.params import VIRTUAL_SETTINGS, VirtualParams
-from unolauncher.launcher.backends.virtual.toy import VirtualLauncher as VirtualLauncher  # re-exported (see above)
 from unolauncher.launcher.interface import Launcher
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap, PinMapError, load_pin_file, resolve_pins
 from unolauncher.launcher.setting import setting
+
+if TYPE_CHECKING:  # imported where it is built, in create_virtual (see the module docstring)
+    from unolauncher.launcher.backends.virtual.toy import VirtualLauncher as VirtualLauncher  # re-exported
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +150,8 @@ def virtual_params(settings: Any) -> VirtualParams:
 def create_virtual(settings: Any, clock: Clock) -> tuple[GpioLauncher, VirtualLauncher]:
     """The real device code on mock pins, with the simulated toy attached."""
     from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+    from unolauncher.launcher.backends.virtual.toy import VirtualLauncher
 
     pins = pins_from_settings(settings)
     factory = MockFactory(pin_class=MockPWMPin)
