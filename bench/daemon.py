@@ -551,7 +551,11 @@ print(open('/proc/self/status').read())
 client.loop_stop()
 broker.stop()
 """
-DAEMON_MODULES = "import unolauncher.daemon.run_cli, unolauncher.daemon.app"  # what `unolauncher run` imports
+# What the daemon measured here has imported once started: `unolauncher run`'s modules, and the simulated toy that
+# its virtual launcher builds at start (tests/daemon/test_startup_imports.py checks what it must not import).
+DAEMON_MODULES = (
+    "import unolauncher.daemon.run_cli, unolauncher.daemon.app, unolauncher.launcher.backends.virtual.toy"
+)
 
 
 def infrastructure_floor_rss(workdir: Path, with_daemon_code: bool) -> int:
