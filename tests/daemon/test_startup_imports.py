@@ -79,3 +79,33 @@ def test_an_idle_daemon_has_not_imported_what_it_does_not_run(tmp_path: Path, la
     imported = [name for name in NOT_IN_AN_IDLE_DAEMON if name in modules]
     assert imported == [], f"an idle daemon imported {imported}"
     assert (TOY in modules) == (launcher["backend"] == "virtual"), "the simulated toy is loaded only when it runs"
+
+
+BROKER_SCRIPT = """
+import json, sys, threading
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from unolauncher.bus.broker import EmbeddedBroker
+broker = EmbeddedBroker(port=0, ws_port=0)
+broker.start()
+connected = threading.Event()
+client = mqtt.Client(CallbackAPIVersion.VERSION2)  # no user name: an anonymous client, as a phone's
+client.on_connect = lambda c, userdata, flags, reason, props: connected.set() if not reason.is_failure else None
+client.connect("127.0.0.1", broker.port)
+client.loop_start()
+assert connected.wait(10), "the anonymous client was not let in"
+client.disconnect()
+client.loop_stop()
+broker.stop()
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_the_embedded_broker_lets_clients_in_without_loading_password_hashing() -> None:
+    # amqtt's own anonymous plugin shares its module with the password-file plugin (pwdlib, argon2, crypt).
+    proc = subprocess.run([sys.executable, "-c", BROKER_SCRIPT], capture_output=True, text=True, timeout=50)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    modules = set(json.loads(proc.stdout.splitlines()[-1]))
+    assert "unolauncher.bus.broker_auth" in modules and "amqtt.broker" in modules
+    loaded = [name for name in ("amqtt.plugins.authentication", "pwdlib", "argon2", "crypt") if name in modules]
+    assert loaded == [], f"the embedded broker loaded {loaded}"
