@@ -46,6 +46,9 @@ DAEMON_FIELDS: dict[str, dict[str, Check]] = {
     "enable": {"by": label(64, min_len=1)},
 }
 DAEMON_COMMANDS = frozenset(DAEMON_FIELDS)
+# Read-only questions: they change nothing and journal nothing, so MQTT's thread may answer them itself when the
+# worker has nothing in hand (Table.submit_payload); every other command waits its turn on the worker.
+QUERIES = frozenset({"status", "moves"})
 
 
 @dataclass

@@ -2,8 +2,10 @@
 launcher's ``press`` / ``lid`` / ``load`` — which the table answers without the referee.
 
 Thread: the **table's worker**, one command at a time, in queue order (``Table._command``), after the command's
-fields were checked against :data:`~unolauncher.daemon.commands.DAEMON_FIELDS`. (A ``disable`` from MQTT has
-already stopped the motor on the network thread: :class:`~unolauncher.daemon.emergency_stop.EmergencyStop`.)
+fields were checked against :data:`~unolauncher.daemon.commands.DAEMON_FIELDS`; or, for the read-only queries
+``status`` and ``moves``, MQTT's network thread when the worker has nothing in hand (``Table._answered_now``), so
+those two read the table only through its locked readers. (A ``disable`` from MQTT has already stopped the motor on
+the network thread: :class:`~unolauncher.daemon.emergency_stop.EmergencyStop`.)
 
 Example (not a doctest: needs a table)::
 
