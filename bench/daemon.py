@@ -17,7 +17,10 @@
    Each sample follows the previous one by 5 ms, as commands from a dashboard can.
 3. **Start-up and memory**: ``unolauncher run`` as a subprocess with a fake ``NOTIFY_SOCKET``: time from spawn to
    ``READY=1``; its RSS idle (1 s after READY) and after a few hundred commands, with the embedded broker and on
-   mosquitto, next to the RSS of a bare ``python -c "import gpiozero, paho.mqtt.client"``.
+   mosquitto, next to the RSS of a bare ``python -c "import gpiozero, paho.mqtt.client"`` and of three floors, each
+   a process idle for 1 s: the embedded broker started (:data:`BROKER_FLOOR`), that + what any daemon on these parts
+   holds before its own code (:data:`INFRASTRUCTURE_FLOOR`), and that + the daemon's modules imported, nothing of
+   them started (:data:`DAEMON_MODULES`).
 
 Targets (issue 16): command → reply on the embedded broker, default client ≤ 1.3x a TCP_NODELAY client, and a
 TCP_NODELAY client ≤ 2.5x a bare round trip through the same broker; daemon RSS idle with the embedded broker
