@@ -41,7 +41,7 @@ def children_cpu() -> float:
 def simulate_command(args: argparse.Namespace, jobs: int) -> list[str]:
     command = [sys.executable, "-m", "unolauncher", "simulate", "--json", "--jobs", str(jobs)]
     command += ["--games", str(args.games), "--seed", str(args.seed)]
-    return command + ["--ruleset", args.ruleset, "--players", str(args.players)]
+    return [*command, "--ruleset", args.ruleset, "--players", str(args.players)]
 
 
 def one_run(args: argparse.Namespace, jobs: int) -> tuple[float, float, float, dict[str, object]]:
