@@ -141,6 +141,10 @@ class PressGate:
 
     # -- whoever changes the referee, holding Table.lock --------------------------------------------------------
 
+    def is_open(self) -> bool:
+        """A snapshot is published: the next press would be claimed, not ``"ignored"`` (a read without a lock)."""
+        return self._snapshot is not None
+
     def has_claims(self) -> bool:
         """Claims wait to be applied (a read without a lock: the worker's hint to settle them now)."""
         return bool(self._claims)

@@ -14,7 +14,9 @@ Threads and who may touch what:
   :meth:`~Table.on_uno_button`, :meth:`~Table.republish`) takes items from any thread and never blocks;
 - **whoever changes the referee** — the worker applying a command, :meth:`Table.on_hit` on the launcher's timer
   thread, a rollback — does it under :attr:`Table.lock`, inside :meth:`Table._changing`: the press gate's waiting
-  claims are applied first, then the change, then the next press snapshot is published. :attr:`Table.lock` is held
+  claims are applied first, then the change, then the next press snapshot is published (by the worker applying
+  claims it is about to journal, only once their events are handed to MQTT: planning is not on the press → event
+  path; the gate stays closed meanwhile, and every way out of the worker's step reopens it). :attr:`Table.lock` is held
   only for ``referee.handle()`` and what it publishes, never across a disk or network write, and never by the press
   path (which claims from the gate's snapshot: see :mod:`~unolauncher.daemon.press_gate`). The ejection model's
   state lives in the referee alone; nothing copies it;
@@ -128,6 +130,9 @@ class Table(Journalling):
         # The referee raised (it promises never to): the worker rebuilds it from the journal on its next turn, and
         # until then no press is planned from it (the press snapshot stays closed). Set under self.lock.
         self._rebuild_due = False
+        # The worker applied press claims and has not planned the next press yet (the gate is closed until it does:
+        # see _changing's reopen). Set and cleared under self.lock.
+        self._reopen_due = False
         self.keep_days = keep_days  # journal retention in days; 0 keeps everything
         self._pruned_at: float | None = None  # monotonic time of the last prune
         self.preset = PresetChoice(next_preset, presets)
@@ -289,18 +294,31 @@ class Table(Journalling):
     # -- changing the referee (under self.lock) -----------------------------------------------------------------
 
     @contextmanager
-    def _changing(self) -> Iterator[None]:
+    def _changing(self, reopen: bool = True) -> Iterator[None]:
         """Around every change of the referee (any thread but the press path): under :attr:`lock`, the claims made so
         far are applied first, in order (:meth:`PressGate.settle`), then the caller's change; then the next press
         snapshot is published (:meth:`PressGate.publish`), unless the referee waits to be rebuilt. Records of the
-        change are appended to the journal queue inside."""
+        change are appended to the journal queue inside.
+
+        ``reopen=False`` (the worker applying claims it is about to journal) leaves the press gate closed and
+        :attr:`_reopen_due` set: the worker plans the next press once the press's event is on its way
+        (:meth:`_reopen_press`), and any change on another thread meanwhile publishes the snapshot as usual."""
         with self.lock:
             self.press.settle(self.referee)
             try:
                 yield
             finally:
-                if not self._rebuild_due:
+                if not reopen:
+                    self._reopen_due = True
+                elif not self._rebuild_due:
                     self.press.publish(self.referee)
+                    self._reopen_due = False
+
+    def _reopen_press(self) -> None:
+        """Publish the next press snapshot if the worker left the gate closed (worker only; see :meth:`_changing`)."""
+        if self._reopen_due:
+            with self._changing():
+                pass
 
     def on_hit(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
         """A press's run finished (launcher thread): the hit goes to the referee now, the journal right after.
