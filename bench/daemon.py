@@ -340,6 +340,7 @@ def press_to_event(port: int, count: int, workdir: Path, legs: Legs | None = Non
         bare = BarePair(port)
         commit = BareCommit(workdir, "FULL")
         pipeline: FloorPipeline | None = None
+        edge_pipeline: FloorPipeline | None = None
         index = 1
         try:
             for _ in range(count):
@@ -347,13 +348,16 @@ def press_to_event(port: int, count: int, workdir: Path, legs: Legs | None = Non
                     raise RuntimeError("the table did not settle after the last press")
                 if pipeline is None and index > 1:  # the daemon's own first press record and event as its template
                     pipeline = FloorPipeline(port, workdir, *last_press_record(table.journal))
+                    edge_pipeline = FloorPipeline(port, workdir, *last_press_record(table.journal), gpiozero_edge=True)
                 time.sleep(0.025)
                 samples[FLOORS[0]].append(bare.round_trip())
                 time.sleep(0.025)
                 samples[FLOORS[1]].append(commit.once())
-                if pipeline is not None:
+                if pipeline is not None and edge_pipeline is not None:
                     time.sleep(0.025)
                     samples[FLOORS[2]].append(pipeline.press())
+                    time.sleep(0.025)
+                    samples[FLOORS[3]].append(edge_pipeline.press())
                 time.sleep(0.025)  # >= 75 ms since the last press: longer than the button debounce
                 t0 = time.monotonic()
                 if legs is not None:
@@ -371,10 +375,11 @@ def press_to_event(port: int, count: int, workdir: Path, legs: Legs | None = Non
         finally:
             bare.close()
             commit.close()
-            if pipeline is not None:
-                pipeline.close()
-                if legs is not None:
-                    pipeline.report()
+            for floor in (pipeline, edge_pipeline):
+                if floor is not None:
+                    floor.close()
+                    if legs is not None:
+                        floor.report()
             sub.close()
             bounces = launcher.status().extra.get("bounces")
     if unanswered:
@@ -382,7 +387,7 @@ def press_to_event(port: int, count: int, workdir: Path, legs: Legs | None = Non
     return samples
 
 
-FLOORS = ("bare paho round trip", "bare fsync'd two-row commit", "floor pipeline")
+FLOORS = ("bare paho round trip", "bare fsync'd two-row commit", "floor pipeline", "floor pipeline, gpiozero edge")
 
 
 def last_press_record(journal: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -399,23 +404,31 @@ class FloorPipeline:
     (``queue.Queue``); the worker writes the daemon's own ``pressed`` command and ``press`` event (copies) with the
     strict codec into the journal's schema — command, event and outbox rows in one fsync'd transaction — and hands the
     event to paho (``loop_start`` thread, TCP_NODELAY, QoS 1) → the broker → a subscriber process. No referee, no
-    ejection plan, no launcher, no retained state: what is left is the design's cost, the daemon's code is not in it."""
+    ejection plan, no launcher, no retained state: what is left is the design's cost, the daemon's code is not in it.
 
-    def __init__(self, port: int, directory: Path, command: dict[str, Any], event: dict[str, Any]) -> None:
+    With ``gpiozero_edge`` the press starts one step earlier, where the daemon's does: a falling edge driven on a
+    gpiozero mock pin, read by a ``DigitalInputDevice`` (pull-up, no bounce time, as the launcher's button) whose
+    ``when_activated`` hands the press over — the least any daemon that reads its button through gpiozero does."""
+
+    def __init__(
+        self, port: int, directory: Path, command: dict[str, Any], event: dict[str, Any], gpiozero_edge: bool = False
+    ) -> None:
         import queue
         import sqlite3
 
         from unolauncher import strict_json
         from unolauncher.store.journal import SCHEMA
 
+        name = "floor-edge" if gpiozero_edge else "floor"
+        self.topic = f"bench/{name}/events"
         self.dumps = strict_json.dumps
         self.command, self.event = command, event
-        self.db = sqlite3.connect(str(directory / "floor-pipeline.db"), isolation_level=None, check_same_thread=False)
+        self.db = sqlite3.connect(str(directory / f"{name}-pipeline.db"), isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.executescript(SCHEMA)
-        self.sub = Subscriber(port, "bench/floor/events")
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="bench-floor")
+        self.sub = Subscriber(port, self.topic)
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"bench-{name}")
         self.client.on_socket_open = nodelay_on_open
         self.client.connect("127.0.0.1", port)
         self.client.loop_start()
@@ -423,8 +436,20 @@ class FloorPipeline:
         self.worker = threading.Thread(target=self._work, daemon=True)
         self.worker.start()
         self.seq = 0
-        self.marks: list[float] = []  # this press: queued, worker started, committed, handed to paho
+        self.marks: list[float] = []  # this press: (edge,) queued, worker started, committed, handed to paho
         self.legs: list[list[float]] = []
+        self.button: Any = None
+        if gpiozero_edge:
+            from gpiozero import DigitalInputDevice
+            from gpiozero.pins.mock import MockFactory
+
+            factory = MockFactory()
+            self.button = DigitalInputDevice(17, pull_up=True, bounce_time=None, pin_factory=factory)
+            self.button.when_activated = self._pressed
+
+    def _pressed(self) -> None:
+        self.marks.append(time.monotonic())
+        self.queue.put(self.seq)
 
     def _work(self) -> None:
         while (seq := self.queue.get()) is not None:
@@ -439,7 +464,7 @@ class FloorPipeline:
             self.db.execute("INSERT INTO outbox (seq) VALUES (?)", (seq,))
             self.db.execute("COMMIT")
             self.marks.append(time.monotonic())
-            self.client.publish("bench/floor/events", body, qos=1)
+            self.client.publish(self.topic, body, qos=1)
             self.marks.append(time.monotonic())
 
     def press(self) -> float:
@@ -447,16 +472,25 @@ class FloorPipeline:
         self.seq += 1
         t0 = time.monotonic()
         self.marks[:] = [t0]
-        self.queue.put(self.seq)
+        if self.button is not None:
+            self.button.pin.drive_low()  # pressed: the switch pulls the line to ground
+        else:
+            self.queue.put(self.seq)
         received = self.sub.stamps.wait(f"press:{self.seq}")
-        if len(self.marks) == 4:
+        if self.button is not None:
+            self.button.pin.drive_high()  # released, after the event: not on the path
+        if len(self.marks) == len(self.names()):
             self.legs.append([b - a for a, b in itertools.pairwise([*self.marks, received])])
         return received - t0
 
-    def report(self) -> None:
+    def names(self) -> tuple[str, ...]:
         names = ("→ worker journals", "→ committed", "→ handed to paho", "→ subscriber")
-        print(f"  floor pipeline legs (medians of {len(self.legs)}):")
-        for name, values in zip(names, zip(*self.legs, strict=True), strict=True):
+        return ("edge → handed over (gpiozero)", *names) if self.button is not None else names
+
+    def report(self) -> None:
+        edge = ", gpiozero edge" if self.button is not None else ""
+        print(f"  floor pipeline{edge} legs (medians of {len(self.legs)}):")
+        for name, values in zip(self.names(), zip(*self.legs, strict=True), strict=True):
             print(f"    {name:<26} {statistics.median(values) * 1000:.3f} ms")
 
     def close(self) -> None:
@@ -466,6 +500,8 @@ class FloorPipeline:
         self.client.loop_stop()
         self.sub.close()
         self.db.close()
+        if self.button is not None:
+            self.button.close()
 
 
 class BareCommit:
@@ -648,7 +684,7 @@ def main() -> None:
             for name, values in samples.items():
                 median, p99 = statistics.median(values) * ms, percentile(values, 0.99) * ms
                 print(f"  {name + ':':<30} median {median:.3f} ms, p99 {p99:.3f} ms")
-            daemon_ms, bare_ms, commit_ms, pipeline_ms = (statistics.median(v) * ms for v in samples.values())
+            daemon_ms, bare_ms, commit_ms, pipeline_ms, edge_ms = (statistics.median(v) * ms for v in samples.values())
             print(f"  ratio to the bare round trip (median): {daemon_ms / bare_ms:.2f}x")
             print(
                 f"  target bare + commit + 0.25 ms = {bare_ms + commit_ms + 0.25:.3f} ms: daemon is "
@@ -656,6 +692,10 @@ def main() -> None:
                 f"({'met' if daemon_ms <= bare_ms + commit_ms + 0.25 else 'not met'}); the floor pipeline is "
                 f"{pipeline_ms - bare_ms - commit_ms:+.3f} ms over it, the daemon "
                 f"{daemon_ms - pipeline_ms:+.3f} ms over the floor pipeline ({daemon_ms / pipeline_ms:.2f}x)"
+            )
+            print(
+                f"  from a gpiozero edge: the floor pipeline is {edge_ms - bare_ms - commit_ms:+.3f} ms over bare + "
+                f"commit, the daemon {daemon_ms - edge_ms:+.3f} ms over it ({daemon_ms / edge_ms:.2f}x)"
             )
             if legs is not None:
                 legs.report()

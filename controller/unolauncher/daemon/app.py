@@ -47,6 +47,7 @@ from unolauncher.daemon.mqtt_output import MqttOutput
 from unolauncher.daemon.mqtt_settings import bus_settings
 from unolauncher.daemon.notify import Notifier
 from unolauncher.daemon.prepare import CommandPreparer, offered_presets
+from unolauncher.daemon.press_gate import CLICK_HIT_DELAY_S
 from unolauncher.daemon.table import Table
 from unolauncher.daemon.watchdog import Watchdog
 from unolauncher.launcher.factory import LauncherSetupError, create_launcher
@@ -208,7 +209,8 @@ class Daemon:
             after_press=table.press.started,
             on_uno=table.on_uno_button,
             enabled=lambda: table.emergency.enabled,  # the emergency stop, read without a lock
-            run_later=lambda deliver: clock.call_later(0.0, deliver),  # a hit known on the input thread: off it
+            # A hit known on the input thread (a click, a run that could not start): off that thread, a moment later
+            run_later=lambda deliver: clock.call_later(CLICK_HIT_DELAY_S, deliver),
         )
 
     def _bus_settings(self) -> BusSettings:

@@ -56,6 +56,13 @@ log = logging.getLogger("unolauncher.daemon.table")  # the table's log, as befor
 # network thread writes it instead of waiting behind the retained launcher status and sensors: 0.55 -> 0.25 ms).
 # The motor is already on and presses come at human rates: 0.3 ms of a launcher thread per press costs nothing.
 HANDOFF_YIELD_S = 0.0003
+# A click's hit (a press whose plan fires nothing, or whose run could not start) is known on the input thread at once;
+# the launcher's timer thread hands it to the table this much later rather than at once. Applying it — the referee's
+# hit and the next press's plan, ≈ 0.3 ms of cold Python — competed for the GIL with the worker journalling that very
+# press, right on the press → event path (≈ 0.1 ms of it, measured: docs/performance.md). Nothing waits for it: the
+# button's debounce (30 ms by default) takes any edge this soon after the press for contact bounce, and a press that
+# does come sooner (debounce set lower) is answered ``ignored_press``, as during any hit until it is applied.
+CLICK_HIT_DELAY_S = 0.005
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ swap under a press lock of its own, never the table's lock: see ``daemon/press_g
 previous press's hit has not reached the table yet, or at the instant the table is replacing its snapshot, is
 ignored (``ignored_press``) instead of waiting for it or being attributed from the state about to change; and a
 result known on the input thread itself (a click, a run the launcher would not start) is reported through
-``run_later`` (the daemon: its timer thread), since the table applies hits under its lock.
+``run_later`` (the daemon: its timer thread, a moment later), since the table applies hits under its lock.
 
 The plan is not this module's to choose: the ejection model's state belongs to the referee alone
 (``rules/ejection_stream.py``); the claim is the referee's next plan, which the table then records with a journalled
