@@ -7,7 +7,8 @@
    phone) on ``events``. Time from ``press_button()`` (the button edge) to the subscriber receiving the ``press``
    event, both read on the shared monotonic clock. Side by side in the same run, alternated one for one with the
    presses (so both see the same machine load): a bare paho QoS 1 publish → receive round trip through the same
-   broker to the same kind of subscriber process.
+   broker to the same kind of subscriber process, a bare fsync'd two-row commit, and the floor pipeline — from a
+   hand-off and from a gpiozero edge (:class:`FloorPipeline`).
    With ``--legs`` the same run also times each leg of that path, by wrapping the seams between them (below).
 2. **Command → reply by client kind** (issue 16): ``unolauncher run`` as a subprocess, once with its embedded
    amqtt broker and once on mosquitto (TCP and WebSocket listeners). A client process holds four paho clients —
