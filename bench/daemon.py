@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import socket
 import statistics
 import subprocess
@@ -541,6 +542,25 @@ def vm_rss_kib(proc_status: str) -> int:
     raise RuntimeError("no VmRSS")
 
 
+UNIT_FILE = Path(__file__).resolve().parent.parent / "systemd" / "unolauncher.service"
+
+
+def unit_environment() -> dict[str, str]:
+    """``--unit-env``: the shipped systemd unit's ``Environment=`` settings that change how the process runs (its
+    directory settings, absolute paths, left out), for the daemon and the floors that stand for it."""
+    env = {}
+    for line in UNIT_FILE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("Environment="):
+            name, _, value = line.removeprefix("Environment=").partition("=")
+            if not value.startswith("/"):
+                env[name] = value
+    return env
+
+
+def with_env(extra: dict[str, str]) -> dict[str, str] | None:
+    return {**os.environ, **extra} if extra else None
+
+
 def bare_import_rss() -> int:
     code = "import gpiozero, paho.mqtt.client; print(open('/proc/self/status').read())"
     return vm_rss_kib(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
@@ -557,10 +577,12 @@ broker.stop()
 """
 
 
-def embedded_broker_floor_rss() -> int:
+def embedded_broker_floor_rss(env: dict[str, str]) -> int:
     """The floor of a daemon with the embedded broker: the bare import, sqlite3 (the journal) and the embedded
     broker started and idle for 1 s, with no daemon at all."""
-    out = subprocess.run([sys.executable, "-c", BROKER_FLOOR], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", BROKER_FLOOR], capture_output=True, text=True, check=True, env=with_env(env)
+    ).stdout
     return vm_rss_kib(out)
 
 
@@ -598,14 +620,14 @@ DAEMON_MODULES = (
 )
 
 
-def infrastructure_floor_rss(workdir: Path, with_daemon_code: bool) -> int:
+def infrastructure_floor_rss(workdir: Path, with_daemon_code: bool, env: dict[str, str]) -> int:
     """:data:`INFRASTRUCTURE_FLOOR` idle for 1 s: without the daemon's code (the floor that leaves the daemon's own
     code what is left under a target), or with every module the daemon imports, imported and nothing of it started
     (the idle daemon minus this is what running costs: threads, state, start-up transients)."""
     workdir.mkdir(parents=True, exist_ok=True)
     code = INFRASTRUCTURE_FLOOR.format(imports=DAEMON_MODULES if with_daemon_code else "")
     out = subprocess.run(
-        [sys.executable, "-c", code, str(workdir)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", code, str(workdir)], capture_output=True, text=True, check=True, env=with_env(env)
     ).stdout
     return vm_rss_kib(out)
 
@@ -617,7 +639,7 @@ class DaemonRun:
         self.ready, self.rss_idle, self.rss_after, self.replies = ready, rss_idle, rss_after, replies
 
 
-def run_daemon(broker: Mosquitto | None, workdir: Path, replies: int) -> DaemonRun:
+def run_daemon(broker: Mosquitto | None, workdir: Path, replies: int, env: dict[str, str]) -> DaemonRun:
     """``unolauncher run`` on mosquitto (``broker``) or with its embedded broker (None): time to READY, RSS idle 1 s
     after READY, command → reply by client kind, RSS after those commands."""
     workdir.mkdir(parents=True, exist_ok=True)
@@ -630,7 +652,7 @@ def run_daemon(broker: Mosquitto | None, workdir: Path, replies: int) -> DaemonR
             table="benchrss",
             broker_port=broker.port if broker else None,
             overrides={"homeassistant": {"enabled": False}},
-            env={"NOTIFY_SOCKET": str(notify)},
+            env={"NOTIFY_SOCKET": str(notify), **env},
         )
         t0 = time.perf_counter()
         daemon.start(wait_mqtt=True)
@@ -663,6 +685,11 @@ def main() -> None:
     )
     parser.add_argument("--legs", action="store_true", help="also time each leg of the press -> event path")
     parser.add_argument("--press-only", action="store_true", help="only press -> event (no replies, start-up, RSS)")
+    parser.add_argument(
+        "--unit-env",
+        action="store_true",
+        help="run the daemon (and the floors that stand for it) with the systemd unit's Environment= settings",
+    )
     args = parser.parse_args()
     legs = Legs() if args.legs else None
     if legs is not None:
@@ -702,16 +729,19 @@ def main() -> None:
                 legs.report()
         if args.press_only:
             return
+        env = unit_environment() if args.unit_env else {}
+        if env:
+            print("daemon and floors with the unit's environment: " + " ".join(f"{k}={v}" for k, v in env.items()))
         runs = {
-            "embedded amqtt": run_daemon(None, Path(tmp) / "embedded", args.replies),
+            "embedded amqtt": run_daemon(None, Path(tmp) / "embedded", args.replies, env),
             "mosquitto" + (" set_tcp_nodelay" if args.broker_nodelay else ""): run_daemon(
-                broker, Path(tmp) / "mosquitto", args.replies
+                broker, Path(tmp) / "mosquitto", args.replies, env
             ),
         }
         bare_rss = bare_import_rss()
-        floor_rss = embedded_broker_floor_rss()
-        infrastructure_rss = infrastructure_floor_rss(Path(tmp) / "floor", with_daemon_code=False)
-        code_rss = infrastructure_floor_rss(Path(tmp) / "floor-code", with_daemon_code=True)
+        floor_rss = embedded_broker_floor_rss(env)
+        infrastructure_rss = infrastructure_floor_rss(Path(tmp) / "floor", with_daemon_code=False, env=env)
+        code_rss = infrastructure_floor_rss(Path(tmp) / "floor-code", with_daemon_code=True, env=env)
     for name, run in runs.items():
         report_client_kinds(name, run.replies)
     for name, run in runs.items():

@@ -74,6 +74,8 @@ def test_unit_file_has_what_the_table_needs() -> None:
     allowed = " ".join(values(service, "DeviceAllow"))
     assert "char-gpiochip" in allowed and "char-ttyACM" in allowed
     assert one["KillSignal"] == "SIGTERM"
+    # Two malloc arenas, not eight per core: the daemon's idle RSS (docs/performance.md, "Daemon RSS idle").
+    assert "MALLOC_ARENA_MAX=2" in values(service, "Environment")
     assert values(unit["Install"], "WantedBy") == ["multi-user.target"]
     # The motor guard's thread asks for SCHED_FIFO: the unit must allow that priority and not forbid real time.
     from unolauncher.launcher.backends.gpio.launcher import GUARD_REALTIME_PRIORITY
