@@ -9,6 +9,8 @@ fact, not a race. The button's debounce is off here, so that a second press can 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,16 @@ CONFIG: dict[str, dict[str, Any]] = {
 }
 
 
+@contextmanager
+def clicking_daemon(tmp_path: Path) -> Iterator[tuple[Daemon, VirtualClock]]:
+    """A daemon with a game on, whose launcher's time moves only when the test advances it."""
+    clock = VirtualClock(start=100.0)
+    with running_daemon(tmp_path, "click", overrides=CONFIG, clock=clock) as daemon:
+        assert daemon.table is not None and daemon.virtual is not None
+        assert start_game(daemon.table), "no game started"
+        yield daemon, clock
+
+
 def journalled(daemon: Daemon, kind: str) -> list[dict[str, Any]]:
     assert daemon.journal is not None
     return [e for e in daemon.journal.events(1, 1000) if e["type"] == kind]
@@ -45,11 +57,9 @@ def quiet(daemon: Daemon) -> bool:
 
 
 def test_a_clicks_hit_reaches_the_table_a_moment_after_the_press(tmp_path: Path) -> None:
-    clock = VirtualClock(start=100.0)
-    with running_daemon(tmp_path, "click", overrides=CONFIG, clock=clock) as daemon:
+    with clicking_daemon(tmp_path) as (daemon, clock):
         table, virtual = daemon.table, daemon.virtual
         assert table is not None and virtual is not None
-        assert start_game(table), "no game started"
         hitter = table.hitter()
         virtual.press_button(hold_s=0.001)
         assert not virtual.motor_pin_high, "the first press is a click"
@@ -66,11 +76,9 @@ def test_a_clicks_hit_reaches_the_table_a_moment_after_the_press(tmp_path: Path)
 
 
 def test_a_press_sooner_than_a_clicks_hit_is_answered_and_the_next_one_served(tmp_path: Path) -> None:
-    clock = VirtualClock(start=100.0)
-    with running_daemon(tmp_path, "soon", overrides=CONFIG, clock=clock) as daemon:
+    with clicking_daemon(tmp_path) as (daemon, clock):
         table, virtual = daemon.table, daemon.virtual
         assert table is not None and virtual is not None
-        assert start_game(table), "no game started"
         virtual.press_button(hold_s=0.001)
         assert wait_until(lambda: len(journalled(daemon, "press")) == 1, 10)
         clock.advance(0.002)  # released, the click's hit not yet applied
