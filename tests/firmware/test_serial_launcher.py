@@ -398,7 +398,10 @@ def test_a_host_that_goes_silent_trips_the_firmware_dead_man(device: SimDevice) 
         assert time.monotonic() - started < 2.0  # long before max_run (4 s) would have stopped it
         assert wait_until(lambda: rec.results, 3)
         assert (rec.results[0].outcome, rec.results[0].detail) == ("fault", "deadman")
-        assert any(e["type"] == "fault" and e["reason"] == "deadman" for e in rec.events)
+        # The firmware sends DONE, then its FAULT event, in two frames: wait for the event, do not race it.
+        assert wait_until(lambda: any(e["type"] == "fault" and e["reason"] == "deadman" for e in rec.events), 3), (
+            rec.events
+        )
     finally:
         launcher.close()
 

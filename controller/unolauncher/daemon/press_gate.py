@@ -59,7 +59,7 @@ HANDOFF_YIELD_S = 0.0003
 # A click's hit (a press whose plan fires nothing, or whose run could not start) is known on the input thread at once;
 # the launcher's timer thread hands it to the table this much later rather than at once. Applying it — the referee's
 # hit and the next press's plan, ≈ 0.3 ms of cold Python — competed for the GIL with the worker journalling that very
-# press, right on the press → event path (≈ 0.1 ms of it, measured: docs/performance.md). Nothing waits for it: the
+# press, right on the press → event path (0.15–0.4 ms of it in alternated runs: docs/performance.md). Nothing waits: the
 # button's debounce (30 ms by default) takes any edge this soon after the press for contact bounce, and a press that
 # does come sooner (debounce set lower) is answered ``ignored_press``, as during any hit until it is applied.
 CLICK_HIT_DELAY_S = 0.005
