@@ -341,25 +341,23 @@ def press_to_event(port: int, count: int, workdir: Path, legs: Legs | None = Non
         table.submit_command({"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 3})
         bare = BarePair(port)
         commit = BareCommit(workdir, "FULL")
-        pipeline: FloorPipeline | None = None
-        edge_pipeline: FloorPipeline | None = None
+        pipelines: dict[str, FloorPipeline] = {}  # FLOORS[2:], made from the daemon's first press
         index = 1
         try:
             for _ in range(count):
                 if not wait_until(lambda: table.idle() and not launcher.status().running, 10, 0.002):
                     raise RuntimeError("the table did not settle after the last press")
-                if pipeline is None and index > 1:  # the daemon's own first press record and event as its template
-                    pipeline = FloorPipeline(port, workdir, *last_press_record(table.journal))
-                    edge_pipeline = FloorPipeline(port, workdir, *last_press_record(table.journal), gpiozero_edge=True)
+                if not pipelines and index > 1:  # the daemon's own first press record and event as its template
+                    template = last_press_record(table.journal)
+                    pipelines[FLOORS[2]] = FloorPipeline(port, workdir, *template)
+                    pipelines[FLOORS[3]] = FloorPipeline(port, workdir, *template, gpiozero_edge=True)
                 time.sleep(0.025)
                 samples[FLOORS[0]].append(bare.round_trip())
                 time.sleep(0.025)
                 samples[FLOORS[1]].append(commit.once())
-                if pipeline is not None and edge_pipeline is not None:
+                for name, floor in pipelines.items():
                     time.sleep(0.025)
-                    samples[FLOORS[2]].append(pipeline.press())
-                    time.sleep(0.025)
-                    samples[FLOORS[3]].append(edge_pipeline.press())
+                    samples[name].append(floor.press())
                 time.sleep(0.025)  # >= 75 ms since the last press: longer than the button debounce
                 t0 = time.monotonic()
                 if legs is not None:
@@ -377,11 +375,10 @@ def press_to_event(port: int, count: int, workdir: Path, legs: Legs | None = Non
         finally:
             bare.close()
             commit.close()
-            for floor in (pipeline, edge_pipeline):
-                if floor is not None:
-                    floor.close()
-                    if legs is not None:
-                        floor.report()
+            for floor in pipelines.values():
+                floor.close()
+                if legs is not None:
+                    floor.report()
             sub.close()
             bounces = launcher.status().extra.get("bounces")
     if unanswered:

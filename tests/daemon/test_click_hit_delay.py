@@ -9,21 +9,17 @@ fact, not a race. The button's debounce is off here, so that a second press can 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from support.daemon import running_daemon
-from support.fault_daemon import start_game
 from support.net import wait_until
-from unolauncher.clock import VirtualClock
 from unolauncher.daemon.app import Daemon
 from unolauncher.daemon.press_gate import CLICK_HIT_DELAY_S
 
 from .honest import HONEST
+from .virtual_time import game_on_virtual_time, journalled
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -35,21 +31,6 @@ CONFIG: dict[str, dict[str, Any]] = {
 }
 
 
-@contextmanager
-def clicking_daemon(tmp_path: Path) -> Iterator[tuple[Daemon, VirtualClock]]:
-    """A daemon with a game on, whose launcher's time moves only when the test advances it."""
-    clock = VirtualClock(start=100.0)
-    with running_daemon(tmp_path, "click", overrides=CONFIG, clock=clock) as daemon:
-        assert daemon.table is not None and daemon.virtual is not None
-        assert start_game(daemon.table), "no game started"
-        yield daemon, clock
-
-
-def journalled(daemon: Daemon, kind: str) -> list[dict[str, Any]]:
-    assert daemon.journal is not None
-    return [e for e in daemon.journal.events(1, 1000) if e["type"] == kind]
-
-
 def quiet(daemon: Daemon) -> bool:
     """The worker has journalled everything it was handed (what a timer handed it during ``advance`` included)."""
     assert daemon.table is not None
@@ -57,7 +38,7 @@ def quiet(daemon: Daemon) -> bool:
 
 
 def test_a_clicks_hit_reaches_the_table_a_moment_after_the_press(tmp_path: Path) -> None:
-    with clicking_daemon(tmp_path) as (daemon, clock):
+    with game_on_virtual_time(tmp_path, "click", CONFIG) as (daemon, clock):
         table, virtual = daemon.table, daemon.virtual
         assert table is not None and virtual is not None
         hitter = table.hitter()
@@ -76,7 +57,7 @@ def test_a_clicks_hit_reaches_the_table_a_moment_after_the_press(tmp_path: Path)
 
 
 def test_a_press_sooner_than_a_clicks_hit_is_answered_and_the_next_one_served(tmp_path: Path) -> None:
-    with clicking_daemon(tmp_path) as (daemon, clock):
+    with game_on_virtual_time(tmp_path, "click", CONFIG) as (daemon, clock):
         table, virtual = daemon.table, daemon.virtual
         assert table is not None and virtual is not None
         virtual.press_button(hold_s=0.001)

@@ -11,20 +11,18 @@ publishes a snapshot of its own) never comes, and a reopened gate can only be th
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from support.daemon import running_daemon
-from support.fault_daemon import FIVE_EVERY_TIME, start_game
+from support.fault_daemon import FIVE_EVERY_TIME
 from support.net import wait_until
-from unolauncher.clock import VirtualClock
 from unolauncher.daemon.app import Daemon
 
 from .honest import HONEST
+from .virtual_time import game_on_virtual_time, journalled
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -34,19 +32,14 @@ CONFIG: dict[str, dict[str, Any]] = {
 }
 
 
-@contextmanager
-def paused_daemon(tmp_path: Path) -> Iterator[Daemon]:
-    """A daemon with a game on, whose launcher's time stands still (no broker: the bus retries in the background)."""
-    with running_daemon(tmp_path, "planned", overrides=CONFIG, clock=VirtualClock(start=100.0)) as daemon:
-        assert daemon.table is not None and daemon.launcher is not None
-        assert start_game(daemon.table), "no game started"
-        assert daemon.table.press.is_open(), "the first press's snapshot is published"
-        yield daemon
-
-
 def press_journalled(daemon: Daemon) -> bool:
-    assert daemon.journal is not None
-    return any(e["type"] == "press" for e in daemon.journal.events(1, 1000))
+    return bool(journalled(daemon, "press"))
+
+
+def opened(daemon: Daemon) -> bool:
+    """The first press's snapshot is published (a game is on)."""
+    assert daemon.table is not None
+    return daemon.table.press.is_open()
 
 
 def on_worker(calls: list[str], name: str, original: Callable[..., Any]) -> Callable[..., Any]:
@@ -63,7 +56,8 @@ def on_worker(calls: list[str], name: str, original: Callable[..., Any]) -> Call
 def test_the_next_press_is_planned_after_the_press_event_is_handed_to_mqtt(tmp_path: Path) -> None:
     """On the worker, for one press: the claim is applied, then the events go to MQTT, then the next plan — and the
     gate is open again while the press's run is still going."""
-    with paused_daemon(tmp_path) as daemon:
+    with game_on_virtual_time(tmp_path, "planned", CONFIG) as (daemon, _):
+        assert opened(daemon), "the first press's snapshot is published"
         table, launcher, virtual = daemon.table, daemon.launcher, daemon.virtual
         assert table is not None and launcher is not None and virtual is not None
         calls: list[str] = []
@@ -91,7 +85,8 @@ def test_the_next_press_is_planned_after_the_press_event_is_handed_to_mqtt(tmp_p
 def test_the_gate_reopens_when_handing_the_events_to_mqtt_fails(tmp_path: Path) -> None:
     """The hand-off to MQTT raises (the events stay in the outbox for the publisher): the worker still plans the
     next press, and a later press is claimed with it."""
-    with paused_daemon(tmp_path) as daemon:
+    with game_on_virtual_time(tmp_path, "planned", CONFIG) as (daemon, _):
+        assert opened(daemon), "the first press's snapshot is published"
         table, launcher, virtual = daemon.table, daemon.launcher, daemon.virtual
         assert table is not None and launcher is not None and virtual is not None
         output = table.output
@@ -116,7 +111,8 @@ def test_the_gate_reopens_when_handing_the_events_to_mqtt_fails(tmp_path: Path) 
 def test_the_gate_reopens_when_the_journal_refuses_the_press(tmp_path: Path) -> None:
     """The journal write fails: the press did not happen (the referee goes back to the journal), and the gate opens
     again on the journal's referee."""
-    with paused_daemon(tmp_path) as daemon:
+    with game_on_virtual_time(tmp_path, "planned", CONFIG) as (daemon, _):
+        assert opened(daemon), "the first press's snapshot is published"
         table, launcher, virtual, journal = daemon.table, daemon.launcher, daemon.virtual, daemon.journal
         assert table is not None and launcher is not None and virtual is not None and journal is not None
         append_batch = journal.append_batch
