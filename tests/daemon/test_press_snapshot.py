@@ -7,6 +7,7 @@ and commands interleave (the journal replays to the very plans that fired).
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 import threading
 import time
@@ -204,7 +205,10 @@ def test_presses_racing_lid_openings_and_commands_fire_exactly_the_plans_the_jou
     presses = [e for e in journalled if e["type"] == "press"]
     assert [(p["player"], p["plan"]) for p in presses] == [(c.player, c.plan.to_json()) for c in fired]
     order = "".join("p" if e["type"] == "press" else "l" for e in journalled if e["type"] in ("press", "ejection_lid"))
-    assert "plp" in order, "lid openings came between presses (the race this test is about)"
+    # Lid openings came between presses: the race this test is about. How many fall in one gap depends on how long the
+    # worker keeps the gate closed (it plans the next press after the last press's event is handed over), not on
+    # anything the test controls, so one or more will do.
+    assert re.search("pl+p", order), f"no lid opening came between two presses (the race this test is about): {order}"
     replay = Referee()
     replayed = [e for command in table.journal.commands() for e in replay.handle(command) if e["type"] == "press"]
     assert replayed == [{k: v for k, v in p.items() if k in replayed[0]} for p in presses]
