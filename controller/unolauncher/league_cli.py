@@ -30,6 +30,7 @@ from typing import Any, Concatenate, ParamSpec, TextIO
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from unolauncher.bus.client import stop_loop
 from unolauncher.errors import ConfigError
 from unolauncher.league import Standings, render_text
 
@@ -254,7 +255,7 @@ class LeagueClient:
         try:
             self.client.disconnect()
         finally:
-            self.client.loop_stop()
+            stop_loop(self.client)
 
     def snapshot(self) -> dict[str, Any]:
         with self.lock:

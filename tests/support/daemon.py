@@ -39,6 +39,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
 from support.net import free_port, wait_until
 from support.process import end_process
+from unolauncher.bus.client import stop_loop
 
 if TYPE_CHECKING:
     from unolauncher.clock import Clock
@@ -374,7 +375,7 @@ class TableClient:
 
     def close(self) -> None:
         self.client.disconnect()
-        self.client.loop_stop()
+        stop_loop(self.client)  # not loop_stop(): paho's race with its own thread's end (bus/client.py)
 
     def __enter__(self) -> TableClient:
         return self

@@ -1,6 +1,7 @@
 """The paho client as the table configures it: how to reach the broker (:class:`BusSettings`), building a client
-for those settings (:func:`make_client`, also used by ``ha-remove`` and the league tools) and switching Nagle off on
-its socket (:func:`set_tcp_nodelay`). Plain functions, called on whichever thread builds or opens the client.
+for those settings (:func:`make_client`, also used by ``ha-remove`` and the league tools), switching Nagle off on
+its socket (:func:`set_tcp_nodelay`) and stopping its network thread (:func:`stop_loop`). Plain functions, called on
+whichever thread builds or opens the client.
 """
 
 from __future__ import annotations
@@ -94,3 +95,19 @@ def make_client(s: BusSettings, client_id: str) -> mqtt.Client:
         if s.tls_insecure:
             client.tls_insecure_set(True)
     return client
+
+
+def stop_loop(client: mqtt.Client) -> None:
+    """``client.loop_stop()`` without paho's race (eclipse-paho/paho.mqtt.python#872, open): after ``disconnect()``
+    the network thread ends by itself and clears ``client._thread``, and if that happens between ``loop_stop``'s
+    check and its ``join`` it raises ``AttributeError`` — though the thread has stopped, which is all we asked for.
+
+    Example::
+
+        >>> client = mqtt.Client(CallbackAPIVersion.VERSION2)
+        >>> stop_loop(client)   # never started: nothing to stop, nothing raised
+    """
+    try:
+        client.loop_stop()
+    except AttributeError:  # the thread ended on its own in between: stopped, as asked
+        log.debug("paho's network thread ended while loop_stop() waited for it (paho #872)")

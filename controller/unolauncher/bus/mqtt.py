@@ -44,7 +44,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from unolauncher import strict_json
-from unolauncher.bus.client import BusSettings, make_client, set_tcp_nodelay
+from unolauncher.bus.client import BusSettings, make_client, set_tcp_nodelay, stop_loop
 from unolauncher.bus.refusals import RefusedTopic, refusal_sentence
 from unolauncher.bus.topics import Topics
 from unolauncher.progress import Progress
@@ -150,7 +150,7 @@ class TableBus:
                 log.warning("could not publish offline before disconnecting", exc_info=True)
         self._drain_acks()
         self.client.disconnect()
-        self.client.loop_stop()
+        stop_loop(self.client)
 
     def health(self, now: float, deadline_s: float) -> list[str]:
         """What keeps MQTT from progressing (empty when nothing does): paho's network thread or the outbox

@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"unolauncher ha-remove: {exc}", file=sys.stderr)
         return 2
-    from unolauncher.bus.client import make_client
+    from unolauncher.bus.client import make_client, stop_loop
     from unolauncher.bus.discovery import node_id
     from unolauncher.daemon.mqtt_settings import bus_settings
 
@@ -142,4 +142,4 @@ def run(args: argparse.Namespace) -> int:
         return 2
     finally:
         client.disconnect()
-        client.loop_stop()
+        stop_loop(client)
