@@ -36,6 +36,7 @@ NOT_IN_AN_IDLE_DAEMON = (
     "unolauncher.daemon.ha_remove_cli",  # `unolauncher ha-remove`
     "unolauncher.web.server",  # dashboard.enabled = false
     "unolauncher.bus.broker",  # an external broker: no amqtt
+    "unolauncher.voice.speaker",  # voice.enabled = false
     "amqtt",
     "unolauncher.launcher.backends.serial.protocol",  # backend = "virtual": no wire protocol, no COBS, no pyserial
     "unolauncher.launcher.backends.serial.launcher",

@@ -35,6 +35,8 @@ KNOWN_BINARIES: dict[str, str] = {
     "systemd-analyze": "systemd",
     "fusermount3": "fuse3",
     "dot": "graphviz",
+    "espeak-ng": "espeak-ng",  # the voice (tests/voice)
+    "sox": "sox",
 }
 
 HIDE_VARIABLE = "UNOLAUNCHER_TEST_HIDE_BINARIES"

@@ -59,6 +59,7 @@ from unolauncher.store.journal import Journal
 if TYPE_CHECKING:  # imported where they are used, only when configured (see _bus_settings, _start_dashboard)
     from unolauncher.bus.broker import EmbeddedBroker
     from unolauncher.launcher.factory import VirtualLauncher  # the factory imports it when it builds one
+    from unolauncher.voice.speaker import Speaker
     from unolauncher.web.server import DashboardServer
 
 log = logging.getLogger("unolauncher.daemon")
@@ -98,6 +99,7 @@ class Daemon:
         self.virtual: VirtualLauncher | None = None  # the simulation, when the backend is virtual
         self.press_handler: PressHandler | None = None
         self.announcer: Announcer | None = None
+        self.voice: Speaker | None = None  # [voice] enabled: the box speaks (docs/voice.md)
         # The table's prepare hook (fairness: secrets, rigging refused); the next preset is the configured one until
         # the table exists and may have one chosen since.
         self.prepare_command = CommandPreparer(
@@ -157,6 +159,7 @@ class Daemon:
         if not self.table.emergency.enabled:
             self.say("launcher: DISABLED by an emergency stop (send {\"type\": \"enable\"} to allow firing)")
         self._wire_press_handler()
+        self._start_voice()
         self.table.start()
         self._start_dashboard()  # before the bus: Home Assistant's discovery links to the dashboard's address
         self.bus.start()
@@ -212,6 +215,14 @@ class Daemon:
             # A hit known on the input thread (a click, a run that could not start): off that thread, a moment later
             run_later=lambda deliver: clock.call_later(CLICK_HIT_DELAY_S, deliver),
         )
+
+    def _start_voice(self) -> None:
+        if self.config.voice.enabled and self.table is not None:  # imported only when on, like the dashboard
+            from unolauncher.voice.speaker import Speaker
+
+            self.voice = Speaker(self.config.voice)
+            self.voice.start()
+            self.table.on_journalled = self.voice.hear
 
     def _bus_settings(self) -> BusSettings:
         """Where to connect: starts the embedded broker first when that is the configured broker."""
@@ -407,6 +418,7 @@ class Daemon:
             # The run in progress ends now (its hit reaches the table before the worker stops).
             ("launcher run", lambda: self.launcher.stop() if self.launcher else None),
             ("table", lambda: self.table.stop() if self.table else None),
+            ("voice", lambda: self.voice.stop() if self.voice else None),
             ("bus", lambda: self.bus.stop() if self.bus else None),
             ("broker", lambda: self.broker.stop() if self.broker else None),
             ("dashboard", lambda: self.dashboard.stop() if self.dashboard else None),

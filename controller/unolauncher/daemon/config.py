@@ -28,6 +28,7 @@ from unolauncher.errors import ConfigError
 from unolauncher.launcher.config import BACKEND_KEYS, DEFAULT_MAGAZINE, check_launcher_settings
 from unolauncher.rules.ejection import MS_PER_CARD_RANGE, PRESETS
 from unolauncher.toml_file import CONFIG_PATH, read_toml
+from unolauncher.voice.settings import VOICE_SCHEMA, VoiceSettings
 
 DEFAULT_PATH = CONFIG_PATH
 
@@ -242,6 +243,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "configuration_url": _http_url,
         "diagnostics_s": _seconds,
     },
+    "voice": VOICE_SCHEMA,  # the box speaks (voice/settings.py, docs/voice.md)
 }
 
 
@@ -335,6 +337,7 @@ class Config:
     launcher: LauncherConfig = field(default_factory=LauncherConfig)
     dashboard: DashboardConfig = field(default_factory=DashboardConfig)
     homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
+    voice: VoiceSettings = field(default_factory=VoiceSettings)
     source: str = "defaults"
 
 

@@ -18,6 +18,7 @@ import collections
 import logging
 import threading
 import time
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -54,6 +55,8 @@ class Journalling:
     _rebuild_due: bool
     _reopen_due: bool
     _pruned_at: float | None
+    # Hears every journalled batch's events (the voice: docs/voice.md); must not block (it runs on the press path).
+    on_journalled: Callable[[list[list[dict[str, Any]]]], None] | None = None
 
     def _changing(self, reopen: bool = True) -> AbstractContextManager[None]:
         raise NotImplementedError  # Table's: around every change of the referee, under its lock
@@ -108,6 +111,8 @@ class Journalling:
         if any(r.origin == "press" for r in batch):
             time.sleep(HANDOFF_YIELD_S)
             self._reopen_press()  # the event is on its way: now the next press's plan
+        if self.on_journalled is not None:
+            self.on_journalled(written)
         seq = self.journal.last_seq - sum(len(w) for w in written)
         latest: Record | None = None
         launcher_changed = False
