@@ -1,0 +1,89 @@
+"""Speech never delays a press: a real daemon (in this process) on the virtual launcher plays presses with no voice,
+then with a voice whose player takes 30 s per announcement (so the speaker is always busy: every press's new turn
+kills one utterance and starts the next), and each press's motor start and journalled hit come no later than a
+generous bound derived from the no-voice run (1 s + 10 × its slowest). A voice that spoke on the worker would hold
+every hit for seconds (broken once: ``Speaker.hear`` sleeping 3 s failed here)."""
+
+from __future__ import annotations
+
+import shlex
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.binaries import require_binary
+from support.daemon import running_daemon
+from support.fault_daemon import start_game
+from support.net import wait_until
+from unolauncher.daemon.app import Daemon
+
+pytestmark = pytest.mark.timeout(180)
+
+PRESSES = 8
+PRESS_GAP_S = 0.04  # beyond the button's 30 ms debounce
+ALWAYS_ONE = {"miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"1": 1}}  # every press fires one card
+SLOW_PLAYER = "sh -c " + shlex.quote("cat >/dev/null; exec sleep 30")
+
+
+def overrides(voice: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {
+        "launcher": {"preset": "custom", "custom": ALWAYS_ONE},
+        "homeassistant": {"enabled": False},
+        "voice": voice,
+    }
+
+
+def hits(daemon: Daemon) -> int:
+    assert daemon.journal is not None
+    return sum(1 for e in daemon.journal.events(1, 100_000) if e["type"] == "hit")
+
+
+def play_presses(daemon: Daemon) -> tuple[list[float], list[float]]:
+    """Press PRESSES times, each once the previous one is settled; per press the seconds to its motor start and to
+    its journalled hit."""
+    table, virtual, launcher = daemon.table, daemon.virtual, daemon.launcher
+    assert table is not None and virtual is not None and launcher is not None
+    assert start_game(table), "no game started"
+    starts: list[float] = []
+    was_on = [False]
+
+    def motor_changed() -> None:  # on the thread that drives the pin (the press path's, here the test's)
+        on = virtual.motor_pin_high
+        if on and not was_on[0]:
+            starts.append(time.monotonic())
+        was_on[0] = on
+
+    virtual.pin("motor_enable").listeners.append(motor_changed)
+    to_motor, to_hit = [], []
+    for n in range(PRESSES):
+        before = hits(daemon)
+        pressed = time.monotonic()
+        virtual.press_button()
+        assert wait_until(lambda: len(starts) == n + 1, 30), f"press {n + 1} did not start the motor"
+        to_motor.append(starts[-1] - pressed)
+        assert wait_until(lambda: hits(daemon) > before, 60, interval=0.002), f"press {n + 1} brought no hit"
+        to_hit.append(time.monotonic() - pressed)
+        assert wait_until(lambda: not launcher.status().running and table.idle() and table.hitter() is not None, 30)
+        time.sleep(PRESS_GAP_S)
+    return to_motor, to_hit
+
+
+def test_a_long_announcement_delays_no_press_motor_start_or_hit(tmp_path: Path) -> None:
+    require_binary("espeak-ng")
+    with running_daemon(tmp_path / "quiet", "quiet", overrides=overrides({"enabled": False})) as daemon:
+        assert daemon.voice is None
+        quiet_motor, quiet_hit = play_presses(daemon)
+    voice = {"enabled": True, "language": "en", "player": SLOW_PLAYER}
+    with running_daemon(tmp_path / "voice", "voice", overrides=overrides(voice)) as daemon:
+        speaker = daemon.voice
+        assert speaker is not None and speaker.silent_reason is None, "the voice did not start"
+        voice_motor, voice_hit = play_presses(daemon)
+        assert wait_until(lambda: len(speaker.said) >= 2, 30), speaker.said
+        assert speaker.interrupted >= 1, "the voice was never busy when news came (the player takes 30 s)"
+    motor_bound = 1.0 + 10 * max(quiet_motor)
+    hit_bound = 1.0 + 10 * max(quiet_hit)
+    figures = f"motor {max(quiet_motor):.4f}/{max(voice_motor):.4f} s, hit {max(quiet_hit):.4f}/{max(voice_hit):.4f} s"
+    assert max(voice_motor) <= motor_bound, f"a press's motor start waited for speech ({figures})"
+    assert max(voice_hit) <= hit_bound, f"a press's hit waited for speech ({figures})"
