@@ -88,3 +88,15 @@ def test_a_long_announcement_delays_no_press_motor_start_or_hit(tmp_path: Path) 
     figures = f"motor {max(quiet_motor):.4f}/{max(voice_motor):.4f} s, hit {max(quiet_hit):.4f}/{max(voice_hit):.4f} s"
     assert max(voice_motor) <= motor_bound, f"a press's motor start waited for speech ({figures})"
     assert max(voice_hit) <= hit_bound, f"a press's hit waited for speech ({figures})"
+
+
+def test_without_espeak_ng_the_daemon_plays_on_with_one_log_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))  # a fresh machine: no espeak-ng on PATH
+    with running_daemon(tmp_path, "mute", overrides=overrides({"enabled": True, "language": "de"})) as daemon:
+        assert daemon.voice is not None and daemon.voice.silent_reason is not None
+        to_motor, to_hit = play_presses(daemon)
+        assert len(to_motor) == len(to_hit) == PRESSES
+    lines = [r.getMessage() for r in caplog.records if r.name == "unolauncher.voice"]
+    assert lines == ["voice: espeak-ng is not installed (apt-get install espeak-ng); the launcher keeps only its chime"]
