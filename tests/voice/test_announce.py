@@ -45,11 +45,18 @@ def test_every_announcement_comes_from_a_known_event_and_its_parameters_are_the_
     assert {code for codes in EVENT_CODES.values() for code in codes} == set(EN)
     for event_type in EVENT_CODES:
         assert event_type in EVENTS, event_type
-    # Home Assistant's event entity passes these attributes on: the announcement's parameters are among them.
-    assert {"player", "hits"} <= set(EVENTS["owed"].attributes)
-    assert {"player", "target"} <= set(EVENTS["caught"].attributes)
-    assert {"winner", "points"} <= set(EVENTS["round_ended"].attributes)
-    assert {"winner"} <= set(EVENTS["game_over"].attributes)
+    # Home Assistant's event entity passes the declared attributes on: every field an announcement is made from
+    # (its parameters, and the flags that choose its code) is among them, so an automation can say the same.
+    reads = {
+        "turn": {"player", "again"},
+        "owed": {"player", "hits", "until_card"},
+        "uno_called": {"player"},
+        "caught": {"player", "target"},
+        "round_ended": {"winner", "points"},
+        "game_over": {"winner"},
+    }
+    for event_type, fields in reads.items():
+        assert fields <= set(EVENTS[event_type].attributes), (event_type, EVENTS[event_type].attributes)
 
 
 def test_an_event_with_unusable_fields_is_not_announced() -> None:

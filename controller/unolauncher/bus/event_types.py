@@ -40,7 +40,7 @@ EVENTS: dict[str, EventType] = {
     "chain": _e("referee", "the player may keep playing after a Skip/Reverse (ATK-08)", "player"),
     "direction": _e("referee", "the direction of play changed", "direction"),
     "skipped": _e("referee", "a player loses their turn", "player"),
-    "owed": _e("referee", "hits were queued for a player", "player", "hits"),
+    "owed": _e("referee", "hits were queued for a player", "player", "hits", "until_card"),
     "hit": _e("referee", "a launcher press was applied", "player", "cards", "owed_left"),
     "traded": _e("referee", "Trade Hands", "player", "target"),
     "item": _e("referee", "a Wild Item Box turned an item (MK-07)", "player", "card", "item", "color"),
