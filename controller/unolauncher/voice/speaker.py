@@ -163,7 +163,7 @@ class Speaker:
                 return
             try:
                 self._take(item)
-                if self._speaking is None:
+                while self._speaking is None and len(self.agenda):  # one that cannot be said gives way to the next
                     self._say_next()
             except Exception:  # the voice must never take the daemon down: log, carry on
                 log.exception("voice: error while speaking")
