@@ -135,6 +135,12 @@ class Speaker:
         if utterance is not None:  # the thread did not get to it: kill here, the thread is gone or stuck
             _kill(utterance)
 
+    @property
+    def speaking(self) -> Announcement | None:
+        """What is being said now (``None``: silence)."""
+        utterance = self._speaking
+        return utterance.announcement if utterance is not None else None
+
     # -- the voice thread ---------------------------------------------------------------------------------------
 
     def _why_silent(self) -> str | None:
