@@ -232,7 +232,7 @@ def schematic(path: str, pins: dict[str, int]) -> tuple[bytes, set[str]]:
     # Motor supply: battery, switch, fuse, reverse-polarity P-MOSFET, bulk and ceramic capacitors.
     title(0, 20.8, "Motor supply (the toy's own 3 cells)")
     d.add(elm.Ground().at((0, 14)))
-    d.add(elm.Battery().up().at((0, 14)).label(ref("BT1", "3×AA 4.5 V"), loc="bottom"))
+    d.add(elm.Battery().up().at((0, 14)).label(ref("BT1", "3×C 4.5 V"), loc="bottom"))
     d.add(elm.Line().up(1.5))
     d.add(elm.Switch().right().label(ref("SW1", "power")))
     d.add(elm.Fuse().right().label(ref("F1", "PPTC 1.1 A")))
@@ -370,17 +370,38 @@ def schematic(path: str, pins: dict[str, int]) -> tuple[bytes, set[str]]:
 # ---- harness (WireViz) -------------------------------------------------------------------------------------------
 
 
-def harness_source(path: str, pins: dict[str, int]) -> dict[str, Any]:
+HARNESS_DRIVERS = ("tb6612", "drv8833")  # one harness drawing per driver: the two are wired differently
+DRV8833_VM_WARNING = "VM (module label: VCC!) - battery ONLY, never 3V3"
+
+
+def harness_name(path: str, driver: str) -> str:
+    """``harness-pi`` (TB6612FNG) or ``harness-pi-drv8833``: the file stem of one harness drawing."""
+    return f"harness-{path}" if driver == "tb6612" else f"harness-{path}-{driver}"
+
+
+def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612") -> dict[str, Any]:
     """The WireViz description of the wires between the host, the driver and the small interface board (P1) that
-    carries the pull-ups, filters, the lid interlock and the beam/LED/buzzer parts."""
+    carries the pull-ups, filters, the lid interlock and the beam/LED/buzzer parts.
+
+    The DRV8833 gets a drawing of its own: it has no logic supply pin, and the pin its modules label "VCC" is the
+    motor supply VM. A TB6612FNG drawing with a subtitle would still show a wire from the host's 3.3 V to a pin
+    labelled VCC, which on a DRV8833 module puts the battery on the host's 3.3 V rail."""
     supply = SUPPLY[path]
+    drv = driver == "drv8833"
     motor_roles = [r for r in ("motor_enable", "motor_forward", "motor_reverse") if r in pins]
     other_roles = [r for r in pins if r not in motor_roles]
     host_entries = [(net, label, num) for net, (label, num) in supply.items()]
     host_entries += [(role, gpio_name(path, pins[role]).replace(" ", ""), host_pin(path, pins[role])) for role in pins]
     host_entries.sort(key=lambda e: e[2])
     host_pin_of = {key: num for key, _, num in host_entries}
-    driver_pins = ["VCC", "GND", "PWMA", "AIN1", "AIN2", "STBY", "VM", "AO1", "AO2"]
+    if drv:
+        driver_pins = ["GND", "IN1", "IN2", "nSLEEP (EEP)", DRV8833_VM_WARNING, "OUT1", "OUT2"]
+        inputs = {"motor_forward": "IN1", "motor_reverse": "IN2"}
+        sleep_pin, vm_pin, outs = "nSLEEP (EEP)", DRV8833_VM_WARNING, ("OUT1", "OUT2")
+    else:
+        driver_pins = ["VCC", "GND", "PWMA", "AIN1", "AIN2", "STBY", "VM", "AO1", "AO2"]
+        inputs = {"motor_enable": "PWMA", "motor_forward": "AIN1", "motor_reverse": "AIN2"}
+        sleep_pin, vm_pin, outs = "STBY", "VM", ("AO1", "AO2")
     board_pins = ["3V3", "5V", "GND", *[ROLES[r][2] for r in other_roles], "STBY"]
     signal_colours = iter(["YE", "GN", "BU", "VT", "GY", "WH", "BN", "PK", "TQ", "YEGN", "BUWH", "GNWH"])
     fixed = {"3V3": "OG", "5V": "RD", "GND": "BK", "GND2": "BK"}
@@ -389,8 +410,7 @@ def harness_source(path: str, pins: dict[str, int]) -> dict[str, Any]:
     def colours(wires: list[tuple[str, str]]) -> list[str]:
         return [colour_of[a] for a, _ in wires]
 
-    w1 = [("GND2", "GND")] + [(role, {"motor_enable": "PWMA", "motor_forward": "AIN1",
-                                                     "motor_reverse": "AIN2"}[role]) for role in motor_roles]
+    w1 = [("GND2", "GND")] + [(role, inputs[role]) for role in motor_roles if role in inputs]
     w2 = [("3V3", "3V3"), ("5V", "5V"), ("GND", "GND")] + [(role, ROLES[role][2]) for role in other_roles]
     host = {
         "type": HOST_NAME[path],
@@ -398,25 +418,40 @@ def harness_source(path: str, pins: dict[str, int]) -> dict[str, Any]:
         "pins": [num for _, _, num in host_entries],
         "pinlabels": [label for _, label, _ in host_entries],
     }
+    if drv:
+        u1 = {"type": "Motor driver module", "subtype": "DRV8833: no logic supply pin; its VCC pin is VM",
+              "pinlabels": driver_pins,
+              "notes": "Bare module: measure EEP/nSLEEP to VCC; a pull-up there must come off (BUILD.md)"}
+        w3 = {"wirecount": 1, "colors": ["WH"], "gauge": "0.14 mm2",
+              "notes": "lid interlock (S2A) to nSLEEP; no 3.3 V wire to the driver"}
+        w3_ends = ([board_pins.index("STBY") + 1], [1], [driver_pins.index(sleep_pin) + 1])
+        w4_notes = "motor supply to VM (labelled VCC on the module): never the host's 3V3"
+    else:
+        u1 = {"type": "Motor driver breakout", "subtype": "TB6612FNG (a DRV8833 has its own drawing)",
+              "pinlabels": driver_pins}
+        w3 = {"wirecount": 2, "colors": ["WH", "OG"], "gauge": "0.14 mm2",
+              "notes": "lid interlock (S2A) to STBY, 3.3 V to VCC"}
+        w3_ends = ([board_pins.index("STBY") + 1, board_pins.index("3V3") + 1], [1, 2],
+                   [driver_pins.index("STBY") + 1, driver_pins.index("VCC") + 1])
+        w4_notes = "motor supply"
+    drawing = "" if not drv else ", DRV8833"
     return {
-        "metadata": {"title": f"UNO launcher harness, {path} path (generated by hardware/make_wiring.py)"},
+        "metadata": {"title": f"UNO launcher harness, {path} path{drawing} (generated by hardware/make_wiring.py)"},
         "connectors": {
             "A1": host,
-            "U1": {"type": "Motor driver breakout", "subtype": "TB6612FNG (DRV8833: see README)",
-                   "pinlabels": driver_pins},
+            "U1": u1,
             "P1": {"type": "Interface board", "subtype": "pull-ups, RC filters, lid interlock, beam, LED, buzzer",
                    "pinlabels": board_pins},
             "M1": {"type": "Motor (the toy's)", "pinlabels": ["+", "-"]},
-            "BT1": {"type": "Battery 3xAA", "subtype": "through SW1, F1, Q1 on P1's power strip",
+            "BT1": {"type": "Battery 3xC", "subtype": "through SW1, F1, Q1 on P1's power strip",
                     "pinlabels": ["VM", "GND"]},
         },
         "cables": {
             "W1": {"wirecount": len(w1), "colors": colours(w1), "gauge": "0.14 mm2", "notes": "signals to U1"},
             "W2": {"wirecount": len(w2), "colors": colours(w2), "gauge": "0.14 mm2",
                    "notes": "signals and supplies to P1"},
-            "W3": {"wirecount": 2, "colors": ["WH", "OG"], "gauge": "0.14 mm2",
-                   "notes": "lid interlock (S2A) to STBY, 3.3 V to VCC"},
-            "W4": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.5 mm2", "notes": "motor supply"},
+            "W3": w3,
+            "W4": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.5 mm2", "notes": w4_notes},
             "W5": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.5 mm2", "notes": "motor (C3 at the motor)"},
         },
         "connections": [
@@ -424,19 +459,41 @@ def harness_source(path: str, pins: dict[str, int]) -> dict[str, Any]:
              {"U1": [driver_pins.index(b) + 1 for _, b in w1]}],
             [{"A1": [host_pin_of[a] for a, _ in w2]}, {"W2": list(range(1, len(w2) + 1))},
              {"P1": [board_pins.index(b) + 1 for _, b in w2]}],
-            [{"P1": [board_pins.index("STBY") + 1, board_pins.index("3V3") + 1]}, {"W3": [1, 2]},
-             {"U1": [driver_pins.index("STBY") + 1, driver_pins.index("VCC") + 1]}],
-            [{"BT1": [1, 2]}, {"W4": [1, 2]}, {"U1": [driver_pins.index("VM") + 1, driver_pins.index("GND") + 1]}],
-            [{"U1": [driver_pins.index("AO1") + 1, driver_pins.index("AO2") + 1]}, {"W5": [1, 2]}, {"M1": [1, 2]}],
+            [{"P1": w3_ends[0]}, {"W3": w3_ends[1]}, {"U1": w3_ends[2]}],
+            [{"BT1": [1, 2]}, {"W4": [1, 2]}, {"U1": [driver_pins.index(vm_pin) + 1, driver_pins.index("GND") + 1]}],
+            [{"U1": [driver_pins.index(outs[0]) + 1, driver_pins.index(outs[1]) + 1]}, {"W5": [1, 2]},
+             {"M1": [1, 2]}],
         ],
     }
 
 
-def harness_yaml(path: str, pins: dict[str, int]) -> str:
+def harness_wires(source: dict[str, Any]) -> set[tuple[str, str]]:
+    """Every wire of a harness source as a pair of (connector:pin label) ends, sorted: what a builder connects.
+
+    The hardware tests compare this with the netlist the schematic and the driver tables describe."""
+    connectors = source["connectors"]
+    wires: set[tuple[str, str]] = set()
+
+    def label(name: str, pin: int) -> str:
+        conn = connectors[name]
+        if "pins" in conn:
+            return f"{name}:{conn['pinlabels'][conn['pins'].index(pin)]}"
+        return f"{name}:{conn['pinlabels'][pin - 1]}"
+
+    for left, _cable, right in source["connections"]:
+        (a, a_pins), (b, b_pins) = next(iter(left.items())), next(iter(right.items()))
+        for pa, pb in zip(a_pins, b_pins, strict=True):
+            ends = sorted((label(a, pa), label(b, pb)))
+            wires.add((ends[0], ends[1]))
+    return wires
+
+
+def harness_yaml(path: str, pins: dict[str, int], driver: str = "tb6612") -> str:
     import yaml
 
-    header = f"# Generated by hardware/make_wiring.py from pins.toml ({path} path); do not edit.\n"
-    return header + yaml.safe_dump(harness_source(path, pins), sort_keys=False, width=120)
+    what = f"{path} path" if driver == "tb6612" else f"{path} path, {driver}"
+    header = f"# Generated by hardware/make_wiring.py from pins.toml ({what}); do not edit.\n"
+    return header + yaml.safe_dump(harness_source(path, pins, driver), sort_keys=False, width=120)
 
 
 def harness_svg(yaml_text: str) -> bytes:
@@ -470,9 +527,12 @@ def outputs(tables_only: bool = False) -> dict[Path, Callable[[], bytes]]:
         return result
     for path in PATHS:
         result[HERE / f"schematic-{path}.svg"] = lambda path=path: schematic(path, maps[path])[0]  # type: ignore[misc]
-        result[HERE / f"harness-{path}.yml"] = lambda path=path: harness_yaml(path, maps[path]).encode()  # type: ignore[misc]
-        result[HERE / f"harness-{path}.svg"] = lambda path=path: harness_svg(  # type: ignore[misc]
-            harness_yaml(path, maps[path]))
+        for driver in HARNESS_DRIVERS:
+            stem = HERE / harness_name(path, driver)
+            result[stem.with_suffix(".yml")] = lambda path=path, driver=driver: harness_yaml(  # type: ignore[misc]
+                path, maps[path], driver).encode()
+            result[stem.with_suffix(".svg")] = lambda path=path, driver=driver: harness_svg(  # type: ignore[misc]
+                harness_yaml(path, maps[path], driver))
     return result
 
 

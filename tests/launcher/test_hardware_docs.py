@@ -109,15 +109,17 @@ def test_schematic_is_current_and_draws_every_part_of_the_list(path: str) -> Non
         assert must in texts, must
 
 
+@pytest.mark.parametrize("driver", ["tb6612", "drv8833"])
 @pytest.mark.parametrize("path", ["pi", "pico"])
-def test_harness_source_and_drawing_are_current(path: str) -> None:
+def test_harness_source_and_drawing_are_current(path: str, driver: str) -> None:
     pytest.importorskip("wireviz", reason="WireViz is in the test extras (pip install -e .[test])")
     module = generator()
     maps, _ = module.load()
-    yaml_text = module.harness_yaml(path, maps[path])
-    assert yaml_text == (HARDWARE / f"harness-{path}.yml").read_text(), "run python hardware/make_wiring.py"
+    name = module.harness_name(path, driver)
+    yaml_text = module.harness_yaml(path, maps[path], driver)
+    assert yaml_text == (HARDWARE / f"{name}.yml").read_text(), "run python hardware/make_wiring.py"
     require_binary("dot")
-    committed = module.svg_texts((HARDWARE / f"harness-{path}.svg").read_bytes())
+    committed = module.svg_texts((HARDWARE / f"{name}.svg").read_bytes())
     assert module.svg_texts(module.harness_svg(yaml_text)) == committed, "run python hardware/make_wiring.py"
     for role, gpio in maps[path].items():
         assert f"{module.gpio_name(path, gpio).replace(' ', '')}" in committed, role
@@ -139,3 +141,37 @@ def test_check_mode_catches_a_changed_pin(tmp_path: Path) -> None:
     assert module.main(["--tables"]) == 0  # regenerated: now it is current
     assert "| Launcher button | `button` | GPIO 5 | 29 |" in readme.read_text()
     assert module.main(["--check", "--tables"]) == 0
+
+
+@pytest.mark.parametrize("path", ["pi", "pico"])
+def test_the_drv8833_harness_never_wires_3v3_to_the_driver_and_warns_on_vm(path: str) -> None:
+    """Issue 28 (high): on DRV8833 modules the pin labelled VCC is VM. Its harness has no wire from any 3.3 V
+    point to U1, its VM pin (the battery's wire) says so, and the TB6612FNG harness still feeds its VCC."""
+    module = generator()
+    maps, _ = module.load()
+    for driver in ("tb6612", "drv8833"):
+        wires = module.harness_wires(module.harness_source(path, maps[path], driver))
+        to_driver = {end for wire in wires for end in wire if any(e.startswith("U1:") for e in wire)}
+        three_v3 = {end for end in to_driver if end.endswith(":3V3") or end.endswith(":3V3(OUT)")}
+        if driver == "tb6612":
+            assert ("P1:3V3", "U1:VCC") in wires
+            continue
+        assert not three_v3, f"a 3.3 V wire reaches the DRV8833: {sorted(three_v3)}"
+        vm = [wire for wire in wires if "BT1:VM" in wire]
+        assert vm == [("BT1:VM", f"U1:{module.DRV8833_VM_WARNING}")]
+        assert "VCC" in module.DRV8833_VM_WARNING and "never 3V3" in module.DRV8833_VM_WARNING
+        texts = " ".join(module.svg_texts((HARDWARE / f"{module.harness_name(path, driver)}.svg").read_bytes()))
+        assert module.DRV8833_VM_WARNING in texts
+
+
+def test_build_guide_tests_reverse_polarity_without_driver_or_c1_and_checks_vm_against_3v3() -> None:
+    build = (HARDWARE / "BUILD.md").read_text()
+    reverse = build.split("**Reverse-polarity test of Q1")[1].split("## 5.")[0]
+    assert "U1 and C1 unplugged" in reverse and "1 kΩ" in reverse and "swapped" in reverse
+    assert "reversed for a moment" not in build  # the old test with the driver and C1 in circuit
+    assert "gate is not at GND" in build  # a 0.6 V drop is the body diode: the gate is not pulled to GND
+    assert "pin 3, the **drain (D)**" in build and "**gate (G)**" in build and "**source (S)**" in build
+    rows = ("| VM and the 3V3 wire | no beep |", "| VM and the 5V wire | no beep |",
+            "| 3V3 wire (host not connected) | 0 V |")
+    for row in rows:
+        assert row in build, row
