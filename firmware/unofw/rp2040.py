@@ -102,6 +102,19 @@ def check_pins(pins, driver=DRIVER):
     for role in pins:
         if role not in PINS:
             raise ValueError(f"unknown pin role {role!r}")
+    if driver == "drv8833":
+        # Both DRV8833 inputs carry PWM. Two pins on the same PWM slice and channel (GP3 and GP19, GP0 and GP16)
+        # share one duty register: both inputs always get the same duty, so the motor never turns.
+        fwd, rev = pins["motor_forward"], pins["motor_reverse"]
+        if pwm_slice_channel(fwd) == pwm_slice_channel(rev):
+            slice_no, channel = pwm_slice_channel(fwd)
+            raise ValueError(f"pins motor_forward (GP{fwd}) and motor_reverse (GP{rev}) share PWM slice {slice_no} "
+                             f"channel {'AB'[channel]}: a DRV8833 needs its two inputs on different PWM outputs")
+
+
+def pwm_slice_channel(gpio):
+    """The RP2040 PWM output a GPIO drives: (slice 0-7, channel 0 = A / 1 = B); GPn and GPn+16 share one."""
+    return (gpio >> 1) & 7, gpio & 1
 
 
 def take_safe_flag():
@@ -128,6 +141,7 @@ class UsbStdio:
         self._in = sys.stdin.buffer
         self._out = sys.stdout.buffer
         self._rx = bytearray(128)
+        self._one = bytearray(1)
 
     def read(self):
         if not self._rpoll.poll(0):
@@ -142,7 +156,18 @@ class UsbStdio:
         return bool(self._wpoll.poll(0))
 
     def write(self, data):
-        return self._out.write(data)
+        """Write what fits without blocking, one byte at a time while the port reports room; the count written.
+
+        POLLOUT only says there is room for one byte. A 64-byte write with less room blocks until the host reads,
+        for up to MicroPython's USB CDC timeout (500 ms), which would stall the loop that watches the motor."""
+        one, out, poll = self._one, self._out, self._wpoll
+        n = 0
+        while n < len(data) and poll.poll(0):
+            one[0] = data[n]
+            if not out.write(one):
+                break
+            n += 1
+        return n
 
 
 class Rp2040Board(Board):

@@ -35,6 +35,7 @@ KNOWN_BINARIES: dict[str, str] = {
     "systemd-analyze": "systemd",
     "fusermount3": "fuse3",
     "dot": "graphviz",
+    "node": "nodejs",  # runs the real MicroPython (tools/micropython: npm ci) for tests/firmware
 }
 
 HIDE_VARIABLE = "UNOLAUNCHER_TEST_HIDE_BINARIES"
