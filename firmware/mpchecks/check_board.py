@@ -174,6 +174,23 @@ def test_status_reply_reports_the_lid_and_the_sensor():
     assert acked == seq and flags & msgs.F_LID_OPEN and flags & msgs.F_HAS_SENSOR and not flags & msgs.F_MOTOR_ON
 
 
+def test_probe_reads_the_inputs_and_finds_a_missing_pull_down():
+    machine.pulled_down.update((rp2040.PINS["motor_enable"], rp2040.PINS["motor_reverse"]))  # R3 not fitted
+    try:
+        host = Host()
+        host.hello()
+        seq = host.send(msgs.PROBE)
+        host.loop(3)
+        acked, levels, released, *pins = struct.unpack(msgs.PROBE_REPLY_FMT, host.of_type(msgs.PROBE_REPLY)[-1])
+        assert (acked, levels, released) == (seq, 0, 2), (acked, levels, released)
+        assert pins == [rp2040.PINS[role] for role in msgs.PROBE_ROLES]
+        fire(host, cards=1)  # the probe gave the motor lines back
+        host.loop(300)
+        assert dones(host) and dones(host)[0][1] == 1, dones(host)
+    finally:
+        machine.pulled_down.clear()
+
+
 def test_every_hard_interrupt_handler_runs_with_the_heap_locked():
     """As on the RP2040: each handler is called with the heap locked; one allocation is a MemoryError."""
     for driver in rp2040.DRIVERS:

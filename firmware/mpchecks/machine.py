@@ -11,6 +11,7 @@ import vclock
 PWRON_RESET = 1
 WDT_RESET = 3
 next_reset_cause = PWRON_RESET
+pulled_down = set()  # GPIOs with an external pull-down fitted: they read low as inputs with the pull-up
 hard_errors = []  # MemoryErrors raised by hard handlers (kept for the checks' messages)
 hard_calls = [0]
 
@@ -60,7 +61,8 @@ class Pin:
         self.id = pin_id
         self.mode = mode
         self.pull = pull
-        self._value = value if value is not None else (1 if pull == Pin.PULL_UP else 0)
+        pulled_up = pull == Pin.PULL_UP and pin_id not in pulled_down
+        self._value = value if value is not None else (1 if pulled_up else 0)
         self.handler = None
         self.trigger = 0
         self.hard = False

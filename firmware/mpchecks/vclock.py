@@ -32,5 +32,9 @@ def sleep_ms(ms):
             timer.check(_now)
 
 
+def sleep_us(us):
+    pass  # below the virtual clock's resolution
+
+
 def advance(ms):
     sleep_ms(ms)
