@@ -160,11 +160,11 @@ def driver_table(driver: str, maps: dict[str, dict[str, int]]) -> str:
 
 
 def bom_table(parts: list[dict[str, Any]]) -> str:
-    rows = ["| Ref | Qty | Part | Value / rating | Path | Notes |", "|---|---|---|---|---|---|"]
+    rows = ["| Ref | Qty | Part | Value / rating | Where | Path | Notes |", "|---|---|---|---|---|---|---|"]
     for part in parts:
         paths = " + ".join("Pi" if p == "pi" else "Pico" for p in part["paths"])
-        rows.append(f"| {', '.join(part['refs'])} | {len(part['refs'])} | {part['part']} | {part['value']} | {paths} "
-                    f"| {part['notes']} |")
+        rows.append(f"| {', '.join(part['refs'])} | {len(part['refs'])} | {part['part']} | {part['value']} "
+                    f"| {part['place']} | {paths} | {part['notes']} |")
     return "\n".join(rows)
 
 
@@ -203,6 +203,12 @@ def readme_with_tables(text: str, tables: dict[str, str]) -> str:
 def schematic(path: str, pins: dict[str, int]) -> tuple[bytes, set[str]]:
     """The schematic of one path as SVG, and the reference designators it draws. Nets that leave a block are
     named with flags (net labels): two flags with the same name are the same wire."""
+    d, drawn = schematic_drawing(path, pins)
+    return d.get_imagedata("svg"), drawn
+
+
+def schematic_drawing(path: str, pins: dict[str, int]) -> tuple[Any, set[str]]:
+    """The schemdraw drawing of :func:`schematic` (its elements carry the coordinates hardware/netlist.py checks)."""
     import schemdraw
     import schemdraw.elements as elm
 
@@ -264,14 +270,20 @@ def schematic(path: str, pins: dict[str, int]) -> tuple[bytes, set[str]]:
         d.add(elm.Line().left(0.8).at(getattr(u1, name)))
         d.add(elm.Ground().left())
     d.add(elm.Ground().at(u1.GND))
+    # AO1 and AO2 are one pin pitch apart, the motor symbol is longer: both leads fan out to its exact ends
+    # (hardware/netlist.py checks that every wire ends on the pin it is drawn to).
     d.add(elm.Line().right(1.5).at(u1.AO1))
+    d.add(elm.Line().up(0.75))
     m_top = d.add(elm.Dot())
-    d.add(elm.Motor().down().toy(u1.AO2).label(ref("M1", "motor"), loc="bottom"))
+    d.add(elm.Line().right(1.5).at(u1.AO2))
+    d.add(elm.Line().down(0.75))
     m_bottom = d.add(elm.Dot())
-    d.add(elm.Line().left().tox(u1.AO2))
+    d.add(elm.Motor().endpoints(m_top.center, m_bottom.center).label(ref("M1", "motor"), loc="bottom"))
     d.add(elm.Line().right(2.5).at(m_top.center))
-    d.add(elm.Capacitor().down().toy(m_bottom.center).label(ref("C3", "100n"), loc="bottom"))
-    d.add(elm.Line().left().tox(m_bottom.center))
+    c3_top = d.add(elm.Dot())
+    d.add(elm.Line().right(2.5).at(m_bottom.center))
+    c3_bottom = d.add(elm.Dot())
+    d.add(elm.Capacitor().endpoints(c3_top.center, c3_bottom.center).label(ref("C3", "100n"), loc="bottom"))
 
     # Host: every used pin with its net.
     title(0, 9.2, f"{HOST_NAME[path]}" + (" (BCM GPIO, header pin)" if path == "pi" else " (GP, Pico pin)"))
@@ -364,7 +376,7 @@ def schematic(path: str, pins: dict[str, int]) -> tuple[bytes, set[str]]:
         d.add(elm.Line().left(2.5).at(bz_low.center))
         d.add(elm.Diode().up().toy(bz_high.center).label(ref("D3", "1N4148"), loc="top"))
         d.add(elm.Line().right().tox(bz_high.center))
-    return d.get_imagedata("svg"), drawn
+    return d, drawn
 
 
 # ---- harness (WireViz) -------------------------------------------------------------------------------------------
@@ -379,7 +391,8 @@ def harness_name(path: str, driver: str) -> str:
     return f"harness-{path}" if driver == "tb6612" else f"harness-{path}-{driver}"
 
 
-def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612") -> dict[str, Any]:
+def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
+                   p1_refs: list[str] | None = None) -> dict[str, Any]:
     """The WireViz description of the wires between the host, the driver and the small interface board (P1) that
     carries the pull-ups, filters, the lid interlock and the beam/LED/buzzer parts.
 
@@ -388,6 +401,8 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612") -> d
     labelled VCC, which on a DRV8833 module puts the battery on the host's 3.3 V rail."""
     supply = SUPPLY[path]
     drv = driver == "drv8833"
+    if p1_refs is None:
+        p1_refs = on_board(load()[1], path)
     motor_roles = [r for r in ("motor_enable", "motor_forward", "motor_reverse") if r in pins]
     other_roles = [r for r in pins if r not in motor_roles]
     host_entries = [(net, label, num) for net, (label, num) in supply.items()]
@@ -402,7 +417,8 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612") -> d
         driver_pins = ["VCC", "GND", "PWMA", "AIN1", "AIN2", "STBY", "VM", "AO1", "AO2"]
         inputs = {"motor_enable": "PWMA", "motor_forward": "AIN1", "motor_reverse": "AIN2"}
         sleep_pin, vm_pin, outs = "STBY", "VM", ("AO1", "AO2")
-    board_pins = ["3V3", "5V", "GND", *[ROLES[r][2] for r in other_roles], "STBY"]
+    motor_nets = [ROLES[r][2] for r in motor_roles]
+    board_pins = ["3V3", "5V", "GND", *motor_nets, *[ROLES[r][2] for r in other_roles], "STBY"]
     signal_colours = iter(["YE", "GN", "BU", "VT", "GY", "WH", "BN", "PK", "TQ", "YEGN", "BUWH", "GNWH"])
     fixed = {"3V3": "OG", "5V": "RD", "GND": "BK", "GND2": "BK"}
     colour_of = {key: fixed.get(key) or next(signal_colours) for key, _, _ in host_entries}
@@ -410,7 +426,10 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612") -> d
     def colours(wires: list[tuple[str, str]]) -> list[str]:
         return [colour_of[a] for a, _ in wires]
 
-    w1 = [("GND2", "GND")] + [(role, inputs[role]) for role in motor_roles if role in inputs]
+    # W1 brings the motor lines to P1, where R2-R4 pull them down; W6 takes them on to the driver with P1's GND.
+    # The DRV8833 has no PWMA: motor_enable ends at R2 on P1 (kept, so the selftest's pull-down check passes).
+    w1 = [("GND2", "GND")] + [(role, ROLES[role][2]) for role in motor_roles]
+    w6 = [("GND", "GND")] + [(ROLES[role][2], inputs[role]) for role in motor_roles if role in inputs]
     w2 = [("3V3", "3V3"), ("5V", "5V"), ("GND", "GND")] + [(role, ROLES[role][2]) for role in other_roles]
     host = {
         "type": HOST_NAME[path],
@@ -440,14 +459,18 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612") -> d
         "connectors": {
             "A1": host,
             "U1": u1,
-            "P1": {"type": "Interface board", "subtype": "pull-ups, RC filters, lid interlock, beam, LED, buzzer",
-                   "pinlabels": board_pins},
+            "P1": {"type": "Interface board (stripboard)",
+                   "subtype": "pull-downs, pull-ups, RC filters, lid interlock, beam, LED, buzzer",
+                   "pinlabels": board_pins, "notes": "Parts on P1: " + ", ".join(p1_refs)},
             "M1": {"type": "Motor (the toy's)", "pinlabels": ["+", "-"]},
             "BT1": {"type": "Battery 3xC", "subtype": "through SW1, F1, Q1 on P1's power strip",
                     "pinlabels": ["VM", "GND"]},
         },
         "cables": {
-            "W1": {"wirecount": len(w1), "colors": colours(w1), "gauge": "0.14 mm2", "notes": "signals to U1"},
+            "W1": {"wirecount": len(w1), "colors": colours(w1), "gauge": "0.14 mm2",
+                   "notes": "motor lines to P1 (R2-R4 pull them down there)"},
+            "W6": {"wirecount": len(w6), "colors": ["BK", *colours(w1[1:])][:len(w6)], "gauge": "0.14 mm2",
+                   "notes": "motor lines from P1 to the driver inputs"},
             "W2": {"wirecount": len(w2), "colors": colours(w2), "gauge": "0.14 mm2",
                    "notes": "signals and supplies to P1"},
             "W3": w3,
@@ -456,7 +479,9 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612") -> d
         },
         "connections": [
             [{"A1": [host_pin_of[a] for a, _ in w1]}, {"W1": list(range(1, len(w1) + 1))},
-             {"U1": [driver_pins.index(b) + 1 for _, b in w1]}],
+             {"P1": [board_pins.index(b) + 1 for _, b in w1]}],
+            [{"P1": [board_pins.index(a) + 1 for a, _ in w6]}, {"W6": list(range(1, len(w6) + 1))},
+             {"U1": [driver_pins.index(b) + 1 for _, b in w6]}],
             [{"A1": [host_pin_of[a] for a, _ in w2]}, {"W2": list(range(1, len(w2) + 1))},
              {"P1": [board_pins.index(b) + 1 for _, b in w2]}],
             [{"P1": w3_ends[0]}, {"W3": w3_ends[1]}, {"U1": w3_ends[2]}],
@@ -465,6 +490,11 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612") -> d
              {"M1": [1, 2]}],
         ],
     }
+
+
+def on_board(parts: list[dict[str, Any]], path: str, place: str = "P1") -> list[str]:
+    """The reference designators mounted on ``place`` (parts.toml ``place``) for one path, in list order."""
+    return [ref for part in parts if path in part["paths"] and part["place"] == place for ref in part["refs"]]
 
 
 def harness_wires(source: dict[str, Any]) -> set[tuple[str, str]]:

@@ -175,3 +175,81 @@ def test_build_guide_tests_reverse_polarity_without_driver_or_c1_and_checks_vm_a
             "| 3V3 wire (host not connected) | 0 V |")
     for row in rows:
         assert row in build, row
+
+
+def netlist() -> Any:
+    """hardware/netlist.py loaded from its path (a script beside make_wiring.py)."""
+    spec = importlib.util.spec_from_file_location("netlist", HARDWARE / "netlist.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def host_nets(module: Any, path: str, pins: dict[str, int]) -> dict[str, str]:
+    nets = {label: netlist().SUPPLY_NETS[net] for net, (label, _) in module.SUPPLY[path].items()}
+    nets.update({module.gpio_name(path, gpio).replace(" ", ""): module.ROLES[role][2] for role, gpio in pins.items()})
+    return nets
+
+
+@pytest.mark.parametrize("path", ["pi", "pico"])
+def test_every_schematic_wire_ends_where_the_netlist_says(path: str) -> None:
+    """Issue 28 item 11: the drawing's geometry (wires, pins, flags) joins exactly the netlist's terminals."""
+    pytest.importorskip("schemdraw", reason="schemdraw is in the test extras (pip install -e .[test])")
+    module, nets = generator(), netlist()
+    maps, _ = module.load()
+    roles = {role: data[2] for role, data in module.ROLES.items()}
+    drawing, _ = module.schematic_drawing(path, maps[path])
+    assert nets.schematic_problems(drawing, roles, maps[path]) == []
+
+
+def test_the_connectivity_check_catches_a_wire_that_stops_short_of_a_pin() -> None:
+    """The AO2 offset wire of issue 28: the motor's lower lead 0.22 below U1's AO2 pin must be reported."""
+    pytest.importorskip("schemdraw", reason="schemdraw is in the test extras (pip install -e .[test])")
+    module, nets = generator(), netlist()
+    maps, _ = module.load()
+    roles = {role: data[2] for role, data in module.ROLES.items()}
+    drawing, _ = module.schematic_drawing("pi", maps["pi"])
+    ao2 = next(e for e in drawing.elements if type(e).__name__ == "Ic" and "U1" in str(e._userlabels[0].label))
+    pin = ao2.absanchors["AO2"]
+    wire = next(e for e in drawing.elements if type(e).__name__ == "Line"
+                and tuple(round(v, 2) for v in e.absanchors["start"]) == tuple(round(v, 2) for v in pin))
+    wire.absanchors["start"] = (pin[0], pin[1] - 0.22)
+    wire.absanchors["end"] = (wire.absanchors["end"][0], wire.absanchors["end"][1] - 0.22)
+    problems = nets.schematic_problems(drawing, roles, maps["pi"])
+    assert any("MOTOR_B is drawn in pieces" in p and "U1.AO2" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("driver", ["tb6612", "drv8833"])
+@pytest.mark.parametrize("path", ["pi", "pico"])
+def test_every_harness_wire_joins_one_net(path: str, driver: str) -> None:
+    module, nets = generator(), netlist()
+    maps, _ = module.load()
+    source = module.harness_source(path, maps[path], driver)
+    net_of = nets.harness_net_of(source, host_nets(module, path, maps[path]))
+    assert nets.harness_problems(module.harness_wires(source), net_of) == []
+    # and the check can fail: two motor lines swapped between the host and P1
+    w1 = source["connections"][0]
+    w1[2]["P1"][1], w1[2]["P1"][2] = w1[2]["P1"][2], w1[2]["P1"][1]
+    problems = nets.harness_problems(module.harness_wires(source), net_of)
+    assert len(problems) == 2 and all("joins MOTOR_" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("driver", ["tb6612", "drv8833"])
+def test_the_pull_downs_sit_on_p1_between_the_host_and_the_driver(driver: str) -> None:
+    """Issue 28 item 3: R2-R4 are P1 parts (parts list, harness notes), and the motor lines reach the driver only
+    through P1 (no wire from the host straight to U1's inputs)."""
+    module = generator()
+    maps, parts = module.load()
+    for path in ("pi", "pico"):
+        assert {"R2", "R3", "R4"} <= set(module.on_board(parts, path))
+        source = module.harness_source(path, maps[path], driver)
+        assert source["connectors"]["P1"]["notes"].startswith("Parts on P1: ")
+        assert "R2, R3, R4" in source["connectors"]["P1"]["notes"]
+        wires = module.harness_wires(source)
+        assert not [w for w in wires if w[0].startswith("A1:") and w[1].startswith("U1:") and "GND" not in w[0]]
+        assert ("P1:MOTOR_FWD", "U1:" + ("AIN1" if driver == "tb6612" else "IN1")) in wires
+        assert (f"A1:{module.gpio_name(path, maps[path]['motor_enable']).replace(' ', '')}", "P1:MOTOR_PWM") in wires
+    assert all(part["place"] for part in parts)
+    bom = (HARDWARE / "README.md").read_text().split("<!-- generated: bom ")[1]
+    assert "| R2, R3, R4 | 3 | Resistor | 10 kOhm | P1 |" in bom
