@@ -98,6 +98,12 @@ DRIVERS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
     ]),
 }
 
+# Motor stall current at the fresh cells' voltage against each driver's limits (datasheets: README, Datasheet
+# facts): (name, continuous A per channel, peak A, continuous A with both channels in parallel).
+CELLS_V = 4.8  # three fresh alkaline C cells
+DRIVER_LIMITS = (("TB6612FNG", 1.2, 3.2, 2.4), ("DRV8833", 1.5, 2.0, 3.0))
+MOTOR_OHMS = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0)
+
 # ---- data --------------------------------------------------------------------------------------------------------
 
 
@@ -168,6 +174,29 @@ def bom_table(parts: list[dict[str, Any]]) -> str:
     return "\n".join(rows)
 
 
+def stall_verdict(amps: float, continuous: float, peak: float, parallel: float) -> str:
+    if amps <= continuous:
+        return "fine"
+    if amps <= parallel:
+        return "parallel the two channels"
+    if amps <= peak:
+        return "only with both channels in parallel and short runs: a bigger driver is better"
+    return "too weak: use a bigger driver"
+
+
+def stall_table() -> str:
+    """Stall current (the cells' voltage over the motor's resistance, measured in BUILD.md §4) against each
+    driver: what a motor held still draws, and what reversing a spinning one can briefly reach twice of."""
+    names = " | ".join(name for name, *_ in DRIVER_LIMITS)
+    rows = [f"| Motor resistance | Stall current at {CELLS_V:g} V | {names} |",
+            "|---|---|" + "---|" * len(DRIVER_LIMITS)]
+    for ohms in MOTOR_OHMS:
+        amps = CELLS_V / ohms
+        verdicts = " | ".join(stall_verdict(amps, *limits) for _, *limits in DRIVER_LIMITS)
+        rows.append(f"| {ohms:g} Ω | {amps:.2f} A | {verdicts} |")
+    return "\n".join(rows)
+
+
 def blocks(maps: dict[str, dict[str, int]], parts: list[dict[str, Any]]) -> dict[str, str]:
     return {
         "pi-pins": pins_table("pi", maps["pi"]),
@@ -175,6 +204,7 @@ def blocks(maps: dict[str, dict[str, int]], parts: list[dict[str, Any]]) -> dict
         "tb6612": driver_table("tb6612", maps),
         "drv8833": driver_table("drv8833", maps),
         "bom": bom_table(parts),
+        "stall": stall_table(),
     }
 
 
@@ -236,7 +266,7 @@ def schematic_drawing(path: str, pins: dict[str, int]) -> tuple[Any, set[str]]:
     title(0, 22.6, "U1 drawn as TB6612FNG; for a DRV8833 see the driver tables in hardware/README.md")
 
     # Motor supply: battery, switch, fuse, reverse-polarity P-MOSFET, bulk and ceramic capacitors.
-    title(0, 20.8, "Motor supply (the toy's own 3 cells)")
+    title(0, 20.8, "Motor supply (the toy's own 3 C cells)")
     d.add(elm.Ground().at((0, 14)))
     d.add(elm.Battery().up().at((0, 14)).label(ref("BT1", "3×C 4.5 V"), loc="bottom"))
     d.add(elm.Line().up(1.5))

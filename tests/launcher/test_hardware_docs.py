@@ -253,3 +253,33 @@ def test_the_pull_downs_sit_on_p1_between_the_host_and_the_driver(driver: str) -
     assert all(part["place"] for part in parts)
     bom = (HARDWARE / "README.md").read_text().split("<!-- generated: bom ")[1]
     assert "| R2, R3, R4 | 3 | Resistor | 10 kOhm | P1 |" in bom
+
+
+def test_the_stall_table_is_the_cells_voltage_over_the_motors_resistance() -> None:
+    """Issue 28 item 6: stall current = 4.8 V / R against each driver's continuous, peak and parallel limits."""
+    module = generator()
+    table = (HARDWARE / "README.md").read_text().split("<!-- generated: stall ")[1].split("<!-- end: stall -->")[0]
+    rows = re.findall(r"^\| ([\d.]+) Ω \| ([\d.]+) A \| ([^|]+) \| ([^|]+) \|$", table, flags=re.M)
+    assert [float(r[0]) for r in rows] == list(module.MOTOR_OHMS)
+    for ohms, amps, tb, drv in rows:
+        assert abs(float(amps) - 4.8 / float(ohms)) < 0.006
+        assert (tb.strip() == "fine") == (float(amps) <= 1.2)  # TB6612FNG: 1.2 A average per channel
+        assert (drv.strip() == "fine") == (float(amps) <= 1.5)  # DRV8833: 1.5 A RMS per bridge
+    assert module.stall_verdict(2.4, 1.5, 2.0, 3.0) == "parallel the two channels"
+    assert module.stall_verdict(3.2, 1.5, 2.0, 3.0).startswith("too weak")
+
+
+def test_build_guide_has_the_first_spin_the_eep_check_the_vm_dip_and_a_symptom_table() -> None:
+    build = (HARDWARE / "BUILD.md").read_text()
+    assert "bench supply set to 4.5 V with a 0.5–1 A current limit" in build and "4.7 Ω 5 W" in build
+    assert "remove its EEP pull-up first" in build
+    assert "MIN/MAX" in build and "cuts out at 2.6 V" in build
+    symptoms = build.split("## When something is wrong: symptoms")[1].split("## 6.")[0]
+    for symptom in ("Motor hums", "runs backwards", "not counted", "does not break the beam", "brown-out"):
+        assert symptom in symptoms, symptom
+    assert "keep R2" in build
+    parts = tomllib.loads((HARDWARE / "parts.toml").read_text())["part"]
+    battery = next(p for p in parts if p["refs"] == ["BT1"])
+    assert "3 x C" in battery["part"] and "AA" not in (HARDWARE / "README.md").read_text()
+    fuse = next(p for p in parts if p["refs"] == ["F1"])
+    assert "not stall protection" in fuse["notes"]
