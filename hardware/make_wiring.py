@@ -412,6 +412,20 @@ def schematic_drawing(path: str, pins: dict[str, int]) -> tuple[Any, set[str]]:
 # ---- harness (WireViz) -------------------------------------------------------------------------------------------
 
 
+# Parts off P1, in the toy's shell: ref -> (what, its pin labels, the P1 net of each pin in order, the pin role
+# that needs it). S2 is one two-pole switch: pole A (C, NO) is the interlock, pole B the lid input.
+OFF_BOARD: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], str]] = {
+    "S1": ("Fire button (the toy's)", ("1", "2"), ("BUTTON_RC", "GND"), "button"),
+    "S2": ("Lid microswitch, 2 poles", ("A: C", "A: NO", "B: C", "B: NO"), ("3V3", "STBY", "LID_RC", "GND"), "lid"),
+    "S3": ("UNO button", ("1", "2"), ("UNO_RC", "GND"), "uno"),
+    "D1": ("IR LED (beam emitter)", ("A (long leg)", "K (flat side)"), ("D1_A", "GND"), "sensor"),
+    "Q3": ("IR receiver (beam)", ("+", "GND", "OUT"), ("3V3", "GND", "SENSOR"), "sensor"),
+    "D2": ("Button LED", ("A (long leg)", "K (flat side)"), ("D2_A", "GND"), "led"),
+    "BZ1": ("Active buzzer", ("+", "-"), ("5V", "BZ_LOW"), "buzzer"),
+}
+OFF_BOARD_NETS = ("BUTTON_RC", "LID_RC", "UNO_RC", "D1_A", "D2_A", "BZ_LOW")  # P1 pins for them (others exist)
+OFF_BOARD_USERS = {net: [ref for ref, data in OFF_BOARD.items() if net in data[2]] for net in OFF_BOARD_NETS}
+
 HARNESS_DRIVERS = ("tb6612", "drv8833")  # one harness drawing per driver: the two are wired differently
 DRV8833_VM_WARNING = "VM (module label: VCC!) - battery ONLY, never 3V3"
 
@@ -448,7 +462,8 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
         inputs = {"motor_enable": "PWMA", "motor_forward": "AIN1", "motor_reverse": "AIN2"}
         sleep_pin, vm_pin, outs = "STBY", "VM", ("AO1", "AO2")
     motor_nets = [ROLES[r][2] for r in motor_roles]
-    board_pins = ["3V3", "5V", "GND", *motor_nets, *[ROLES[r][2] for r in other_roles], "STBY"]
+    board_pins = ["3V3", "5V", "GND", *motor_nets, *[ROLES[r][2] for r in other_roles], "STBY",
+                  *[net for net in OFF_BOARD_NETS if any(OFF_BOARD[c][3] in pins for c in OFF_BOARD_USERS[net])]]
     signal_colours = iter(["YE", "GN", "BU", "VT", "GY", "WH", "BN", "PK", "TQ", "YEGN", "BUWH", "GNWH"])
     fixed = {"3V3": "OG", "5V": "RD", "GND": "BK", "GND2": "BK"}
     colour_of = {key: fixed.get(key) or next(signal_colours) for key, _, _ in host_entries}
@@ -493,8 +508,15 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
                    "subtype": "pull-downs, pull-ups, RC filters, lid interlock, beam, LED, buzzer",
                    "pinlabels": board_pins, "notes": "Parts on P1: " + ", ".join(p1_refs)},
             "M1": {"type": "Motor (the toy's)", "pinlabels": ["+", "-"]},
-            "BT1": {"type": "Battery 3xC", "subtype": "through SW1, F1, Q1 on P1's power strip",
-                    "pinlabels": ["VM", "GND"]},
+            "BT1": {"type": "Battery box, 3 x C cells", "subtype": "the toy's own", "pinlabels": ["+", "-"]},
+            "SW1": {"type": "Power switch", "pinlabels": ["1", "2"]},
+            "F1": {"type": "PPTC fuse", "pinlabels": ["1", "2"]},
+            "Q1": {"type": "P-MOSFET AO3401A", "subtype": "SOT-23 on an adapter: pin 1 G, 2 S, 3 D",
+                   "pinlabels": ["D (pin 3)", "S (pin 2)", "G (pin 1)"],
+                   "notes": "C1, C2 at the driver's VM"},
+            "R1": {"type": "Resistor 10k", "subtype": "Q1's gate to GND, soldered at Q1", "pinlabels": ["1", "2"]},
+            **{ref: {"type": kind, "pinlabels": list(labels)} for ref, (kind, labels, _, role) in OFF_BOARD.items()
+               if role in pins},
         },
         "cables": {
             "W1": {"wirecount": len(w1), "colors": colours(w1), "gauge": "0.14 mm2",
@@ -505,6 +527,11 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
                    "notes": "signals and supplies to P1"},
             "W3": w3,
             "W4": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.5 mm2", "notes": w4_notes},
+            "W7": {"wirecount": 5, "colors": ["RD", "RD", "RD", "WH", "BK"], "gauge": "0.5 mm2",
+                   "notes": "power chain in the battery's + lead: BT1 + to SW1 to F1 to Q1's drain; Q1's gate "
+                            "through R1 to GND"},
+            **{f"W{ref}": {"wirecount": len(ends), "colors": ["GY"] * len(ends), "gauge": "0.14 mm2",
+                           "notes": f"{ref} to P1"} for ref, (_, _, ends, role) in OFF_BOARD.items() if role in pins},
             "W5": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.5 mm2", "notes": "motor (C3 at the motor)"},
         },
         "connections": [
@@ -515,7 +542,16 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
             [{"A1": [host_pin_of[a] for a, _ in w2]}, {"W2": list(range(1, len(w2) + 1))},
              {"P1": [board_pins.index(b) + 1 for _, b in w2]}],
             [{"P1": w3_ends[0]}, {"W3": w3_ends[1]}, {"U1": w3_ends[2]}],
-            [{"BT1": [1, 2]}, {"W4": [1, 2]}, {"U1": [driver_pins.index(vm_pin) + 1, driver_pins.index("GND") + 1]}],
+            [{"Q1": [2]}, {"W4": [1]}, {"U1": [driver_pins.index(vm_pin) + 1]}],
+            [{"BT1": [2]}, {"W4": [2]}, {"U1": [driver_pins.index("GND") + 1]}],
+            [{"BT1": [1]}, {"W7": [1]}, {"SW1": [1]}],
+            [{"SW1": [2]}, {"W7": [2]}, {"F1": [1]}],
+            [{"F1": [2]}, {"W7": [3]}, {"Q1": [1]}],
+            [{"Q1": [3]}, {"W7": [4]}, {"R1": [1]}],
+            [{"R1": [2]}, {"W7": [5]}, {"P1": [board_pins.index("GND") + 1]}],
+            *[[{ref: list(range(1, len(ends) + 1))}, {f"W{ref}": list(range(1, len(ends) + 1))},
+               {"P1": [board_pins.index(net) + 1 for net in ends]}]
+              for ref, (_, _, ends, role) in OFF_BOARD.items() if role in pins],
             [{"U1": [driver_pins.index(outs[0]) + 1, driver_pins.index(outs[1]) + 1]}, {"W5": [1, 2]},
              {"M1": [1, 2]}],
         ],

@@ -194,7 +194,18 @@ HARNESS_PIN_NETS = {
            "VM": "VM", "AO1": "MOTOR_A", "AO2": "MOTOR_B", "IN1": "MOTOR_FWD", "IN2": "MOTOR_REV",
            "nSLEEP (EEP)": "STBY", "OUT1": "MOTOR_A", "OUT2": "MOTOR_B"},
     "M1": {"+": "MOTOR_A", "-": "MOTOR_B"},
-    "BT1": {"VM": "VM", "GND": "GND"},
+    "BT1": {"+": "BAT+", "-": "GND"},
+    "SW1": {"1": "BAT+", "2": "SW_OUT"},
+    "F1": {"1": "SW_OUT", "2": "F1_OUT"},
+    "Q1": {"D (pin 3)": "F1_OUT", "S (pin 2)": "VM", "G (pin 1)": "Q1_GATE"},
+    "R1": {"1": "Q1_GATE", "2": "GND"},
+    "S1": {"1": "BUTTON_RC", "2": "GND"},
+    "S2": {"A: C": "3V3", "A: NO": "STBY", "B: C": "LID_RC", "B: NO": "GND"},
+    "S3": {"1": "UNO_RC", "2": "GND"},
+    "D1": {"A (long leg)": "D1_A", "K (flat side)": "GND"},
+    "Q3": {"+": "3V3", "GND": "GND", "OUT": "SENSOR"},
+    "D2": {"A (long leg)": "D2_A", "K (flat side)": "GND"},
+    "BZ1": {"+": "5V", "-": "BZ_LOW"},
 }
 
 

@@ -157,8 +157,8 @@ def test_the_drv8833_harness_never_wires_3v3_to_the_driver_and_warns_on_vm(path:
             assert ("P1:3V3", "U1:VCC") in wires
             continue
         assert not three_v3, f"a 3.3 V wire reaches the DRV8833: {sorted(three_v3)}"
-        vm = [wire for wire in wires if "BT1:VM" in wire]
-        assert vm == [("BT1:VM", f"U1:{module.DRV8833_VM_WARNING}")]
+        vm = [wire for wire in wires if f"U1:{module.DRV8833_VM_WARNING}" in wire]
+        assert vm == [("Q1:S (pin 2)", f"U1:{module.DRV8833_VM_WARNING}")]  # the battery, after SW1, F1, Q1
         assert "VCC" in module.DRV8833_VM_WARNING and "never 3V3" in module.DRV8833_VM_WARNING
         texts = " ".join(module.svg_texts((HARDWARE / f"{module.harness_name(path, driver)}.svg").read_bytes()))
         assert module.DRV8833_VM_WARNING in texts
@@ -283,3 +283,21 @@ def test_build_guide_has_the_first_spin_the_eep_check_the_vm_dip_and_a_symptom_t
     assert "3 x C" in battery["part"] and "AA" not in (HARDWARE / "README.md").read_text()
     fuse = next(p for p in parts if p["refs"] == ["F1"])
     assert "not stall protection" in fuse["notes"]
+
+
+@pytest.mark.parametrize("driver", ["tb6612", "drv8833"])
+def test_the_harness_draws_every_off_board_part_and_the_power_chain(driver: str) -> None:
+    """Issue 28 item 4: S1, S2 (both poles), S3, the beam's emitter and receiver, the LED, the buzzer and the power
+    chain (SW1, F1, Q1 with R1) are connectors of the harness drawing, wired to their nets (checked above)."""
+    module = generator()
+    maps, parts = module.load()
+    off = {ref for part in parts for ref in part["refs"]
+           if part["place"] in ("off-board", "lid", "beam", "power lead")}
+    assert off == {"S1", "S2", "S3", "D1", "Q3", "D2", "BZ1", "SW1", "F1", "Q1", "R1"}
+    for path in ("pi", "pico"):
+        source = module.harness_source(path, maps[path], driver)
+        assert off <= set(source["connectors"]), off - set(source["connectors"])
+        wires = module.harness_wires(source)
+        chain = [("BT1:+", "SW1:1"), ("F1:1", "SW1:2"), ("F1:2", "Q1:D (pin 3)"), ("Q1:G (pin 1)", "R1:1")]
+        assert all(w in wires for w in chain), wires
+        assert ("P1:STBY", "S2:A: NO") in wires and ("P1:LID_RC", "S2:B: C") in wires
