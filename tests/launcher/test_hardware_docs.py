@@ -301,3 +301,23 @@ def test_the_harness_draws_every_off_board_part_and_the_power_chain(driver: str)
         chain = [("BT1:+", "SW1:1"), ("F1:1", "SW1:2"), ("F1:2", "Q1:D (pin 3)"), ("Q1:G (pin 1)", "R1:1")]
         assert all(w in wires for w in chain), wires
         assert ("P1:STBY", "S2:A: NO") in wires and ("P1:LID_RC", "S2:B: C") in wires
+
+
+def test_the_stripboard_layout_of_p1_matches_the_netlist_and_the_check_can_fail() -> None:
+    """Issue 28 item 4: P1's stripboard layout is generated and every leg, pad and cut is checked against the
+    netlist: a missing cut (two segments touching) and a transistor across non-adjacent strips are reported."""
+    module, nets = generator(), netlist()
+    board = module.sibling("stripboard")
+    maps, parts = module.load()
+    layout = board.layout(list(maps["pi"]))
+    assert board.problems(layout, nets.NETS) == []
+    assert {p["ref"] for p in layout["parts"]} == set(module.on_board(parts, "pi"))  # every P1 part, nothing else
+    assert (HARDWARE / "stripboard-p1.svg").read_bytes() == module.stripboard_svg(maps["pi"])
+    broken = board.layout(list(maps["pi"]))
+    first = broken["segments"][0]
+    nxt = next(s for s in broken["segments"] if s["row"] == first["row"] and s["first"] > first["last"])
+    first["last"] = nxt["first"] - 1  # the cut between them forgotten
+    assert any("touch: cut between them" in p for p in board.problems(broken, nets.NETS))
+    q2 = next(p for p in broken["parts"] if p["ref"] == "Q2")
+    q2["rows"] = [2, 4, 5]
+    assert any("Q2's legs are 0.1 inch apart" in p for p in board.problems(broken, nets.NETS))
