@@ -68,6 +68,8 @@ ROLES = {
     "uno": ("UNO button (optional)", "in, pull-up", "UNO", "S3 to GND; 10 kOhm to 3.3 V, 1 kOhm in series, 100 nF"),
     "led": ("Button LED", "out", "LED", "330 Ohm and LED D2 to GND"),
     "buzzer": ("Buzzer", "out", "BUZZER", "1 kOhm to the base of NPN Q2; active 5 V buzzer BZ1 on its collector"),
+    "heartbeat": ("Dead-man heartbeat (optional)", "out (square wave)", "HEARTBEAT",
+                  "C7 into the dead-man charge pump on P2: STBY only while it toggles (Safety)"),
 }
 
 # Each supported driver: (driver pin, Pi/Pico connection, why). "{role}" is replaced with the host's pin.
@@ -343,9 +345,14 @@ def schematic_drawing(path: str, pins: dict[str, int]) -> tuple[Any, set[str]]:
     d.add(elm.Vdd().at((33, 7)).label("3V3"))
     d.add(elm.Switch().down().at((33, 7)).label(ref("S2", "A: lid\nshut = closed"), loc="bottom"))
     stby = d.add(elm.Dot())
-    d.add(elm.Resistor().down().label(ref("R5", "10k"), loc="bottom"))
-    d.add(elm.Ground())
-    flag(stby.center, "STBY", "right", 1.2)
+    if "heartbeat" in pins:
+        # Pi path with the dead-man: the lid switch feeds the dead-man's switch Q5, which feeds STBY (and R5).
+        flag(stby.center, "STBY_IN", "right", 1.2)
+        deadman(d, ref, tag, flag, title)
+    else:
+        d.add(elm.Resistor().down().label(ref("R5", "10k"), loc="bottom"))
+        d.add(elm.Ground())
+        flag(stby.center, "STBY", "right", 1.2)
 
     # Switch inputs: 10k pull-up, 100n across the switch, 1k in series to the host pin.
     base_y = -11.5
@@ -409,6 +416,49 @@ def schematic_drawing(path: str, pins: dict[str, int]) -> tuple[Any, set[str]]:
     return d, drawn
 
 
+def deadman(d: Any, ref: Callable[..., str], tag: Callable[[str], Any], flag: Callable[..., None],
+            title: Callable[[float, float, str], None]) -> None:
+    """The hardware dead-man (Pi path): a diode charge pump on the heartbeat pin holds Q4 on while edges arrive;
+    Q4 holds the P-MOSFET Q5 on, which passes the lid switch's 3.3 V (STBY_IN) on to STBY. No edges for about
+    R16 x C8 = 100 ms: C8 runs down through R16, Q4 and Q5 turn off, R5 pulls STBY low: the driver stops. A static
+    level (a frozen daemon, a hung kernel, the boot's pull-up) pumps nothing: C7 passes edges only."""
+    import schemdraw.elements as elm
+
+    x, y = 44.0, 7.0
+    title(x - 1, 9.2, "Dead-man: STBY only while the heartbeat toggles")
+    d.add(tag("HEARTBEAT").left().at((x, y)))
+    d.add(elm.Capacitor().right().at((x, y)).label(ref("C7", "1µ"), loc="top"))
+    pump = d.add(elm.Dot())
+    d4 = d.add(elm.Diode().up().at((pump.center[0], pump.center[1] - 2.5)).to(pump.center)
+               .label(ref("D4", "BAT85"), loc="bottom"))  # anode at GND, cathode (the band) at the pump node
+    d.add(elm.Ground().at(d4.start))
+    d.add(elm.Diode().right().at(pump.center).label(ref("D5", "BAT85"), loc="top"))
+    hold = d.add(elm.Dot())
+    d.add(elm.Capacitor().down().at(hold.center).label(ref("C8", "1µ"), loc="bottom"))
+    d.add(elm.Ground())
+    d.add(elm.Line().right(2.0).at(hold.center))
+    r16 = d.add(elm.Dot())
+    d.add(elm.Resistor().down().at(r16.center).label(ref("R16", "100k"), loc="bottom"))
+    d.add(elm.Ground())
+    d.add(elm.Line().right(1.5).at(r16.center))
+    q4 = d.add(elm.NFet().anchor("gate").label(ref("Q4", "AO3400A"), loc="right"))
+    d.add(elm.Ground().at(q4.source))
+    d.add(elm.Line().up(1.0).at(q4.drain))
+    gate5 = d.add(elm.Dot())
+    d.add(elm.Resistor().up().at(gate5.center).label(ref("R17", "100k"), loc="bottom"))
+    top = d.add(elm.Dot())
+    flag(top.center, "STBY_IN", "left", 1.0)
+    d.add(elm.Line().right(2.5).at(top.center))
+    q5 = d.add(elm.PFet().theta(-90).flip().anchor("source").label(ref("Q5", "AO3401A"), loc="top"))
+    d.add(elm.Line().down().at(q5.gate).toy(gate5.center))
+    d.add(elm.Line().left().tox(gate5.center))
+    d.add(elm.Line().right(1.0).at(q5.drain))
+    out = d.add(elm.Dot())
+    d.add(elm.Resistor().down().at(out.center).label(ref("R5", "10k"), loc="bottom"))
+    d.add(elm.Ground())
+    flag(out.center, "STBY", "right", 1.2)
+
+
 # ---- harness (WireViz) -------------------------------------------------------------------------------------------
 
 
@@ -423,6 +473,14 @@ OFF_BOARD: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], str]] = {
     "D2": ("Button LED", ("A (long leg)", "K (flat side)"), ("D2_A", "GND"), "led"),
     "BZ1": ("Active buzzer", ("+", "-"), ("5V", "BZ_LOW"), "buzzer"),
 }
+DEADMAN_PADS = ("HEARTBEAT", "STBY_IN", "STBY", "GND")  # P2's pins, each wired to P1's pad of that net
+
+
+def off_board_net(net: str, ref: str, deadman_fitted: bool) -> str:
+    """With the dead-man, the lid switch's pole A feeds STBY_IN (P2 passes it on to STBY), not STBY itself."""
+    return "STBY_IN" if deadman_fitted and ref == "S2" and net == "STBY" else net
+
+
 OFF_BOARD_NETS = ("BUTTON_RC", "LID_RC", "UNO_RC", "D1_A", "D2_A", "BZ_LOW")  # P1 pins for them (others exist)
 OFF_BOARD_USERS = {net: [ref for ref, data in OFF_BOARD.items() if net in data[2]] for net in OFF_BOARD_NETS}
 
@@ -462,7 +520,9 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
         inputs = {"motor_enable": "PWMA", "motor_forward": "AIN1", "motor_reverse": "AIN2"}
         sleep_pin, vm_pin, outs = "STBY", "VM", ("AO1", "AO2")
     motor_nets = [ROLES[r][2] for r in motor_roles]
+    deadman_fitted = "heartbeat" in pins
     board_pins = ["3V3", "5V", "GND", *motor_nets, *[ROLES[r][2] for r in other_roles], "STBY",
+                  *(["STBY_IN"] if deadman_fitted else []),
                   *[net for net in OFF_BOARD_NETS if any(OFF_BOARD[c][3] in pins for c in OFF_BOARD_USERS[net])]]
     signal_colours = iter(["YE", "GN", "BU", "VT", "GY", "WH", "BN", "PK", "TQ", "YEGN", "BUWH", "GNWH"])
     fixed = {"3V3": "OG", "5V": "RD", "GND": "BK", "GND2": "BK"}
@@ -517,6 +577,10 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
             "R1": {"type": "Resistor 10k", "subtype": "Q1's gate to GND, soldered at Q1", "pinlabels": ["1", "2"]},
             **{ref: {"type": kind, "pinlabels": list(labels)} for ref, (kind, labels, _, role) in OFF_BOARD.items()
                if role in pins},
+            **({"P2": {"type": "Dead-man board (stripboard)", "subtype": "C7, C8, D4, D5, R16, R17, Q4, Q5",
+                       "pinlabels": list(DEADMAN_PADS),
+                       "notes": "STBY only while HEARTBEAT toggles; stops the motor ~100 ms after the last edge"}}
+               if deadman_fitted else {}),
         },
         "cables": {
             "W1": {"wirecount": len(w1), "colors": colours(w1), "gauge": "0.14 mm2",
@@ -532,6 +596,8 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
                             "through R1 to GND"},
             **{f"W{ref}": {"wirecount": len(ends), "colors": ["GY"] * len(ends), "gauge": "0.14 mm2",
                            "notes": f"{ref} to P1"} for ref, (_, _, ends, role) in OFF_BOARD.items() if role in pins},
+            **({"WP2": {"wirecount": 4, "colors": ["PK", "OG", "WH", "BK"], "gauge": "0.14 mm2",
+                        "notes": "P1 to the dead-man board P2"}} if deadman_fitted else {}),
             "W5": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.5 mm2", "notes": "motor (C3 at the motor)"},
         },
         "connections": [
@@ -550,8 +616,10 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
             [{"Q1": [3]}, {"W7": [4]}, {"R1": [1]}],
             [{"R1": [2]}, {"W7": [5]}, {"P1": [board_pins.index("GND") + 1]}],
             *[[{ref: list(range(1, len(ends) + 1))}, {f"W{ref}": list(range(1, len(ends) + 1))},
-               {"P1": [board_pins.index(net) + 1 for net in ends]}]
+               {"P1": [board_pins.index(off_board_net(net, ref, deadman_fitted)) + 1 for net in ends]}]
               for ref, (_, _, ends, role) in OFF_BOARD.items() if role in pins],
+            *([[{"P1": [board_pins.index(net) + 1 for net in DEADMAN_PADS]}, {"WP2": [1, 2, 3, 4]},
+                {"P2": [1, 2, 3, 4]}]] if deadman_fitted else []),
             [{"U1": [driver_pins.index(outs[0]) + 1, driver_pins.index(outs[1]) + 1]}, {"W5": [1, 2]},
              {"M1": [1, 2]}],
         ],

@@ -52,6 +52,16 @@ NETS: dict[str, set[str]] = {
     "Q2_BASE": {"R15.2", "Q2.base"},
     "BZ_LOW": {"Q2.collector", "BZ1.1", "D3.1"},
 }
+# The hardware dead-man (Pi path, when pins.toml fits ``heartbeat``): the lid switch feeds STBY_IN, Q5 passes it
+# on to STBY while the charge pump (C7, D4, D5, C8, R16) holds Q4 on.
+DEADMAN_NETS: dict[str, set[str]] = {
+    "HEARTBEAT": {"C7.1"},
+    "DM_PUMP": {"C7.2", "D4.2", "D5.1"},
+    "DM_HOLD": {"D5.2", "C8.1", "R16.1", "Q4.gate"},
+    "DM_GATE": {"Q4.drain", "R17.1", "Q5.gate"},
+    "STBY_IN": {"S2A.2", "R17.2", "Q5.source"},
+    "GND": {"C8.2", "R16.2", "Q4.source", "D4.1"},
+}
 SUPPLY_NETS = {"3V3": "3V3", "5V": "5V", "GND": "GND", "GND2": "GND"}
 TRANSISTOR_PINS = ("drain", "source", "gate", "collector", "emitter", "base")
 
@@ -59,6 +69,10 @@ TRANSISTOR_PINS = ("drain", "source", "gate", "collector", "emitter", "base")
 def expected(roles: dict[str, str], pins: Iterable[str]) -> dict[str, set[str]]:
     """:data:`NETS` with the host's pins: ``roles`` maps a pin role to its net (make_wiring.ROLES' net names)."""
     nets = {name: set(terms) for name, terms in NETS.items()}
+    if "heartbeat" in pins:
+        for name, terms in DEADMAN_NETS.items():
+            nets[name] = nets.get(name, set()) | terms
+        nets["STBY"] = (nets["STBY"] - {"S2A.2"}) | {"Q5.drain"}
     for net, name in SUPPLY_NETS.items():
         nets[name].add(f"A1.{net}")
     for role in pins:
@@ -216,8 +230,10 @@ def harness_net_of(source: dict[str, Any], host_nets: dict[str, str]) -> dict[st
         for label in connector["pinlabels"]:
             if name == "A1":
                 net = host_nets.get(label)
-            elif name == "P1":
+            elif name in ("P1", "P2"):
                 net = label
+            elif name == "S2" and label == "A: NO" and "STBY_IN" in source["connectors"]["P1"]["pinlabels"]:
+                net = "STBY_IN"  # the dead-man sits between the lid switch and STBY
             else:
                 table = HARNESS_PIN_NETS.get(name, {})
                 net = table.get(label) or next((n for key, n in table.items() if label.startswith(key + " ")), None)

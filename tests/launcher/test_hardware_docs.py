@@ -51,7 +51,10 @@ def test_readme_pi_table_matches_pins_toml_and_the_daemon() -> None:
     rows = readme_rows(r"^\| [^|]+ \| `(\w+)` \| GPIO (\d+) \| (\d+) \|")
     assert {role: int(gpio) for role, gpio, _ in rows} == PINS["pins"]
     assert all(HEADER_PIN[int(gpio)] == int(header) for _, gpio, header in rows)
-    assert [role for role, _, _ in rows] == [role for role, _ in DEFAULT_PINS.items()]
+    known = [role for role, _ in DEFAULT_PINS.items()]
+    # heartbeat (the dead-man, TEAM interface): its software side (DEFAULT_PINS) is the motor branch's
+    assert [role for role, _, _ in rows if role in known] == known
+    assert {role for role, _, _ in rows} - set(known) <= {"heartbeat"}
 
 
 def test_readme_pico_table_matches_pins_toml_and_the_firmware() -> None:
@@ -300,7 +303,8 @@ def test_the_harness_draws_every_off_board_part_and_the_power_chain(driver: str)
         wires = module.harness_wires(source)
         chain = [("BT1:+", "SW1:1"), ("F1:1", "SW1:2"), ("F1:2", "Q1:D (pin 3)"), ("Q1:G (pin 1)", "R1:1")]
         assert all(w in wires for w in chain), wires
-        assert ("P1:STBY", "S2:A: NO") in wires and ("P1:LID_RC", "S2:B: C") in wires
+        interlock = "P1:STBY_IN" if path == "pi" else "P1:STBY"  # the dead-man (Pi) sits between S2A and STBY
+        assert (interlock, "S2:A: NO") in wires and ("P1:LID_RC", "S2:B: C") in wires
 
 
 def test_the_stripboard_layout_of_p1_matches_the_netlist_and_the_check_can_fail() -> None:
@@ -321,3 +325,22 @@ def test_the_stripboard_layout_of_p1_matches_the_netlist_and_the_check_can_fail(
     q2 = next(p for p in broken["parts"] if p["ref"] == "Q2")
     q2["rows"] = [2, 4, 5]
     assert any("Q2's legs are 0.1 inch apart" in p for p in board.problems(broken, nets.NETS))
+
+
+def test_the_dead_man_is_drawn_listed_and_wired_on_the_pi_path_only() -> None:
+    """Issue 28 item 9 (hardware side): the heartbeat pin of TEAM.md's interface, the charge pump and Q5 in the
+    STBY line in the Pi schematic (checked against the netlist above), P2 in the harness and the BOM."""
+    module = generator()
+    maps, parts = module.load()
+    line = ("heartbeat = 4      # dead-man heartbeat to the driver's enable gate: a square wave while the daemon "
+            "lives (hardware/README.md)")
+    assert line in (HARDWARE / "pins.toml").read_text().splitlines()
+    assert "heartbeat" in maps["pi"] and "heartbeat" not in maps["pico"]
+    deadman = {"C7", "C8", "D4", "D5", "R16", "R17", "Q4", "Q5"}
+    assert set(module.on_board(parts, "pi", "P2")) == deadman and not module.on_board(parts, "pico", "P2")
+    pi, pico = (module.harness_source(path, maps[path]) for path in ("pi", "pico"))
+    assert "P2" in pi["connectors"] and "P2" not in pico["connectors"]
+    assert ("P1:STBY", "P2:STBY") in module.harness_wires(pi)
+    svg = " ".join(module.svg_texts((HARDWARE / "schematic-pi.svg").read_bytes()))
+    assert "HEARTBEAT" in svg and "STBY_IN" in svg
+    assert "HEARTBEAT" not in " ".join(module.svg_texts((HARDWARE / "schematic-pico.svg").read_bytes()))
