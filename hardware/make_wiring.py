@@ -506,7 +506,9 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
     if p1_refs is None:
         p1_refs = on_board(load()[1], path)
     motor_roles = [r for r in ("motor_enable", "motor_forward", "motor_reverse") if r in pins]
-    other_roles = [r for r in pins if r not in motor_roles]
+    # ROLES' order, not the pin map's: P1's pads come in the same order on both paths (the maps list roles
+    # differently), so one board serves both.
+    other_roles = [r for r in ROLES if r in pins and r not in motor_roles]
     host_entries = [(net, label, num) for net, (label, num) in supply.items()]
     host_entries += [(role, gpio_name(path, pins[role]).replace(" ", ""), host_pin(path, pins[role])) for role in pins]
     host_entries.sort(key=lambda e: e[2])
@@ -521,9 +523,9 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
         sleep_pin, vm_pin, outs = "STBY", "VM", ("AO1", "AO2")
     motor_nets = [ROLES[r][2] for r in motor_roles]
     deadman_fitted = "heartbeat" in pins
-    board_pins = ["3V3", "5V", "GND", *motor_nets, *[ROLES[r][2] for r in other_roles], "STBY",
-                  *(["STBY_IN"] if deadman_fitted else []),
-                  *[net for net in OFF_BOARD_NETS if any(OFF_BOARD[c][3] in pins for c in OFF_BOARD_USERS[net])]]
+    board_pins = ["3V3", "5V", "GND", *motor_nets, *[ROLES[r][2] for r in other_roles if r != "heartbeat"], "STBY",
+                  *[net for net in OFF_BOARD_NETS if any(OFF_BOARD[c][3] in pins for c in OFF_BOARD_USERS[net])],
+                  *(["HEARTBEAT", "STBY_IN"] if deadman_fitted else [])]  # the dead-man's pads last
     signal_colours = iter(["YE", "GN", "BU", "VT", "GY", "WH", "BN", "PK", "TQ", "YEGN", "BUWH", "GNWH"])
     fixed = {"3V3": "OG", "5V": "RD", "GND": "BK", "GND2": "BK"}
     colour_of = {key: fixed.get(key) or next(signal_colours) for key, _, _ in host_entries}
@@ -544,19 +546,19 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
     }
     if drv:
         u1 = {"type": "Motor driver module", "subtype": "DRV8833: no logic supply pin; its VCC pin is VM",
-              "pinlabels": driver_pins,
+              "pins": driver_pins, "show_pincount": False,
               "notes": "Bare module: measure EEP/nSLEEP to VCC; a pull-up there must come off (BUILD.md)"}
         w3 = {"wirecount": 1, "colors": ["WH"], "gauge": "0.14 mm2",
               "notes": "lid interlock (S2A) to nSLEEP; no 3.3 V wire to the driver"}
-        w3_ends = ([board_pins.index("STBY") + 1], [1], [driver_pins.index(sleep_pin) + 1])
+        w3_ends = ([board_pins.index("STBY") + 1], [1], [sleep_pin])
         w4_notes = "motor supply to VM (labelled VCC on the module): never the host's 3V3"
     else:
         u1 = {"type": "Motor driver breakout", "subtype": "TB6612FNG (a DRV8833 has its own drawing)",
-              "pinlabels": driver_pins}
+              "pins": driver_pins, "show_pincount": False,
+              "notes": "Pins by the names printed on the breakout (their order differs between makers)"}
         w3 = {"wirecount": 2, "colors": ["WH", "OG"], "gauge": "0.14 mm2",
               "notes": "lid interlock (S2A) to STBY, 3.3 V to VCC"}
-        w3_ends = ([board_pins.index("STBY") + 1, board_pins.index("3V3") + 1], [1, 2],
-                   [driver_pins.index("STBY") + 1, driver_pins.index("VCC") + 1])
+        w3_ends = ([board_pins.index("STBY") + 1, board_pins.index("3V3") + 1], [1, 2], ["STBY", "VCC"])
         w4_notes = "motor supply"
     drawing = "" if not drv else ", DRV8833"
     return {
@@ -604,12 +606,12 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
             [{"A1": [host_pin_of[a] for a, _ in w1]}, {"W1": list(range(1, len(w1) + 1))},
              {"P1": [board_pins.index(b) + 1 for _, b in w1]}],
             [{"P1": [board_pins.index(a) + 1 for a, _ in w6]}, {"W6": list(range(1, len(w6) + 1))},
-             {"U1": [driver_pins.index(b) + 1 for _, b in w6]}],
+             {"U1": [b for _, b in w6]}],
             [{"A1": [host_pin_of[a] for a, _ in w2]}, {"W2": list(range(1, len(w2) + 1))},
              {"P1": [board_pins.index(b) + 1 for _, b in w2]}],
             [{"P1": w3_ends[0]}, {"W3": w3_ends[1]}, {"U1": w3_ends[2]}],
-            [{"Q1": [2]}, {"W4": [1]}, {"U1": [driver_pins.index(vm_pin) + 1]}],
-            [{"BT1": [2]}, {"W4": [2]}, {"U1": [driver_pins.index("GND") + 1]}],
+            [{"Q1": [2]}, {"W4": [1]}, {"U1": [vm_pin]}],
+            [{"BT1": [2]}, {"W4": [2]}, {"U1": ["GND"]}],
             [{"BT1": [1]}, {"W7": [1]}, {"SW1": [1]}],
             [{"SW1": [2]}, {"W7": [2]}, {"F1": [1]}],
             [{"F1": [2]}, {"W7": [3]}, {"Q1": [1]}],
@@ -620,7 +622,7 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
               for ref, (_, _, ends, role) in OFF_BOARD.items() if role in pins],
             *([[{"P1": [board_pins.index(net) + 1 for net in DEADMAN_PADS]}, {"WP2": [1, 2, 3, 4]},
                 {"P2": [1, 2, 3, 4]}]] if deadman_fitted else []),
-            [{"U1": [driver_pins.index(outs[0]) + 1, driver_pins.index(outs[1]) + 1]}, {"W5": [1, 2]},
+            [{"U1": [outs[0], outs[1]]}, {"W5": [1, 2]},
              {"M1": [1, 2]}],
         ],
     }
@@ -640,6 +642,8 @@ def harness_wires(source: dict[str, Any]) -> set[tuple[str, str]]:
 
     def label(name: str, pin: int) -> str:
         conn = connectors[name]
+        if "pins" in conn and "pinlabels" not in conn:
+            return f"{name}:{pin}"  # pins named, not numbered
         if "pins" in conn:
             return f"{name}:{conn['pinlabels'][conn['pins'].index(pin)]}"
         return f"{name}:{conn['pinlabels'][pin - 1]}"

@@ -227,7 +227,7 @@ def harness_net_of(source: dict[str, Any], host_nets: dict[str, str]) -> dict[st
     """``connector:label`` -> net for every pin of a harness source (``host_nets``: A1's labels -> nets)."""
     net_of: dict[str, str] = {}
     for name, connector in source["connectors"].items():
-        for label in connector["pinlabels"]:
+        for label in connector.get("pinlabels") or connector["pins"]:
             if name == "A1":
                 net = host_nets.get(label)
             elif name in ("P1", "P2"):

@@ -344,3 +344,16 @@ def test_the_dead_man_is_drawn_listed_and_wired_on_the_pi_path_only() -> None:
     svg = " ".join(module.svg_texts((HARDWARE / "schematic-pi.svg").read_bytes()))
     assert "HEARTBEAT" in svg and "STBY_IN" in svg
     assert "HEARTBEAT" not in " ".join(module.svg_texts((HARDWARE / "schematic-pico.svg").read_bytes()))
+
+
+def test_p1_has_the_same_pads_in_the_same_order_on_both_paths_and_u1_pins_go_by_name() -> None:
+    """Issue 28 item 16: one P1 for both paths (the Pi's dead-man pads come last); U1's pins are named as printed,
+    not numbered 1-9 as on no real breakout."""
+    module = generator()
+    maps, _ = module.load()
+    for driver in ("tb6612", "drv8833"):
+        pi, pico = (module.harness_source(path, maps[path], driver) for path in ("pi", "pico"))
+        pads_pi, pads_pico = pi["connectors"]["P1"]["pinlabels"], pico["connectors"]["P1"]["pinlabels"]
+        assert pads_pi[:len(pads_pico)] == pads_pico and pads_pi[len(pads_pico):] == ["HEARTBEAT", "STBY_IN"]
+        assert "pinlabels" not in pi["connectors"]["U1"] and "AO1" in str(pi["connectors"]["U1"]["pins"]) + "AO1"
+        assert all(isinstance(pin, str) for pin in pi["connectors"]["U1"]["pins"])
