@@ -121,6 +121,12 @@ def load() -> tuple[dict[str, dict[str, int]], list[dict[str, Any]]]:
     return maps, parts
 
 
+def supplies() -> list[dict[str, str]]:
+    """parts.toml's ``[[supply]]`` entries: what to order besides the drawn parts (board, wire, supply, ...)."""
+    supply: list[dict[str, str]] = tomllib.loads(PARTS_FILE.read_text(encoding="utf-8")).get("supply", [])
+    return supply
+
+
 def refs_for(parts: list[dict[str, Any]], path: str) -> set[str]:
     return {ref for part in parts if path in part["paths"] for ref in part["refs"]}
 
@@ -168,11 +174,14 @@ def driver_table(driver: str, maps: dict[str, dict[str, int]]) -> str:
 
 
 def bom_table(parts: list[dict[str, Any]]) -> str:
-    rows = ["| Ref | Qty | Part | Value / rating | Where | Path | Notes |", "|---|---|---|---|---|---|---|"]
+    rows = ["| Ref | Qty | Part | Value / rating | Order | Where | Path | Notes |",
+            "|---|---|---|---|---|---|---|---|"]
     for part in parts:
         paths = " + ".join("Pi" if p == "pi" else "Pico" for p in part["paths"])
         rows.append(f"| {', '.join(part['refs'])} | {len(part['refs'])} | {part['part']} | {part['value']} "
-                    f"| {part['place']} | {paths} | {part['notes']} |")
+                    f"| {part['order']} | {part['place']} | {paths} | {part['notes']} |")
+    rows += ["", "Also order:", "", "| Item | Quantity | For |", "|---|---|---|"]
+    rows += [f"| {s['item']} | {s['qty']} | {s['use']} |" for s in supplies()]
     return "\n".join(rows)
 
 

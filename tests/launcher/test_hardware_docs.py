@@ -255,7 +255,7 @@ def test_the_pull_downs_sit_on_p1_between_the_host_and_the_driver(driver: str) -
         assert (f"A1:{module.gpio_name(path, maps[path]['motor_enable']).replace(' ', '')}", "P1:MOTOR_PWM") in wires
     assert all(part["place"] for part in parts)
     bom = (HARDWARE / "README.md").read_text().split("<!-- generated: bom ")[1]
-    assert "| R2, R3, R4 | 3 | Resistor | 10 kOhm | P1 |" in bom
+    assert "| R2, R3, R4 | 3 | Resistor | 10 kOhm | metal-film resistor 10 kOhm, 1/4 W, 1 % | P1 |" in bom
 
 
 def test_the_stall_table_is_the_cells_voltage_over_the_motors_resistance() -> None:
@@ -357,3 +357,27 @@ def test_p1_has_the_same_pads_in_the_same_order_on_both_paths_and_u1_pins_go_by_
         assert pads_pi[:len(pads_pico)] == pads_pico and pads_pi[len(pads_pico):] == ["HEARTBEAT", "STBY_IN"]
         assert "pinlabels" not in pi["connectors"]["U1"] and "AO1" in str(pi["connectors"]["U1"]["pins"]) + "AO1"
         assert all(isinstance(pin, str) for pin in pi["connectors"]["U1"]["pins"])
+
+
+def test_the_bom_is_orderable_and_is_the_parts_table() -> None:
+    """Issue 28 item 13: every part of parts.toml is in the README's BOM with what to order (real breakouts, a
+    lid switch that exists, the beam pair said to be a pair, one transistor with its pinout), and the things no
+    drawing shows (stripboard, headers, wire, heat-shrink, SOT-23 adapters, supply, cable) are listed too."""
+    module = generator()
+    _, parts = module.load()
+    bom = (HARDWARE / "README.md").read_text().split("<!-- generated: bom ")[1].split("<!-- end: bom -->")[0]
+    rows = re.findall(r"^\| ([A-Z][A-Z0-9, ]*) \| (\d+) \| ([^|]+) \| [^|]+ \| ([^|]+) \| ([^|]+) \|", bom, re.M)
+    assert [(r[0], int(r[1])) for r in rows] == [(", ".join(p["refs"]), len(p["refs"])) for p in parts]
+    for part in parts:
+        assert part["order"].strip() and part["order"] in bom, part["refs"]
+    order = {", ".join(p["refs"]): p["order"] for p in parts}
+    for name in ("ROB-14451", "2448", "713", "3297"):
+        assert name in order["U1"]
+    assert "SS-5GL" in order["S2"] and "sold singly" in order["S2"]
+    assert "sold as a pair" in order["D1"]
+    assert order["Q2"].startswith("BC547B") and "C, B, E" in order["Q2"]
+    assert "2N2222" not in bom  # two transistors with different pinouts was a trap
+    supplies = " ".join(s["item"] for s in module.supplies())
+    for item in ("Stripboard", "pin headers", "Dupont", "0.14 mm2", "0.5 mm2", "Heat-shrink", "SOT-23 to DIP",
+                 "power supply", "USB data cable"):
+        assert item in supplies and item in bom, item
