@@ -703,6 +703,8 @@ def outputs(tables_only: bool = False) -> dict[Path, Callable[[], bytes]]:
     if tables_only:
         return result
     result[HERE / "stripboard-p1.svg"] = lambda: stripboard_svg(maps["pi"])
+    result[HERE / "orientation.svg"] = lambda: bytes(sibling("pictures").orientation_svg())
+    result[HERE / "inside.svg"] = lambda: bytes(sibling("pictures").inside_svg())
     for path in PATHS:
         result[HERE / f"schematic-{path}.svg"] = lambda path=path: schematic(path, maps[path])[0]  # type: ignore[misc]
         for driver in HARNESS_DRIVERS:

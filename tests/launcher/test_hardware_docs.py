@@ -381,3 +381,19 @@ def test_the_bom_is_orderable_and_is_the_parts_table() -> None:
     for item in ("Stripboard", "pin headers", "Dupont", "0.14 mm2", "0.5 mm2", "Heat-shrink", "SOT-23 to DIP",
                  "power supply", "USB data cable"):
         assert item in supplies and item in bom, item
+
+
+def test_the_orientation_and_inside_pictures_are_current_and_name_real_parts() -> None:
+    """Issue 28 item 17: generated pictures (orientation of every polarised part, the toy's inside); each ref they
+    name is a part of parts.toml, and every polarised part of the list has its picture."""
+    module = generator()
+    pictures = module.sibling("pictures")
+    _, parts = module.load()
+    assert (HARDWARE / "orientation.svg").read_bytes() == pictures.orientation_svg()
+    assert (HARDWARE / "inside.svg").read_bytes() == pictures.inside_svg()
+    refs = {ref for part in parts for ref in part["refs"]}
+    shown = {ref.strip() for refs_text, *_ in pictures.ORIENTATION for ref in refs_text.split(",")}
+    assert shown <= refs and {"Q1", "Q2", "Q4", "Q5", "D1", "D2", "D3", "D4", "D5", "C1", "Q3"} <= shown
+    inside = " ".join(label for label, *_ in pictures.INSIDE)
+    for ref in ("D1", "Q3", "M1", "S1", "S2", "U1", "P1", "P2", "BT1", "SW1", "F1", "Q1", "D2", "BZ1"):
+        assert re.search(rf"\b{ref}\b", inside), ref
