@@ -68,6 +68,8 @@ ROLES = {
     "uno": ("UNO button (optional)", "in, pull-up", "UNO", "S3 to GND; 10 kOhm to 3.3 V, 1 kOhm in series, 100 nF"),
     "led": ("Button LED", "out", "LED", "330 Ohm and LED D2 to GND"),
     "buzzer": ("Buzzer", "out", "BUZZER", "1 kOhm to the base of NPN Q2; active 5 V buzzer BZ1 on its collector"),
+    "heartbeat": ("Dead-man heartbeat (optional)", "out (square wave)", "HEARTBEAT",
+                  "C7 into the dead-man charge pump on P2: STBY only while it toggles (Safety)"),
 }
 
 # Each supported driver: (driver pin, Pi/Pico connection, why). "{role}" is replaced with the host's pin.
@@ -98,6 +100,12 @@ DRIVERS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
     ]),
 }
 
+# Motor stall current at the fresh cells' voltage against each driver's limits (datasheets: README, Datasheet
+# facts): (name, continuous A per channel, peak A, continuous A with both channels in parallel).
+CELLS_V = 4.8  # three fresh alkaline C cells
+DRIVER_LIMITS = (("TB6612FNG", 1.2, 3.2, 2.4), ("DRV8833", 1.5, 2.0, 3.0))
+MOTOR_OHMS = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0)
+
 # ---- data --------------------------------------------------------------------------------------------------------
 
 
@@ -111,6 +119,12 @@ def load() -> tuple[dict[str, dict[str, int]], list[dict[str, Any]]]:
     }
     parts = tomllib.loads(PARTS_FILE.read_text(encoding="utf-8"))["part"]
     return maps, parts
+
+
+def supplies() -> list[dict[str, str]]:
+    """parts.toml's ``[[supply]]`` entries: what to order besides the drawn parts (board, wire, supply, ...)."""
+    supply: list[dict[str, str]] = tomllib.loads(PARTS_FILE.read_text(encoding="utf-8")).get("supply", [])
+    return supply
 
 
 def refs_for(parts: list[dict[str, Any]], path: str) -> set[str]:
@@ -160,11 +174,37 @@ def driver_table(driver: str, maps: dict[str, dict[str, int]]) -> str:
 
 
 def bom_table(parts: list[dict[str, Any]]) -> str:
-    rows = ["| Ref | Qty | Part | Value / rating | Path | Notes |", "|---|---|---|---|---|---|"]
+    rows = ["| Ref | Qty | Part | Value / rating | Order | Where | Path | Notes |",
+            "|---|---|---|---|---|---|---|---|"]
     for part in parts:
         paths = " + ".join("Pi" if p == "pi" else "Pico" for p in part["paths"])
-        rows.append(f"| {', '.join(part['refs'])} | {len(part['refs'])} | {part['part']} | {part['value']} | {paths} "
-                    f"| {part['notes']} |")
+        rows.append(f"| {', '.join(part['refs'])} | {len(part['refs'])} | {part['part']} | {part['value']} "
+                    f"| {part['order']} | {part['place']} | {paths} | {part['notes']} |")
+    rows += ["", "Also order:", "", "| Item | Quantity | For |", "|---|---|---|"]
+    rows += [f"| {s['item']} | {s['qty']} | {s['use']} |" for s in supplies()]
+    return "\n".join(rows)
+
+
+def stall_verdict(amps: float, continuous: float, peak: float, parallel: float) -> str:
+    if amps <= continuous:
+        return "fine"
+    if amps <= parallel:
+        return "parallel the two channels"
+    if amps <= peak:
+        return "only with both channels in parallel and short runs: a bigger driver is better"
+    return "too weak: use a bigger driver"
+
+
+def stall_table() -> str:
+    """Stall current (the cells' voltage over the motor's resistance, measured in BUILD.md §4) against each
+    driver: what a motor held still draws, and what reversing a spinning one can briefly reach twice of."""
+    names = " | ".join(name for name, *_ in DRIVER_LIMITS)
+    rows = [f"| Motor resistance | Stall current at {CELLS_V:g} V | {names} |",
+            "|---|---|" + "---|" * len(DRIVER_LIMITS)]
+    for ohms in MOTOR_OHMS:
+        amps = CELLS_V / ohms
+        verdicts = " | ".join(stall_verdict(amps, *limits) for _, *limits in DRIVER_LIMITS)
+        rows.append(f"| {ohms:g} Ω | {amps:.2f} A | {verdicts} |")
     return "\n".join(rows)
 
 
@@ -175,6 +215,7 @@ def blocks(maps: dict[str, dict[str, int]], parts: list[dict[str, Any]]) -> dict
         "tb6612": driver_table("tb6612", maps),
         "drv8833": driver_table("drv8833", maps),
         "bom": bom_table(parts),
+        "stall": stall_table(),
     }
 
 
@@ -203,6 +244,12 @@ def readme_with_tables(text: str, tables: dict[str, str]) -> str:
 def schematic(path: str, pins: dict[str, int]) -> tuple[bytes, set[str]]:
     """The schematic of one path as SVG, and the reference designators it draws. Nets that leave a block are
     named with flags (net labels): two flags with the same name are the same wire."""
+    d, drawn = schematic_drawing(path, pins)
+    return d.get_imagedata("svg"), drawn
+
+
+def schematic_drawing(path: str, pins: dict[str, int]) -> tuple[Any, set[str]]:
+    """The schemdraw drawing of :func:`schematic` (its elements carry the coordinates hardware/netlist.py checks)."""
     import schemdraw
     import schemdraw.elements as elm
 
@@ -230,9 +277,9 @@ def schematic(path: str, pins: dict[str, int]) -> tuple[bytes, set[str]]:
     title(0, 22.6, "U1 drawn as TB6612FNG; for a DRV8833 see the driver tables in hardware/README.md")
 
     # Motor supply: battery, switch, fuse, reverse-polarity P-MOSFET, bulk and ceramic capacitors.
-    title(0, 20.8, "Motor supply (the toy's own 3 cells)")
+    title(0, 20.8, "Motor supply (the toy's own 3 C cells)")
     d.add(elm.Ground().at((0, 14)))
-    d.add(elm.Battery().up().at((0, 14)).label(ref("BT1", "3×AA 4.5 V"), loc="bottom"))
+    d.add(elm.Battery().up().at((0, 14)).label(ref("BT1", "3×C 4.5 V"), loc="bottom"))
     d.add(elm.Line().up(1.5))
     d.add(elm.Switch().right().label(ref("SW1", "power")))
     d.add(elm.Fuse().right().label(ref("F1", "PPTC 1.1 A")))
@@ -264,14 +311,20 @@ def schematic(path: str, pins: dict[str, int]) -> tuple[bytes, set[str]]:
         d.add(elm.Line().left(0.8).at(getattr(u1, name)))
         d.add(elm.Ground().left())
     d.add(elm.Ground().at(u1.GND))
+    # AO1 and AO2 are one pin pitch apart, the motor symbol is longer: both leads fan out to its exact ends
+    # (hardware/netlist.py checks that every wire ends on the pin it is drawn to).
     d.add(elm.Line().right(1.5).at(u1.AO1))
+    d.add(elm.Line().up(0.75))
     m_top = d.add(elm.Dot())
-    d.add(elm.Motor().down().toy(u1.AO2).label(ref("M1", "motor"), loc="bottom"))
+    d.add(elm.Line().right(1.5).at(u1.AO2))
+    d.add(elm.Line().down(0.75))
     m_bottom = d.add(elm.Dot())
-    d.add(elm.Line().left().tox(u1.AO2))
+    d.add(elm.Motor().endpoints(m_top.center, m_bottom.center).label(ref("M1", "motor"), loc="bottom"))
     d.add(elm.Line().right(2.5).at(m_top.center))
-    d.add(elm.Capacitor().down().toy(m_bottom.center).label(ref("C3", "100n"), loc="bottom"))
-    d.add(elm.Line().left().tox(m_bottom.center))
+    c3_top = d.add(elm.Dot())
+    d.add(elm.Line().right(2.5).at(m_bottom.center))
+    c3_bottom = d.add(elm.Dot())
+    d.add(elm.Capacitor().endpoints(c3_top.center, c3_bottom.center).label(ref("C3", "100n"), loc="bottom"))
 
     # Host: every used pin with its net.
     title(0, 9.2, f"{HOST_NAME[path]}" + (" (BCM GPIO, header pin)" if path == "pi" else " (GP, Pico pin)"))
@@ -301,9 +354,14 @@ def schematic(path: str, pins: dict[str, int]) -> tuple[bytes, set[str]]:
     d.add(elm.Vdd().at((33, 7)).label("3V3"))
     d.add(elm.Switch().down().at((33, 7)).label(ref("S2", "A: lid\nshut = closed"), loc="bottom"))
     stby = d.add(elm.Dot())
-    d.add(elm.Resistor().down().label(ref("R5", "10k"), loc="bottom"))
-    d.add(elm.Ground())
-    flag(stby.center, "STBY", "right", 1.2)
+    if "heartbeat" in pins:
+        # Pi path with the dead-man: the lid switch feeds the dead-man's switch Q5, which feeds STBY (and R5).
+        flag(stby.center, "STBY_IN", "right", 1.2)
+        deadman(d, ref, tag, flag, title)
+    else:
+        d.add(elm.Resistor().down().label(ref("R5", "10k"), loc="bottom"))
+        d.add(elm.Ground())
+        flag(stby.center, "STBY", "right", 1.2)
 
     # Switch inputs: 10k pull-up, 100n across the switch, 1k in series to the host pin.
     base_y = -11.5
@@ -364,24 +422,119 @@ def schematic(path: str, pins: dict[str, int]) -> tuple[bytes, set[str]]:
         d.add(elm.Line().left(2.5).at(bz_low.center))
         d.add(elm.Diode().up().toy(bz_high.center).label(ref("D3", "1N4148"), loc="top"))
         d.add(elm.Line().right().tox(bz_high.center))
-    return d.get_imagedata("svg"), drawn
+    return d, drawn
+
+
+def deadman(d: Any, ref: Callable[..., str], tag: Callable[[str], Any], flag: Callable[..., None],
+            title: Callable[[float, float, str], None]) -> None:
+    """The hardware dead-man (Pi path): a diode charge pump on the heartbeat pin holds Q4 on while edges arrive;
+    Q4 holds the P-MOSFET Q5 on, which passes the lid switch's 3.3 V (STBY_IN) on to STBY. No edges for about
+    R16 x C8 = 100 ms: C8 runs down through R16, Q4 and Q5 turn off, R5 pulls STBY low: the driver stops. A static
+    level (a frozen daemon, a hung kernel, the boot's pull-up) pumps nothing: C7 passes edges only."""
+    import schemdraw.elements as elm
+
+    x, y = 44.0, 7.0
+    title(x - 1, 9.2, "Dead-man: STBY only while the heartbeat toggles")
+    d.add(tag("HEARTBEAT").left().at((x, y)))
+    d.add(elm.Capacitor().right().at((x, y)).label(ref("C7", "1µ"), loc="top"))
+    pump = d.add(elm.Dot())
+    d4 = d.add(elm.Diode().up().at((pump.center[0], pump.center[1] - 2.5)).to(pump.center)
+               .label(ref("D4", "BAT85"), loc="bottom"))  # anode at GND, cathode (the band) at the pump node
+    d.add(elm.Ground().at(d4.start))
+    d.add(elm.Diode().right().at(pump.center).label(ref("D5", "BAT85"), loc="top"))
+    hold = d.add(elm.Dot())
+    d.add(elm.Capacitor().down().at(hold.center).label(ref("C8", "1µ"), loc="bottom"))
+    d.add(elm.Ground())
+    d.add(elm.Line().right(2.0).at(hold.center))
+    r16 = d.add(elm.Dot())
+    d.add(elm.Resistor().down().at(r16.center).label(ref("R16", "100k"), loc="bottom"))
+    d.add(elm.Ground())
+    d.add(elm.Line().right(1.5).at(r16.center))
+    q4 = d.add(elm.NFet().anchor("gate").label(ref("Q4", "AO3400A"), loc="right"))
+    d.add(elm.Ground().at(q4.source))
+    d.add(elm.Line().up(1.0).at(q4.drain))
+    gate5 = d.add(elm.Dot())
+    d.add(elm.Resistor().up().at(gate5.center).label(ref("R17", "100k"), loc="bottom"))
+    top = d.add(elm.Dot())
+    flag(top.center, "STBY_IN", "left", 1.0)
+    d.add(elm.Line().right(2.5).at(top.center))
+    q5 = d.add(elm.PFet().theta(-90).flip().anchor("source").label(ref("Q5", "AO3401A"), loc="top"))
+    d.add(elm.Line().down().at(q5.gate).toy(gate5.center))
+    d.add(elm.Line().left().tox(gate5.center))
+    d.add(elm.Line().right(1.0).at(q5.drain))
+    out = d.add(elm.Dot())
+    d.add(elm.Resistor().down().at(out.center).label(ref("R5", "10k"), loc="bottom"))
+    d.add(elm.Ground())
+    flag(out.center, "STBY", "right", 1.2)
 
 
 # ---- harness (WireViz) -------------------------------------------------------------------------------------------
 
 
-def harness_source(path: str, pins: dict[str, int]) -> dict[str, Any]:
+# Parts off P1, in the toy's shell: ref -> (what, its pin labels, the P1 net of each pin in order, the pin role
+# that needs it). S2 is one two-pole switch: pole A (C, NO) is the interlock, pole B the lid input.
+OFF_BOARD: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], str]] = {
+    "S1": ("Fire button (the toy's)", ("1", "2"), ("BUTTON_RC", "GND"), "button"),
+    "S2": ("Lid microswitch, 2 poles", ("A: C", "A: NO", "B: C", "B: NO"), ("3V3", "STBY", "LID_RC", "GND"), "lid"),
+    "S3": ("UNO button", ("1", "2"), ("UNO_RC", "GND"), "uno"),
+    "D1": ("IR LED (beam emitter)", ("A (long leg)", "K (flat side)"), ("D1_A", "GND"), "sensor"),
+    "Q3": ("IR receiver (beam)", ("+", "GND", "OUT"), ("3V3", "GND", "SENSOR"), "sensor"),
+    "D2": ("Button LED", ("A (long leg)", "K (flat side)"), ("D2_A", "GND"), "led"),
+    "BZ1": ("Active buzzer", ("+", "-"), ("5V", "BZ_LOW"), "buzzer"),
+}
+DEADMAN_PADS = ("HEARTBEAT", "STBY_IN", "STBY", "GND")  # P2's pins, each wired to P1's pad of that net
+
+
+def off_board_net(net: str, ref: str, deadman_fitted: bool) -> str:
+    """With the dead-man, the lid switch's pole A feeds STBY_IN (P2 passes it on to STBY), not STBY itself."""
+    return "STBY_IN" if deadman_fitted and ref == "S2" and net == "STBY" else net
+
+
+OFF_BOARD_NETS = ("BUTTON_RC", "LID_RC", "UNO_RC", "D1_A", "D2_A", "BZ_LOW")  # P1 pins for them (others exist)
+OFF_BOARD_USERS = {net: [ref for ref, data in OFF_BOARD.items() if net in data[2]] for net in OFF_BOARD_NETS}
+
+HARNESS_DRIVERS = ("tb6612", "drv8833")  # one harness drawing per driver: the two are wired differently
+DRV8833_VM_WARNING = "VM (module label: VCC!) - battery ONLY, never 3V3"
+
+
+def harness_name(path: str, driver: str) -> str:
+    """``harness-pi`` (TB6612FNG) or ``harness-pi-drv8833``: the file stem of one harness drawing."""
+    return f"harness-{path}" if driver == "tb6612" else f"harness-{path}-{driver}"
+
+
+def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
+                   p1_refs: list[str] | None = None) -> dict[str, Any]:
     """The WireViz description of the wires between the host, the driver and the small interface board (P1) that
-    carries the pull-ups, filters, the lid interlock and the beam/LED/buzzer parts."""
+    carries the pull-ups, filters, the lid interlock and the beam/LED/buzzer parts.
+
+    The DRV8833 gets a drawing of its own: it has no logic supply pin, and the pin its modules label "VCC" is the
+    motor supply VM. A TB6612FNG drawing with a subtitle would still show a wire from the host's 3.3 V to a pin
+    labelled VCC, which on a DRV8833 module puts the battery on the host's 3.3 V rail."""
     supply = SUPPLY[path]
+    drv = driver == "drv8833"
+    if p1_refs is None:
+        p1_refs = on_board(load()[1], path)
     motor_roles = [r for r in ("motor_enable", "motor_forward", "motor_reverse") if r in pins]
-    other_roles = [r for r in pins if r not in motor_roles]
+    # ROLES' order, not the pin map's: P1's pads come in the same order on both paths (the maps list roles
+    # differently), so one board serves both.
+    other_roles = [r for r in ROLES if r in pins and r not in motor_roles]
     host_entries = [(net, label, num) for net, (label, num) in supply.items()]
     host_entries += [(role, gpio_name(path, pins[role]).replace(" ", ""), host_pin(path, pins[role])) for role in pins]
     host_entries.sort(key=lambda e: e[2])
     host_pin_of = {key: num for key, _, num in host_entries}
-    driver_pins = ["VCC", "GND", "PWMA", "AIN1", "AIN2", "STBY", "VM", "AO1", "AO2"]
-    board_pins = ["3V3", "5V", "GND", *[ROLES[r][2] for r in other_roles], "STBY"]
+    if drv:
+        driver_pins = ["GND", "IN1", "IN2", "nSLEEP (EEP)", DRV8833_VM_WARNING, "OUT1", "OUT2"]
+        inputs = {"motor_forward": "IN1", "motor_reverse": "IN2"}
+        sleep_pin, vm_pin, outs = "nSLEEP (EEP)", DRV8833_VM_WARNING, ("OUT1", "OUT2")
+    else:
+        driver_pins = ["VCC", "GND", "PWMA", "AIN1", "AIN2", "STBY", "VM", "AO1", "AO2"]
+        inputs = {"motor_enable": "PWMA", "motor_forward": "AIN1", "motor_reverse": "AIN2"}
+        sleep_pin, vm_pin, outs = "STBY", "VM", ("AO1", "AO2")
+    motor_nets = [ROLES[r][2] for r in motor_roles]
+    deadman_fitted = "heartbeat" in pins
+    board_pins = ["3V3", "5V", "GND", *motor_nets, *[ROLES[r][2] for r in other_roles if r != "heartbeat"], "STBY",
+                  *[net for net in OFF_BOARD_NETS if any(OFF_BOARD[c][3] in pins for c in OFF_BOARD_USERS[net])],
+                  *(["HEARTBEAT", "STBY_IN"] if deadman_fitted else [])]  # the dead-man's pads last
     signal_colours = iter(["YE", "GN", "BU", "VT", "GY", "WH", "BN", "PK", "TQ", "YEGN", "BUWH", "GNWH"])
     fixed = {"3V3": "OG", "5V": "RD", "GND": "BK", "GND2": "BK"}
     colour_of = {key: fixed.get(key) or next(signal_colours) for key, _, _ in host_entries}
@@ -389,8 +542,10 @@ def harness_source(path: str, pins: dict[str, int]) -> dict[str, Any]:
     def colours(wires: list[tuple[str, str]]) -> list[str]:
         return [colour_of[a] for a, _ in wires]
 
-    w1 = [("GND2", "GND")] + [(role, {"motor_enable": "PWMA", "motor_forward": "AIN1",
-                                                     "motor_reverse": "AIN2"}[role]) for role in motor_roles]
+    # W1 brings the motor lines to P1, where R2-R4 pull them down; W6 takes them on to the driver with P1's GND.
+    # The DRV8833 has no PWMA: motor_enable ends at R2 on P1 (kept, so the selftest's pull-down check passes).
+    w1 = [("GND2", "GND")] + [(role, ROLES[role][2]) for role in motor_roles]
+    w6 = [("GND", "GND")] + [(ROLES[role][2], inputs[role]) for role in motor_roles if role in inputs]
     w2 = [("3V3", "3V3"), ("5V", "5V"), ("GND", "GND")] + [(role, ROLES[role][2]) for role in other_roles]
     host = {
         "type": HOST_NAME[path],
@@ -398,45 +553,124 @@ def harness_source(path: str, pins: dict[str, int]) -> dict[str, Any]:
         "pins": [num for _, _, num in host_entries],
         "pinlabels": [label for _, label, _ in host_entries],
     }
+    if drv:
+        u1 = {"type": "Motor driver module", "subtype": "DRV8833: no logic supply pin; its VCC pin is VM",
+              "pins": driver_pins, "show_pincount": False,
+              "notes": "Bare module: measure EEP/nSLEEP to VCC; a pull-up there must come off (BUILD.md)"}
+        w3 = {"wirecount": 1, "colors": ["WH"], "gauge": "0.14 mm2",
+              "notes": "lid interlock (S2A) to nSLEEP; no 3.3 V wire to the driver"}
+        w3_ends = ([board_pins.index("STBY") + 1], [1], [sleep_pin])
+        w4_notes = "motor supply to VM (labelled VCC on the module): never the host's 3V3"
+    else:
+        u1 = {"type": "Motor driver breakout", "subtype": "TB6612FNG (a DRV8833 has its own drawing)",
+              "pins": driver_pins, "show_pincount": False,
+              "notes": "Pins by the names printed on the breakout (their order differs between makers)"}
+        w3 = {"wirecount": 2, "colors": ["WH", "OG"], "gauge": "0.14 mm2",
+              "notes": "lid interlock (S2A) to STBY, 3.3 V to VCC"}
+        w3_ends = ([board_pins.index("STBY") + 1, board_pins.index("3V3") + 1], [1, 2], ["STBY", "VCC"])
+        w4_notes = "motor supply"
+    drawing = "" if not drv else ", DRV8833"
     return {
-        "metadata": {"title": f"UNO launcher harness, {path} path (generated by hardware/make_wiring.py)"},
+        "metadata": {"title": f"UNO launcher harness, {path} path{drawing} (generated by hardware/make_wiring.py)"},
         "connectors": {
             "A1": host,
-            "U1": {"type": "Motor driver breakout", "subtype": "TB6612FNG (DRV8833: see README)",
-                   "pinlabels": driver_pins},
-            "P1": {"type": "Interface board", "subtype": "pull-ups, RC filters, lid interlock, beam, LED, buzzer",
-                   "pinlabels": board_pins},
+            "U1": u1,
+            "P1": {"type": "Interface board (stripboard)",
+                   "subtype": "pull-downs, pull-ups, RC filters, lid interlock, beam, LED, buzzer",
+                   "pinlabels": board_pins, "notes": "Parts on P1: " + ", ".join(p1_refs)},
             "M1": {"type": "Motor (the toy's)", "pinlabels": ["+", "-"]},
-            "BT1": {"type": "Battery 3xAA", "subtype": "through SW1, F1, Q1 on P1's power strip",
-                    "pinlabels": ["VM", "GND"]},
+            "BT1": {"type": "Battery box, 3 x C cells", "subtype": "the toy's own", "pinlabels": ["+", "-"]},
+            "SW1": {"type": "Power switch", "pinlabels": ["1", "2"]},
+            "F1": {"type": "PPTC fuse", "pinlabels": ["1", "2"]},
+            "Q1": {"type": "P-MOSFET AO3401A", "subtype": "SOT-23 on an adapter: pin 1 G, 2 S, 3 D",
+                   "pinlabels": ["D (pin 3)", "S (pin 2)", "G (pin 1)"],
+                   "notes": "C1, C2 at the driver's VM"},
+            "R1": {"type": "Resistor 10k", "subtype": "Q1's gate to GND, soldered at Q1", "pinlabels": ["1", "2"]},
+            **{ref: {"type": kind, "pinlabels": list(labels)} for ref, (kind, labels, _, role) in OFF_BOARD.items()
+               if role in pins},
+            **({"P2": {"type": "Dead-man board (stripboard)", "subtype": "C7, C8, D4, D5, R16, R17, Q4, Q5",
+                       "pinlabels": list(DEADMAN_PADS),
+                       "notes": "STBY only while HEARTBEAT toggles; stops the motor ~100 ms after the last edge"}}
+               if deadman_fitted else {}),
         },
         "cables": {
-            "W1": {"wirecount": len(w1), "colors": colours(w1), "gauge": "0.14 mm2", "notes": "signals to U1"},
+            "W1": {"wirecount": len(w1), "colors": colours(w1), "gauge": "0.14 mm2",
+                   "notes": "motor lines to P1 (R2-R4 pull them down there)"},
+            "W6": {"wirecount": len(w6), "colors": ["BK", *colours(w1[1:])][:len(w6)], "gauge": "0.14 mm2",
+                   "notes": "motor lines from P1 to the driver inputs"},
             "W2": {"wirecount": len(w2), "colors": colours(w2), "gauge": "0.14 mm2",
                    "notes": "signals and supplies to P1"},
-            "W3": {"wirecount": 2, "colors": ["WH", "OG"], "gauge": "0.14 mm2",
-                   "notes": "lid interlock (S2A) to STBY, 3.3 V to VCC"},
-            "W4": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.5 mm2", "notes": "motor supply"},
+            "W3": w3,
+            "W4": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.5 mm2", "notes": w4_notes},
+            "W7": {"wirecount": 5, "colors": ["RD", "RD", "RD", "WH", "BK"], "gauge": "0.5 mm2",
+                   "notes": "power chain in the battery's + lead: BT1 + to SW1 to F1 to Q1's drain; Q1's gate "
+                            "through R1 to GND"},
+            **{f"W{ref}": {"wirecount": len(ends), "colors": ["GY"] * len(ends), "gauge": "0.14 mm2",
+                           "notes": f"{ref} to P1"} for ref, (_, _, ends, role) in OFF_BOARD.items() if role in pins},
+            **({"WP2": {"wirecount": 4, "colors": ["PK", "OG", "WH", "BK"], "gauge": "0.14 mm2",
+                        "notes": "P1 to the dead-man board P2"}} if deadman_fitted else {}),
             "W5": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.5 mm2", "notes": "motor (C3 at the motor)"},
         },
         "connections": [
             [{"A1": [host_pin_of[a] for a, _ in w1]}, {"W1": list(range(1, len(w1) + 1))},
-             {"U1": [driver_pins.index(b) + 1 for _, b in w1]}],
+             {"P1": [board_pins.index(b) + 1 for _, b in w1]}],
+            [{"P1": [board_pins.index(a) + 1 for a, _ in w6]}, {"W6": list(range(1, len(w6) + 1))},
+             {"U1": [b for _, b in w6]}],
             [{"A1": [host_pin_of[a] for a, _ in w2]}, {"W2": list(range(1, len(w2) + 1))},
              {"P1": [board_pins.index(b) + 1 for _, b in w2]}],
-            [{"P1": [board_pins.index("STBY") + 1, board_pins.index("3V3") + 1]}, {"W3": [1, 2]},
-             {"U1": [driver_pins.index("STBY") + 1, driver_pins.index("VCC") + 1]}],
-            [{"BT1": [1, 2]}, {"W4": [1, 2]}, {"U1": [driver_pins.index("VM") + 1, driver_pins.index("GND") + 1]}],
-            [{"U1": [driver_pins.index("AO1") + 1, driver_pins.index("AO2") + 1]}, {"W5": [1, 2]}, {"M1": [1, 2]}],
+            [{"P1": w3_ends[0]}, {"W3": w3_ends[1]}, {"U1": w3_ends[2]}],
+            [{"Q1": [2]}, {"W4": [1]}, {"U1": [vm_pin]}],
+            [{"BT1": [2]}, {"W4": [2]}, {"U1": ["GND"]}],
+            [{"BT1": [1]}, {"W7": [1]}, {"SW1": [1]}],
+            [{"SW1": [2]}, {"W7": [2]}, {"F1": [1]}],
+            [{"F1": [2]}, {"W7": [3]}, {"Q1": [1]}],
+            [{"Q1": [3]}, {"W7": [4]}, {"R1": [1]}],
+            [{"R1": [2]}, {"W7": [5]}, {"P1": [board_pins.index("GND") + 1]}],
+            *[[{ref: list(range(1, len(ends) + 1))}, {f"W{ref}": list(range(1, len(ends) + 1))},
+               {"P1": [board_pins.index(off_board_net(net, ref, deadman_fitted)) + 1 for net in ends]}]
+              for ref, (_, _, ends, role) in OFF_BOARD.items() if role in pins],
+            *([[{"P1": [board_pins.index(net) + 1 for net in DEADMAN_PADS]}, {"WP2": [1, 2, 3, 4]},
+                {"P2": [1, 2, 3, 4]}]] if deadman_fitted else []),
+            [{"U1": [outs[0], outs[1]]}, {"W5": [1, 2]},
+             {"M1": [1, 2]}],
         ],
     }
 
 
-def harness_yaml(path: str, pins: dict[str, int]) -> str:
+def on_board(parts: list[dict[str, Any]], path: str, place: str = "P1") -> list[str]:
+    """The reference designators mounted on ``place`` (parts.toml ``place``) for one path, in list order."""
+    return [ref for part in parts if path in part["paths"] and part["place"] == place for ref in part["refs"]]
+
+
+def harness_wires(source: dict[str, Any]) -> set[tuple[str, str]]:
+    """Every wire of a harness source as a pair of (connector:pin label) ends, sorted: what a builder connects.
+
+    The hardware tests compare this with the netlist the schematic and the driver tables describe."""
+    connectors = source["connectors"]
+    wires: set[tuple[str, str]] = set()
+
+    def label(name: str, pin: int) -> str:
+        conn = connectors[name]
+        if "pins" in conn and "pinlabels" not in conn:
+            return f"{name}:{pin}"  # pins named, not numbered
+        if "pins" in conn:
+            return f"{name}:{conn['pinlabels'][conn['pins'].index(pin)]}"
+        return f"{name}:{conn['pinlabels'][pin - 1]}"
+
+    for left, _cable, right in source["connections"]:
+        (a, a_pins), (b, b_pins) = next(iter(left.items())), next(iter(right.items()))
+        for pa, pb in zip(a_pins, b_pins, strict=True):
+            ends = sorted((label(a, pa), label(b, pb)))
+            wires.add((ends[0], ends[1]))
+    return wires
+
+
+def harness_yaml(path: str, pins: dict[str, int], driver: str = "tb6612") -> str:
     import yaml
 
-    header = f"# Generated by hardware/make_wiring.py from pins.toml ({path} path); do not edit.\n"
-    return header + yaml.safe_dump(harness_source(path, pins), sort_keys=False, width=120)
+    what = f"{path} path" if driver == "tb6612" else f"{path} path, {driver}"
+    header = f"# Generated by hardware/make_wiring.py from pins.toml ({what}); do not edit.\n"
+    return header + yaml.safe_dump(harness_source(path, pins, driver), sort_keys=False, width=120)
 
 
 def harness_svg(yaml_text: str) -> bytes:
@@ -468,12 +702,39 @@ def outputs(tables_only: bool = False) -> dict[Path, Callable[[], bytes]]:
     }
     if tables_only:
         return result
+    result[HERE / "stripboard-p1.svg"] = lambda: stripboard_svg(maps["pi"])
+    result[HERE / "orientation.svg"] = lambda: bytes(sibling("pictures").orientation_svg())
+    result[HERE / "inside.svg"] = lambda: bytes(sibling("pictures").inside_svg())
     for path in PATHS:
         result[HERE / f"schematic-{path}.svg"] = lambda path=path: schematic(path, maps[path])[0]  # type: ignore[misc]
-        result[HERE / f"harness-{path}.yml"] = lambda path=path: harness_yaml(path, maps[path]).encode()  # type: ignore[misc]
-        result[HERE / f"harness-{path}.svg"] = lambda path=path: harness_svg(  # type: ignore[misc]
-            harness_yaml(path, maps[path]))
+        for driver in HARNESS_DRIVERS:
+            stem = HERE / harness_name(path, driver)
+            result[stem.with_suffix(".yml")] = lambda path=path, driver=driver: harness_yaml(  # type: ignore[misc]
+                path, maps[path], driver).encode()
+            result[stem.with_suffix(".svg")] = lambda path=path, driver=driver: harness_svg(  # type: ignore[misc]
+                harness_yaml(path, maps[path], driver))
     return result
+
+
+def sibling(name: str) -> Any:
+    """``hardware/<name>.py`` (a script beside this one) loaded from its path."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, HERE / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def stripboard_svg(pins: dict[str, int]) -> bytes:
+    board = sibling("stripboard")
+    layout = board.layout(list(pins))
+    problems = board.problems(layout, sibling("netlist").NETS)
+    if problems:
+        raise SystemExit("stripboard layout disagrees with the netlist: " + "; ".join(problems))
+    return bytes(board.svg(layout, "P1 interface board on stripboard (generated by hardware/make_wiring.py "
+                                   "from hardware/stripboard.py and the netlist)"))
 
 
 def main(argv: list[str] | None = None) -> int:

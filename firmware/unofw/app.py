@@ -181,6 +181,8 @@ class Firmware:
             else:
                 self.feedback.signal(body[0] == 1, body[1], now)
                 self._ack(seq, msgs.OK, now)
+        elif msg_type == msgs.PROBE:
+            self._probe(seq, now)
         elif msg_type == msgs.RELEASE:
             if self.run is not None:
                 self._ack(seq, msgs.BUSY, now)
@@ -189,6 +191,18 @@ class Firmware:
                 self.released = True
         else:
             self._ack(seq, msgs.UNKNOWN_TYPE, now)
+
+    def _probe(self, seq, now):
+        # Only with the motor idle: the probe releases the motor lines for a few microseconds.
+        if self.run is not None:
+            self._ack(seq, msgs.BUSY, now)
+            return
+        found = self.board.probe()
+        if found is None:
+            self._ack(seq, msgs.UNKNOWN_TYPE, now)
+            return
+        levels, released, pins = found
+        self._reply(seq, msgs.PROBE_REPLY, struct.pack(msgs.PROBE_REPLY_FMT, seq, levels, released, *pins), now)
 
     def _fire(self, seq, body, now):
         if len(body) != struct.calcsize(msgs.FIRE_FMT):

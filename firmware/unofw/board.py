@@ -104,6 +104,11 @@ class Board:
         """0 normal power-up, msgs.R_WATCHDOG_RESET after a watchdog reset."""
         return 0
 
+    def probe(self):
+        """The wiring selftest's readings: (input level bits, released motor lines reading high, pins by
+        msgs.PROBE_ROLES), or None on a board that cannot (the firmware then answers PROBE as an unknown type)."""
+        return None
+
     def claim_console(self):
         """Stop the REPL from eating Ctrl-C (0x03) on the data channel."""
 

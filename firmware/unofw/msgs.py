@@ -13,11 +13,13 @@ STATUS = 0x05  # body: empty                         reply: STATUS_REPLY
 EVENT_ACK = 0x06  # body: event seq u16              no reply (idempotent, outside the replay window)
 RELEASE = 0x07  # body: empty                        reply: ACK, then the firmware hands the USB port to the REPL
 SIGNAL = 0x08  # body: chime u8, tension u8          reply: ACK (LED/buzzer feedback for a press)
+PROBE = 0x09  # body: empty                          reply: PROBE_REPLY (wiring selftest; ACK busy during a run)
 
 # device -> host replies (body starts with the seq of the command they answer)
 ACK = 0x80  # ACK_FMT: acked seq u16, code u8
 HELLO_REPLY = 0x81  # HELLO_REPLY_FMT + firmware version (ASCII)
 STATUS_REPLY = 0x85  # STATUS_REPLY_FMT
+PROBE_REPLY = 0x86  # PROBE_REPLY_FMT
 
 # device -> host events; 0x90..0x9F are reliable (retransmitted until EVENT_ACK), 0xA0..0xAF are not
 PRESS = 0x90  # empty
@@ -35,6 +37,14 @@ HELLO_REPLY_FMT = ">HBBB"
 STATUS_REPLY_FMT = ">HBBHBI"  # acked seq, flags, run cards, total cards, last fault, uptime s
 DONE_FMT = ">HBHBBB"  # seq of the FIRE it ends, cards_out, ran_ms, outcome, counted (0/1), reason
 FAULT_FMT = ">B"
+# acked seq, input levels (P_* bits), motor lines that read high when released (bit 0 enable, 1 forward,
+# 2 reverse: a missing pull-down), then the GP number of each role in PROBE_ROLES
+PROBE_REPLY_FMT = ">HBB9B"
+PROBE_ROLES = ("motor_enable", "motor_forward", "motor_reverse", "sensor", "button", "uno", "lid", "led", "buzzer")
+P_BUTTON_DOWN = 1
+P_UNO_DOWN = 2
+P_LID_OPEN = 4
+P_BEAM_BLOCKED = 8
 
 # ACK codes
 OK = 0

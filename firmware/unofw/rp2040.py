@@ -102,6 +102,19 @@ def check_pins(pins, driver=DRIVER):
     for role in pins:
         if role not in PINS:
             raise ValueError(f"unknown pin role {role!r}")
+    if driver == "drv8833":
+        # Both DRV8833 inputs carry PWM. Two pins on the same PWM slice and channel (GP3 and GP19, GP0 and GP16)
+        # share one duty register: both inputs always get the same duty, so the motor never turns.
+        fwd, rev = pins["motor_forward"], pins["motor_reverse"]
+        if pwm_slice_channel(fwd) == pwm_slice_channel(rev):
+            slice_no, channel = pwm_slice_channel(fwd)
+            raise ValueError(f"pins motor_forward (GP{fwd}) and motor_reverse (GP{rev}) share PWM slice {slice_no} "
+                             f"channel {'AB'[channel]}: a DRV8833 needs its two inputs on different PWM outputs")
+
+
+def pwm_slice_channel(gpio):
+    """The RP2040 PWM output a GPIO drives: (slice 0-7, channel 0 = A / 1 = B); GPn and GPn+16 share one."""
+    return (gpio >> 1) & 7, gpio & 1
 
 
 def take_safe_flag():
@@ -128,6 +141,7 @@ class UsbStdio:
         self._in = sys.stdin.buffer
         self._out = sys.stdout.buffer
         self._rx = bytearray(128)
+        self._one = bytearray(1)
 
     def read(self):
         if not self._rpoll.poll(0):
@@ -142,7 +156,18 @@ class UsbStdio:
         return bool(self._wpoll.poll(0))
 
     def write(self, data):
-        return self._out.write(data)
+        """Write what fits without blocking, one byte at a time while the port reports room; the count written.
+
+        POLLOUT only says there is room for one byte. A 64-byte write with less room blocks until the host reads,
+        for up to MicroPython's USB CDC timeout (500 ms), which would stall the loop that watches the motor."""
+        one, out, poll = self._one, self._out, self._wpoll
+        n = 0
+        while n < len(data) and poll.poll(0):
+            one[0] = data[n]
+            if not out.write(one):
+                break
+            n += 1
+        return n
 
 
 class Rp2040Board(Board):
@@ -152,24 +177,9 @@ class Rp2040Board(Board):
             p.update(pins)
         self.driver = DRIVER if driver is None else driver
         check_pins(p, self.driver)  # before any pin is touched: a refused map leaves every pin an input
+        self._p = p
         Pin = machine.Pin
-        # Motor lines low first: the motor must never twitch at boot (external pull-downs hold them until here).
-        self._en = Pin(p["motor_enable"], Pin.OUT, value=0)
-        if self.driver == "tb6612":
-            self._in1 = Pin(p["motor_forward"], Pin.OUT, value=0)
-            self._in2 = Pin(p["motor_reverse"], Pin.OUT, value=0)
-            self._pwm = machine.PWM(self._en)
-            self._pwm_in1 = self._pwm_in2 = None
-            self._pwm.freq(PWM_FREQ)
-            self._pwm.duty_u16(0)
-        else:
-            self._in1 = self._in2 = None
-            self._pwm = None
-            self._pwm_in1 = machine.PWM(Pin(p["motor_forward"], Pin.OUT, value=0))
-            self._pwm_in2 = machine.PWM(Pin(p["motor_reverse"], Pin.OUT, value=0))
-            for pwm in (self._pwm_in1, self._pwm_in2):
-                pwm.freq(PWM_FREQ)
-                pwm.duty_u16(0)
+        self._motor_pins()
         self._tripped = array("b", [0])  # guard timer fired: motor refused until reset
         self._lid_edge = array("b", [0])  # the lid interrupt saw an opening
         self._led = Pin(p["led"], Pin.OUT, value=0)
@@ -199,6 +209,54 @@ class Rp2040Board(Board):
         self._out = OutQueue(OUT_CAPACITY)
         self._reset_cause = msgs.R_WATCHDOG_RESET if machine.reset_cause() == machine.WDT_RESET else 0
         self._wdt = None
+
+    def _motor_pins(self):
+        """Motor lines as outputs, low, with their PWM: at boot, and again after a probe released them."""
+        p, Pin = self._p, machine.Pin
+        # Motor lines low first: the motor must never twitch at boot (external pull-downs hold them until here).
+        self._en = Pin(p["motor_enable"], Pin.OUT, value=0)
+        if self.driver == "tb6612":
+            self._in1 = Pin(p["motor_forward"], Pin.OUT, value=0)
+            self._in2 = Pin(p["motor_reverse"], Pin.OUT, value=0)
+            self._pwm = machine.PWM(self._en)
+            self._pwm_in1 = self._pwm_in2 = None
+            self._pwm.freq(PWM_FREQ)
+            self._pwm.duty_u16(0)
+        else:
+            self._in1 = self._in2 = None
+            self._pwm = None
+            self._pwm_in1 = machine.PWM(Pin(p["motor_forward"], Pin.OUT, value=0))
+            self._pwm_in2 = machine.PWM(Pin(p["motor_reverse"], Pin.OUT, value=0))
+            for pwm in (self._pwm_in1, self._pwm_in2):
+                pwm.freq(PWM_FREQ)
+                pwm.duty_u16(0)
+
+    def probe(self):
+        """Readings for the host's wiring selftest (``unolauncher selftest --serial``), with the motor idle.
+
+        Each motor line in turn is released to an input with the internal pull-up (about 50 kOhm) for 50 us, the
+        other two held low: it must read low, held by its external 10 kOhm pull-down (R2-R4), or a crashed or
+        unpowered Pico could leave the driver's input floating. Then every line is an output again, low."""
+        Pin = machine.Pin
+        levels = 0
+        if self.button():
+            levels |= msgs.P_BUTTON_DOWN
+        if self.uno():
+            levels |= msgs.P_UNO_DOWN
+        if self.lid_open():
+            levels |= msgs.P_LID_OPEN
+        if self._beam.value() == 0:
+            levels |= msgs.P_BEAM_BLOCKED
+        self._hw_off()
+        released = 0
+        for bit in range(3):
+            line = Pin(self._p[msgs.PROBE_ROLES[bit]], Pin.IN, Pin.PULL_UP)
+            time.sleep_us(50)
+            if line.value():
+                released |= 1 << bit
+            Pin(self._p[msgs.PROBE_ROLES[bit]], Pin.OUT, value=0)
+        self._motor_pins()
+        return levels, released, [self._p[role] for role in msgs.PROBE_ROLES]
 
     # time
     def ticks_ms(self):

@@ -188,6 +188,17 @@ class Physics:
                 self.at(self.pulse_ms, self.board._beam, 1)
 
 
+MOTOR_ROLES = ("motor_enable", "motor_forward", "motor_reverse")
+
+
+def fitted_pull_downs(pins: dict[str, int], missing: tuple[str, ...] = ()) -> set[int]:
+    """The GPIOs of the motor lines whose pull-down is fitted (every one but ``missing``)."""
+    unknown = set(missing) - set(MOTOR_ROLES)
+    if unknown:
+        raise ValueError(f"not motor lines: {sorted(unknown)}")
+    return {pins[role] for role in MOTOR_ROLES if role not in missing}
+
+
 class Harness:
     """Firmware + board + physics in virtual time, with a host side that speaks the protocol by hand."""
 
@@ -196,6 +207,7 @@ class Harness:
         machine.next_reset_cause = physics.pop("reset_cause", machine.PWRON_RESET)
         driver = physics.pop("driver", None)
         self.rp2040 = load_rp2040()
+        machine.pulled_down = fitted_pull_downs(self.rp2040.PINS, physics.pop("missing_pull_downs", ()))
         self.stream = MemoryStream()
         self.board = self.rp2040.Rp2040Board(stream=self.stream, driver=driver)
         self.physics = Physics(self.board, **physics)
@@ -281,7 +293,8 @@ class Harness:
 class SimDevice:
     """The firmware on a pty in real time, in a thread; ``unplug()``/``plug()`` simulate the USB cable."""
 
-    def __init__(self, link: Path, **physics: Any) -> None:
+    def __init__(self, link: Path, missing_pull_downs: tuple[str, ...] = (), **physics: Any) -> None:
+        """``missing_pull_downs``: motor roles whose external pull-down (R2-R4) the simulated board lacks."""
         self.link = link
         self.physics_args = physics
         self.boots = 0
@@ -295,6 +308,7 @@ class SimDevice:
         mp_time.use_real()
         self.rp2040 = load_rp2040()
         self.rp2040.SAFE_FLAG = str(link.parent / "unofw_safe")  # RELEASE writes its flag here, not to /
+        machine.pulled_down = fitted_pull_downs(self.rp2040.PINS, missing_pull_downs)
         self.plug()
 
     def plug(self, **physics: Any) -> None:
@@ -351,6 +365,7 @@ class SimDevice:
     def close(self) -> None:
         self.unplug()
         mp_time.use_real()
+        machine.pulled_down = set()
 
     # the outside world
     def press(self, hold_ms: int = 60) -> None:

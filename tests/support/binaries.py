@@ -37,6 +37,7 @@ KNOWN_BINARIES: dict[str, str] = {
     "dot": "graphviz",
     "espeak-ng": "espeak-ng",  # the voice (tests/voice)
     "sox": "sox",
+    "node": "nodejs",  # runs the real MicroPython (tools/micropython: npm ci) for tests/firmware
 }
 
 HIDE_VARIABLE = "UNOLAUNCHER_TEST_HIDE_BINARIES"

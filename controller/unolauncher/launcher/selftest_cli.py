@@ -10,10 +10,12 @@
 6. **motor**: one card is fired through the beam and counted — proof that the motor turns forward (with no beam
    fitted, the wheel is pulsed and the operator confirms it turned: ``y`` on standard input).
 
-Each FAIL line names the fix. ``--virtual`` runs the same steps against the virtual launcher in virtual time (a
-simulated person presses the button and watches the wheel); that is how the command itself is tested. Exit 0 when
-no part failed, 1 when one did, 2 when the test could not start (bad pin file, no GPIO). ``--calibrate`` measures
-cards per second instead and writes ``ms_per_card`` to the configuration (:mod:`unolauncher.launcher.calibrate`).
+Each FAIL line names the fix. ``--serial PORT`` runs the same parts on a launcher behind the Pico co-processor
+(:mod:`unolauncher.launcher.serial_selftest`). ``--virtual`` runs the same steps against the virtual launcher in
+virtual time (a simulated person presses the button and watches the wheel); that is how the command itself is
+tested. Exit 0 when no part failed, 1 when one did, 2 when the test could not start (bad pin file, no GPIO).
+``--calibrate`` measures cards per second instead and writes ``ms_per_card`` to the configuration
+(:mod:`unolauncher.launcher.calibrate`).
 
 Example::
 
@@ -76,6 +78,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--calibrate", action="store_true",
                         help="measure cards per second through the beam and write ms_per_card to --config")
     parser.add_argument("--config", help="configuration file for --calibrate (default /etc/unolauncher/config.toml)")
+    parser.add_argument("--serial", metavar="PORT",
+                        help="test a launcher behind the Pico co-processor on PORT (e.g. /dev/ttyACM0) instead of GPIO")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
 
         return run_calibration(args)
     results: list[Result] = PrintedResults()
+    if args.serial:
+        return _run_serial(args, results)
     try:
         pins = load_pin_file(Path(args.pins)) if args.pins else DEFAULT_PINS
     except PinMapError as exc:
@@ -128,6 +134,18 @@ def run(args: argparse.Namespace) -> int:
     failed = [part for part, ok, _ in results if ok is False]
     print("all parts passed" if not failed else f"failed: {', '.join(failed)}")
     return 0 if not failed else 1
+
+
+def _run_serial(args: argparse.Namespace, results: list[Result]) -> int:
+    from unolauncher.launcher.serial_selftest import run_serial
+
+    if not 0.1 <= args.timeout <= 600:
+        print("unolauncher selftest: --timeout must be between 0.1 and 600 seconds", file=sys.stderr)
+        return 2
+    status = run_serial(args.serial, args.timeout, results)
+    failed = [part for part, ok, _ in results if ok is False]
+    print("all parts passed" if not failed else f"failed: {', '.join(failed)}")
+    return status
 
 
 def check_pins(pins: PinMap, factory: Any) -> list[Result]:

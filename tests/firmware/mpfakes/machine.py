@@ -25,6 +25,10 @@ def reset() -> None:
     raise ResetCalled(0)
 
 
+# GPIOs with an external pull-down fitted (10 kOhm beats the internal ~50 kOhm pull-up): the firmware simulator sets
+# the motor lines of a correct build here (firmware.fwsim), a test of a miswired board leaves one out.
+pulled_down: set[int] = set()
+
 irq_disabled = 0  # nesting depth of disable_irq(), so tests can see the ring buffers are read with IRQs off
 
 
@@ -51,7 +55,8 @@ class Pin:
         self.id = pin_id
         self.mode = mode
         self.pull = pull
-        self._value = value if value is not None else (1 if pull == Pin.PULL_UP else 0)
+        pulled_up = pull == Pin.PULL_UP and pin_id not in pulled_down
+        self._value = value if value is not None else (1 if pulled_up else 0)
         self.handler: Callable[[Pin], None] | None = None
         self.trigger = 0
         self.hard = False

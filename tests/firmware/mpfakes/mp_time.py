@@ -66,6 +66,10 @@ def sleep_ms(ms: int) -> None:
     run_hooks()
 
 
+def sleep_us(us: int) -> None:
+    """Microsecond waits (the wiring probe's settling time) are below the fake clock's resolution."""
+
+
 def use_virtual(start: int = 0) -> None:
     global virtual_ms
     virtual_ms = start

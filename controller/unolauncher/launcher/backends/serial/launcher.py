@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import struct
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import serial
@@ -174,6 +175,17 @@ class SerialLauncher(SerialConnection):
             if link is not None and link.ready:
                 body = struct.pack(sp.SIGNAL_FMT, 1 if chime else 0, max(0, min(255, tension)))
                 self._command(link, sp.SIGNAL, body, None, None, retries=0)
+
+    def probe(self, answer: Callable[[int, dict[str, Any] | None], None]) -> bool:
+        """Ask the firmware for the wiring selftest's readings (PROBE, resent until answered). ``answer(code,
+        readings)`` runs on the reader thread: ``(0, sp.decode_probe(...))``, an ACK error code with ``None`` (busy,
+        or firmware without PROBE: unknown type), or ``(-1, None)`` when no answer came. ``False``: not connected."""
+        with self._lock:
+            link = self._link
+            if link is None or not link.ready:
+                return False
+            self._command(link, sp.PROBE, b"", answer, lambda: answer(-1, None))
+        return True
 
     def health(self, now: float, deadline_s: float) -> list[str]:
         """Always empty: this side has no thread that can hold the motor on. The reader thread waits on the port by

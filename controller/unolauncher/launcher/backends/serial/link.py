@@ -27,7 +27,7 @@ from unolauncher.launcher.backends.serial.run import SerialRunState
 
 log = logging.getLogger("unolauncher.launcher.backends.serial")  # one logger name for the whole backend
 
-_REPLY_TYPES = {sp.HELLO: sp.HELLO_REPLY, sp.STATUS: sp.STATUS_REPLY}
+_REPLY_TYPES = {sp.HELLO: sp.HELLO_REPLY, sp.STATUS: sp.STATUS_REPLY, sp.PROBE: sp.PROBE_REPLY}
 
 
 class Command:
@@ -154,6 +154,9 @@ class SerialLink(SerialRunState):
         elif kind == sp.STATUS_REPLY:
             status = sp.decode_status(frame.body)
             self._reply(link, status["seq"], sp.AckCode.OK, status, kind)
+        elif kind == sp.PROBE_REPLY:
+            probe = sp.decode_probe(frame.body)
+            self._reply(link, probe["seq"], sp.AckCode.OK, probe, kind)
         elif 0x90 <= kind <= 0xAF:
             if not link.ready:
                 return  # left over from before our HELLO; the firmware dropped them too

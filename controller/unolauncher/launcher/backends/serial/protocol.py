@@ -45,10 +45,12 @@ STATUS = 0x05
 EVENT_ACK = 0x06
 RELEASE = 0x07
 SIGNAL = 0x08
+PROBE = 0x09  # wiring selftest readings (unolauncher selftest --serial)
 # device -> host replies
 ACK = 0x80
 HELLO_REPLY = 0x81
 STATUS_REPLY = 0x85
+PROBE_REPLY = 0x86
 # device -> host events (0x90..0x9F reliable, 0xA0..0xAF best effort)
 PRESS = 0x90
 UNO = 0x91
@@ -63,6 +65,14 @@ HELLO_REPLY_FMT = ">HBBB"
 STATUS_REPLY_FMT = ">HBBHBI"
 DONE_FMT = ">HBHBBB"  # FIRE seq, cards_out, ran_ms, outcome, counted, reason
 FAULT_FMT = ">B"
+# acked seq, input levels (P_* bits), motor lines reading high when released (bit 0 enable, 1 forward, 2 reverse),
+# then the co-processor's GP number of each role in PROBE_ROLES
+PROBE_REPLY_FMT = ">HBB9B"
+PROBE_ROLES = ("motor_enable", "motor_forward", "motor_reverse", "sensor", "button", "uno", "lid", "led", "buzzer")
+P_BUTTON_DOWN = 1
+P_UNO_DOWN = 2
+P_LID_OPEN = 4
+P_BEAM_BLOCKED = 8
 
 OUTCOMES: tuple[Outcome, ...] = ("ok", "no_fire", "jam", "empty", "max_run", "stopped", "fault")
 SIGNAL_FMT = ">BB"  # chime (0/1), tension
@@ -288,6 +298,18 @@ def decode_status(body: bytes) -> dict[str, Any]:
         "has_sensor": bool(flags & F_HAS_SENSOR), "retracting": bool(flags & F_RETRACTING),
         "run_cards": run_cards, "total_cards": total, "uptime_s": uptime,
         "last_fault": REASONS[fault] if fault < len(REASONS) else str(fault),
+    }
+
+
+def decode_probe(body: bytes) -> dict[str, Any]:
+    """PROBE_REPLY: ``{"seq", "button_down", "uno_down", "lid_open", "beam_blocked", "released_high": {role: bool},
+    "pins": {role: GP}}``."""
+    seq, levels, released, *gpios = struct.unpack(PROBE_REPLY_FMT, body)
+    return {
+        "seq": seq, "button_down": bool(levels & P_BUTTON_DOWN), "uno_down": bool(levels & P_UNO_DOWN),
+        "lid_open": bool(levels & P_LID_OPEN), "beam_blocked": bool(levels & P_BEAM_BLOCKED),
+        "released_high": {role: bool(released & (1 << bit)) for bit, role in enumerate(PROBE_ROLES[:3])},
+        "pins": dict(zip(PROBE_ROLES, gpios, strict=True)),
     }
 
 

@@ -1,0 +1,107 @@
+"""Two generated pictures for BUILD.md: how to orient the parts that have a right way round
+(``orientation.svg``), and where each part goes inside the toy (``inside.svg``). make_wiring.py writes both.
+
+Example::
+
+    svg = orientation_svg()     # bytes of hardware/orientation.svg
+"""
+
+from __future__ import annotations
+
+# ref -> (caption, the package as drawn, its pins left to right or as labelled, the rule to remember)
+ORIENTATION: list[tuple[str, str, str, tuple[str, ...], str]] = [
+    ("Q1, Q5", "AO3401A P-MOSFET", "sot23", ("1 G", "2 S", "3 D"), "marking up: pin 3 (D) alone"),
+    ("Q4", "AO3400A N-MOSFET", "sot23", ("1 G", "2 S", "3 D"), "same package, same pins"),
+    ("Q2", "BC547B NPN", "to92", ("C", "B", "E"), "flat face (printed) to you, legs down"),
+    ("D1, D2", "LED / IR LED", "led", ("A +", "K -"), "long leg = A; flat rim = K"),
+    ("C1", "470 uF electrolytic", "elko", ("+", "-"), "stripe = minus (GND), long leg = plus"),
+    ("D3, D4, D5", "1N4148 / BAT85", "diode", ("A", "K"), "band = cathode"),
+    ("Q3", "IR receiver", "receiver", ("+", "GND", "OUT"), "pins as printed on its board or wires"),
+]
+
+# where each part goes: (label, x, y, w, h) in a 600 x 380 top view of the open toy
+INSIDE: list[tuple[str, int, int, int, int]] = [
+    ("card exit slot: D1 on one side, Q3 facing it", 40, 20, 520, 40),
+    ("card wheel + M1 (C3 on its terminals)", 200, 80, 200, 90),
+    ("magazine", 420, 80, 140, 150),
+    ("S1 fire button (top shell)", 40, 80, 140, 60),
+    ("S2 lid switches A + B (at the lid's edge)", 40, 160, 140, 60),
+    ("U1 driver + C1, C2", 200, 190, 120, 70),
+    ("P1 stripboard", 330, 250, 120, 60),
+    ("P2 dead-man (Pi)", 460, 250, 100, 60),
+    ("BT1 3 x C under the floor; SW1, F1, Q1 in its + lead", 40, 240, 280, 70),
+    ("D2 LED + BZ1 buzzer (shell)", 40, 320, 280, 40),
+    ("to the host: Pi header / Pico USB", 330, 320, 230, 40),
+]
+
+
+def _header(width: int, height: int, title: str) -> list[str]:
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+            f'<rect width="{width}" height="{height}" fill="white"/>',
+            f'<text x="10" y="20" font-size="14">{title}</text>']
+
+
+def _package(kind: str, x: int, y: int, pins: tuple[str, ...]) -> list[str]:
+    """One package at (x, y), its pins labelled."""
+    out: list[str] = []
+    if kind == "sot23":  # top view: pin 3 alone on top, pins 1 and 2 below
+        out.append(f'<rect x="{x}" y="{y + 20}" width="40" height="24" fill="#333"/>')
+        out.append(f'<text x="{x + 6}" y="{y + 36}" fill="white" font-size="9">A1xx</text>')
+        for px, py, label in ((x + 20, y + 8, pins[2]), (x + 8, y + 56, pins[0]), (x + 32, y + 56, pins[1])):
+            out.append(f'<rect x="{px - 3}" y="{py}" width="6" height="10" fill="#999"/>')
+            out.append(f'<text x="{px - 8}" y="{py - 2 if py < y + 20 else py + 22}">{label}</text>')
+    elif kind == "to92":  # flat face towards the reader
+        out.append(f'<path d="M{x} {y + 40} L{x} {y + 10} A22 22 0 0 1 {x + 44} {y + 10} L{x + 44} {y + 40} Z" '
+                   f'fill="#333"/>')
+        for i, label in enumerate(pins):
+            px = x + 8 + 14 * i
+            out.append(f'<line x1="{px}" y1="{y + 40}" x2="{px}" y2="{y + 70}" stroke="#999" stroke-width="3"/>')
+            out.append(f'<text x="{px - 4}" y="{y + 84}">{label}</text>')
+    elif kind in ("led", "elko"):
+        colour = "#c33" if kind == "led" else "#236"
+        out.append(f'<rect x="{x + 6}" y="{y}" width="32" height="36" rx="14" fill="{colour}"/>')
+        if kind == "elko":
+            out.append(f'<rect x="{x + 28}" y="{y}" width="8" height="36" fill="#ddd"/>')
+            out.append(f'<text x="{x + 29}" y="{y + 22}" font-size="10">-</text>')
+        else:
+            out.append(f'<line x1="{x + 34}" y1="{y + 2}" x2="{x + 34}" y2="{y + 34}" stroke="white"/>')
+        out.append(f'<line x1="{x + 14}" y1="{y + 36}" x2="{x + 14}" y2="{y + 76}" stroke="#999" stroke-width="3"/>')
+        out.append(f'<line x1="{x + 30}" y1="{y + 36}" x2="{x + 30}" y2="{y + 62}" stroke="#999" stroke-width="3"/>')
+        out.append(f'<text x="{x + 2}" y="{y + 90}">{pins[0]}</text>')
+        out.append(f'<text x="{x + 26}" y="{y + 76}">{pins[1]}</text>')
+    elif kind == "diode":
+        out.append(f'<line x1="{x - 10}" y1="{y + 30}" x2="{x + 54}" y2="{y + 30}" stroke="#999" stroke-width="3"/>')
+        out.append(f'<rect x="{x + 4}" y="{y + 20}" width="36" height="20" fill="#d84"/>')
+        out.append(f'<rect x="{x + 32}" y="{y + 20}" width="6" height="20" fill="#222"/>')
+        out.append(f'<text x="{x - 10}" y="{y + 56}">{pins[0]}</text>')
+        out.append(f'<text x="{x + 44}" y="{y + 56}">{pins[1]}</text>')
+    else:  # a module with labelled pins
+        out.append(f'<rect x="{x}" y="{y + 10}" width="48" height="30" fill="#264"/>')
+        for i, label in enumerate(pins):
+            px = x + 8 + 16 * i
+            out.append(f'<line x1="{px}" y1="{y + 40}" x2="{px}" y2="{y + 64}" stroke="#999" stroke-width="3"/>')
+            out.append(f'<text x="{px - 6}" y="{y + 78 + 10 * (i % 2)}" font-size="9">{label}</text>')
+    return out
+
+
+def orientation_svg() -> bytes:
+    width = 200 * 4 + 20
+    height = 2 * 170 + 40
+    out = _header(width, height, "Which way round (generated by hardware/make_wiring.py from hardware/pictures.py)")
+    for i, (refs, name, kind, pins, rule) in enumerate(ORIENTATION):
+        x, y = 30 + 200 * (i % 4), 50 + 170 * (i // 4)
+        out += _package(kind, x + 40, y + 10, pins)
+        out.append(f'<text x="{x}" y="{y + 120}" font-weight="bold">{refs}: {name}</text>')
+        out.append(f'<text x="{x}" y="{y + 136}" font-size="10">{rule}</text>')
+    out.append("</svg>")
+    return ("\n".join(out) + "\n").encode()
+
+
+def inside_svg() -> bytes:
+    out = _header(620, 400, "Inside the toy, top view with the lid open: where each part goes")
+    for label, x, y, w, h in INSIDE:
+        out.append(f'<rect x="{x + 10}" y="{y + 20}" width="{w}" height="{h}" fill="#eef" stroke="#557"/>')
+        out.append(f'<text x="{x + 16}" y="{y + 36}" font-size="10">{label}</text>')
+    out.append("</svg>")
+    return ("\n".join(out) + "\n").encode()
