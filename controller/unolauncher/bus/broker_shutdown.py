@@ -11,7 +11,7 @@ the virtual Pi (tools/vpi): every SIGTERM during a run took 10 s of systemd's 15
 So the readers are cancelled first, again and again until each has ended (a lost cancellation is simply
 repeated), then amqtt's own shutdown runs with nothing left to wait for. Harmless where nothing is lost (3.12+).
 
-Example (inside the broker's event loop)::
+Example (not a doctest: it runs inside the broker's event loop)::
 
     await shutdown_broker(broker)  # instead of await broker.shutdown()
 """
