@@ -6,7 +6,7 @@ Two layers, so a warm run costs seconds and still tests the code of this checkou
 * the **base** (cached in ``--cache``, default ``/var/cache/unolauncher-vpi/<arch>``): the trixie-backports kernel
   (``vpi_kernel.py``), an ``mmdebstrap`` bookworm tree with systemd, udev, kmod, python3, python3-venv, an initramfs,
   and ``/opt/unolauncher/venv`` holding the project's dependencies (wheels built on the host from PyPI). Its key is
-  the hash of this directory's build files and of ``pyproject.toml``: change either and the base is built again;
+  the hash of what builds it (:func:`base_key`) and of ``pyproject.toml``: change either and it is built again;
 * the **run image** (every run): a copy of the base with this checkout's wheel installed into the venv exactly as
   ``systemd/README.md`` tells a Pi user (``pip install``), ``systemd/unolauncher.service`` copied and enabled as
   shipped, ``/etc/unolauncher/config.toml`` and ``hardware/pins.toml``; written with ``mke2fs -d`` (no loop mount).
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import inspect
 import json
 import os
 import shutil
@@ -53,8 +54,10 @@ def log(message: str) -> None:
 
 
 def base_key(arch: str) -> str:
-    digest = hashlib.sha256(arch.encode())
-    recipe = [HERE / "vpi_debian.py", HERE / "vpi_kernel.py", HERE / "build_image.py", ROOT / "pyproject.toml"]
+    """The base's cache key: what builds it (not the per-run steps, so editing those reuses the cache)."""
+    digest = hashlib.sha256(f"{arch} {SUITE} {PACKAGES} {EXTRA_WHEELS}".encode())
+    digest.update(inspect.getsource(build_base).encode() + inspect.getsource(build_wheelhouse).encode())
+    recipe = [HERE / "vpi_debian.py", HERE / "vpi_kernel.py", ROOT / "pyproject.toml"]
     for path in sorted([*recipe, *(GUEST / "base").rglob("*")]):
         if path.is_file():
             digest.update(path.name.encode() + path.read_bytes())
@@ -140,7 +143,10 @@ def run_image(base: Path, out: Path, mutate: list[str]) -> Path:
         unit = tree / "etc/systemd/system/unolauncher.service"
         text = (ROOT / "systemd/unolauncher.service").read_text()
         for line in mutate:  # tools/vpi/run.py --break-unit: prove the VM job notices a weakened unit
+            if line + "\n" not in text:
+                raise SystemExit(f"vpi build: --break-unit {line!r} is not a line of systemd/unolauncher.service")
             text = text.replace(line + "\n", "")
+            log(f"the unit is installed WITHOUT {line!r}")
         unit.write_text(text)
         chroot(tree, "systemctl", "enable", "unolauncher.service", "vpi-test.service")
         image = out / "root.ext4"
