@@ -164,9 +164,10 @@ def build(arch: str, cache: Path, out: Path, mutate: list[str]) -> dict[str, str
         log(f"base cached: {base}")
     else:
         log(f"building the base {base} (no cache for key {key})")
-        for old in (cache / arch).glob("base-*"):
-            shutil.rmtree(old, ignore_errors=True)  # one base per architecture: the disk is shared
         build_base(arch, base)
+        for old in (cache / arch).glob("base-*"):  # one base per architecture: the disk is shared
+            if old != base and (old / "info.json").exists():  # not one another run is building
+                shutil.rmtree(old, ignore_errors=True)
     image = run_image(base, out, mutate)
     return {"kernel": str(base / "vmlinuz"), "initrd": str(base / "initrd.img"), "image": str(image)}
 
