@@ -125,7 +125,9 @@ def run_image(base: Path, out: Path, mutate: list[str]) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="vpi-tree-", dir=out) as tmp:
         tree = Path(tmp) / "root"
-        subprocess.run(["cp", "-a", str(base / "root"), str(tree)], check=True)
+        # Hard links, not a copy: nothing below changes a file of the base in place (pip unlinks what it replaces,
+        # everything else is new), and a shared machine's disk is the slowest part of a warm run.
+        subprocess.run(["cp", "-al", str(base / "root"), str(tree)], check=True)
         wheel = project_wheel(Path(tmp) / "wheel")
         shutil.copy(wheel, tree / "tmp" / wheel.name)
         # systemd/README.md, step 1: pip install the package into /opt/unolauncher/venv (dependencies: in the base).
