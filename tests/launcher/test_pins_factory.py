@@ -252,3 +252,29 @@ def test_board_revision_in_the_configuration(tmp_path: Path) -> None:
     config.write_text('[launcher]\nboard_revision = "Pi 4"\n')
     with pytest.raises(ConfigError, match=r'launcher.board_revision must be a Raspberry Pi revision code in hex'):
         load_config(config)
+
+
+class NoAccessProbe:
+    """lgpio's factory as it fails when the chip is there but this process may not open it."""
+
+    def __init__(self) -> None:
+        raise OSError("'can not open gpiochip'")
+
+
+def test_a_library_that_cannot_open_the_chip_is_not_told_to_install_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    from unolauncher.launcher import factory
+
+    module = types.ModuleType("vpi_noaccess_factory")
+    module.Probe = NoAccessProbe  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "vpi_noaccess_factory", module)
+    monkeypatch.setitem(factory.PIN_FACTORIES, "lgpio", ("vpi_noaccess_factory", "Probe"))
+    monkeypatch.setitem(factory.PIN_FACTORIES, "rpigpio", ("missing_rpigpio_module", "Factory"))
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    with pytest.raises(LauncherSetupError) as raised:
+        make_pin_factory(None)
+    message = str(raised.value)
+    assert "lgpio: 'can not open gpiochip'" in message and "DeviceAllow=char-gpiochip rw" in message
+    assert "pip install" not in message

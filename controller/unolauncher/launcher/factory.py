@@ -79,6 +79,12 @@ INSTALL_HINT = (
     'install lgpio into the environment the daemon runs in ("pip install lgpio"; a 32-bit Pi: see systemd/README.md), '
     'or set launcher.backend = "virtual"'
 )
+# A library that is there but cannot open the chip (seen in the virtual Pi, tools/vpi, with the unit's DeviceAllow
+# line removed: "install lgpio" would send the user the wrong way).
+ACCESS_HINT = (
+    "the GPIO library is installed but could not open the chip: the daemon's user must be allowed /dev/gpiochip* "
+    "(the gpio group; under systemd, the unit's DeviceAllow=char-gpiochip rw)"
+)
 
 
 class LauncherSetupError(UnolauncherError, ValueError):
@@ -134,6 +140,7 @@ def make_pin_factory(name: str | None, board_revision: str | None = None) -> Any
     name = name or env_pin_factory()
     names = [name] if name else ["lgpio", "rpigpio"]
     errors = []
+    imported = False  # some library was there but failed to start: access, not installation
     for candidate in names:
         if candidate == "mock":
             from gpiozero.pins.mock import MockFactory, MockPWMPin
@@ -147,9 +154,13 @@ def make_pin_factory(name: str | None, board_revision: str | None = None) -> Any
             if revision is not None:
                 factory_class = with_revision(factory_class, revision)
             return factory_class()
-        except Exception as exc:  # missing module, no GPIO chip, not a Pi
+        except ImportError as exc:  # the library is not installed
             errors.append(f"{candidate}: {exc}")
-    raise LauncherSetupError(f"no GPIO pin factory could start ({'; '.join(errors)}); {INSTALL_HINT}")
+        except Exception as exc:  # no GPIO chip, not allowed to open it, not a Pi
+            errors.append(f"{candidate}: {exc}")
+            imported = True
+    hint = ACCESS_HINT if imported else INSTALL_HINT
+    raise LauncherSetupError(f"no GPIO pin factory could start ({'; '.join(errors)}); {hint}")
 
 
 def pins_from_settings(settings: Any) -> PinMap:
