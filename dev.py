@@ -5,6 +5,7 @@
     python3 dev.py test   # the whole test suite
     python3 dev.py lint   # ruff + mypy (package, tests, bench, tools)
     python3 dev.py flakes # every test module 10 times with a CPU hog on one core (tools/flake_hunt.py --help)
+    python3 dev.py vpi    # the virtual Pi: the daemon under systemd on a gpio-sim chip in qemu (tools/vpi, root)
 
 Both create the local virtual environment ``.venv`` on first use and reinstall the project into it only when
 ``pyproject.toml`` changed since the last install (a stamp file remembers its hash).
@@ -56,6 +57,8 @@ def main(argv: list[str]) -> int:
     elif task == "flakes":
         ensure_venv("test")
         cmd = [str(PYTHON), str(ROOT / "tools" / "flake_hunt.py"), *rest]
+    elif task == "vpi":  # no venv: the host's Python builds the guest's wheels (tools/vpi/run.py --help)
+        cmd = ["nice", "-n", "10", sys.executable, str(ROOT / "tools" / "vpi" / "run.py"), *rest]
     elif task == "lint":
         ensure_venv("test")
         lint = subprocess.run([str(PYTHON), "-m", "ruff", "check", "."], cwd=ROOT).returncode

@@ -209,3 +209,72 @@ def test_gpiozero_pin_factory_is_honoured(monkeypatch: pytest.MonkeyPatch) -> No
     launcher, sim = create_launcher(None, VirtualClock())
     launcher.close()
     assert sim is not None  # and auto means the virtual launcher
+
+
+class RevisionProbe:
+    """Stands in for gpiozero's Pi factories: their __init__ reads the board's revision, and without one (a VM's
+    gpio-sim chip) they refuse to start."""
+
+    def __init__(self) -> None:
+        self.revision = self._get_revision()
+
+    def _get_revision(self) -> int:
+        raise RuntimeError("unable to locate Pi revision in /proc/device-tree or /proc/cpuinfo")
+
+
+def test_board_revision_overrides_what_gpiozero_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    from gpiozero.pins.pi import PiFactory
+
+    from unolauncher.launcher import factory
+
+    assert callable(PiFactory._get_revision)  # the hook the override replaces (gpiozero 2.0's)
+    module = types.ModuleType("vpi_probe_factory")
+    module.Probe = RevisionProbe  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "vpi_probe_factory", module)
+    monkeypatch.setitem(factory.PIN_FACTORIES, "probe", ("vpi_probe_factory", "Probe"))
+    with pytest.raises(LauncherSetupError, match="unable to locate Pi revision"):
+        make_pin_factory("probe")
+    assert make_pin_factory("probe", "c03111").revision == 0xC03111
+    assert make_pin_factory("probe", "1000000e").revision == 0x000E  # over-voltage prefix: as gpiozero reads it
+    with pytest.raises(LauncherSetupError, match="board_revision must be a Pi revision code in hex, got 'pi4'"):
+        make_pin_factory("probe", "pi4")
+
+
+def test_board_revision_in_the_configuration(tmp_path: Path) -> None:
+    from unolauncher.daemon.config import ConfigError, load_config
+
+    config = tmp_path / "config.toml"
+    config.write_text('[launcher]\nboard_revision = "c03111"\n')
+    assert load_config(config).launcher.board_revision == "c03111"
+    config.write_text('[launcher]\nboard_revision = "Pi 4"\n')
+    with pytest.raises(ConfigError, match=r'launcher.board_revision must be a Raspberry Pi revision code in hex'):
+        load_config(config)
+
+
+class NoAccessProbe:
+    """lgpio's factory as it fails when the chip is there but this process may not open it."""
+
+    def __init__(self) -> None:
+        raise OSError("'can not open gpiochip'")
+
+
+def test_a_library_that_cannot_open_the_chip_is_not_told_to_install_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    from unolauncher.launcher import factory
+
+    module = types.ModuleType("vpi_noaccess_factory")
+    module.Probe = NoAccessProbe  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "vpi_noaccess_factory", module)
+    monkeypatch.setitem(factory.PIN_FACTORIES, "lgpio", ("vpi_noaccess_factory", "Probe"))
+    monkeypatch.setitem(factory.PIN_FACTORIES, "rpigpio", ("missing_rpigpio_module", "Factory"))
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    with pytest.raises(LauncherSetupError) as raised:
+        make_pin_factory(None)
+    message = str(raised.value)
+    assert "lgpio: 'can not open gpiochip'" in message and "DeviceAllow=char-gpiochip rw" in message
+    assert "pip install" not in message

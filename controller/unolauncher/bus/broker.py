@@ -36,6 +36,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
+from unolauncher.bus.broker_shutdown import shutdown_broker
 from unolauncher.slots import ConnectionSlots
 
 WS_PATH = "/mqtt"  # amqtt's WebSocket listener accepts any path; clients are told to use this one
@@ -125,7 +126,8 @@ class EmbeddedBroker:
         if loop is None or broker is None or not loop.is_running():
             return
         try:
-            asyncio.run_coroutine_threadsafe(broker.shutdown(), loop).result(timeout)
+            # Not broker.shutdown() alone: on Python 3.11 it can wait out a lost cancellation (broker_shutdown.py).
+            asyncio.run_coroutine_threadsafe(shutdown_broker(broker), loop).result(timeout)
         except Exception:
             logging.getLogger(__name__).warning("embedded broker did not shut down cleanly", exc_info=True)
         loop.call_soon_threadsafe(loop.stop)

@@ -228,6 +228,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "pins": _table,
         "pins_file": _PATH,
         "pin_factory": _str,
+        "board_revision": _text(8, 'a Raspberry Pi revision code in hex, e.g. "c03111"', r"[0-9a-fA-F]{4,8}"),
         **dict.fromkeys(BACKEND_KEYS, _by_backend),  # magazine, the timings, serial_port, baudrate, deadman_ms, ...
         "virtual": _table,
     },
@@ -297,6 +298,7 @@ class LauncherConfig:
     pins: dict[str, Any] | None = None
     pins_file: str | None = None
     pin_factory: str | None = None
+    board_revision: str | None = None  # gpiozero's board when the kernel names none (a VM's gpio-sim chip)
     serial_port: str | None = None
     baudrate: int | None = None
     deadman_ms: int | None = None

@@ -13,6 +13,9 @@ dataclass); every key is optional:
 ``backend``         ``auto`` (default), ``gpio``, ``virtual``, ``serial``
 ``pins``            pin overrides, role -> BCM number (``-1`` = not fitted); or ``pins_file``: a pins TOML file
 ``pin_factory``     gpiozero factory: ``lgpio`` (default, the only one on a Pi 5), ``rpigpio``, …
+``board_revision``  the Pi's revision code (hex, e.g. ``"c03111"``) when the kernel has none to read: gpiozero's
+                    factories read it from ``/proc/device-tree`` or ``/proc/cpuinfo`` and refuse to start without
+                    it (a virtual machine's gpio-sim chip, ``tools/vpi``); unset on a real Pi
 ``magazine``        cards believed loaded after a refill (also the virtual magazine's start), e.g. 40
 ``jam_timeout_s``, ``max_run_s``, ``retract_ms``, ``retract_power``, ``debounce_ms``, ``settle_ms``, …:
                     the backend's settings schema (``GPIO_SETTINGS`` in ``backends/gpio/settings.py``,
@@ -76,6 +79,12 @@ INSTALL_HINT = (
     'install lgpio into the environment the daemon runs in ("pip install lgpio"; a 32-bit Pi: see systemd/README.md), '
     'or set launcher.backend = "virtual"'
 )
+# A library that is there but cannot open the chip (seen in the virtual Pi, tools/vpi, with the unit's DeviceAllow
+# line removed: "install lgpio" would send the user the wrong way).
+ACCESS_HINT = (
+    "the GPIO library is installed but could not open the chip: the daemon's user must be allowed /dev/gpiochip* "
+    "(the gpio group; under systemd, the unit's DeviceAllow=char-gpiochip rw)"
+)
 
 
 class LauncherSetupError(UnolauncherError, ValueError):
@@ -96,11 +105,42 @@ def gpio_unavailable_reason() -> str | None:
     return None
 
 
-def make_pin_factory(name: str | None) -> Any:
-    """A gpiozero pin factory by name; ``None``: ``GPIOZERO_PIN_FACTORY`` if set, else lgpio, then rpigpio."""
+def parse_revision(revision: str | None) -> int | None:
+    """A revision code as gpiozero reads it from ``/proc/cpuinfo``: hex, an over-voltage prefix ``100`` dropped.
+
+    Example::
+
+        >>> hex(parse_revision("c03111")), parse_revision(None)
+        ('0xc03111', None)
+    """
+    if revision is None:
+        return None
+    try:
+        value = int(revision, 16)
+    except ValueError:
+        raise LauncherSetupError(f"board_revision must be a Pi revision code in hex, got {revision!r}") from None
+    return int(revision[-4:], 16) if revision.startswith("100") else value
+
+
+def with_revision(factory_class: type, revision: int) -> type:
+    """``factory_class`` that reports ``revision`` instead of reading it from the kernel (gpiozero's own hook)."""
+
+    def _get_revision(self: Any) -> int:
+        return revision
+
+    return type(factory_class.__name__, (factory_class,), {"_get_revision": _get_revision})
+
+
+def make_pin_factory(name: str | None, board_revision: str | None = None) -> Any:
+    """A gpiozero pin factory by name; ``None``: ``GPIOZERO_PIN_FACTORY`` if set, else lgpio, then rpigpio.
+
+    ``board_revision`` overrides the revision gpiozero would read from ``/proc`` (see the module docstring).
+    """
+    revision = parse_revision(board_revision)
     name = name or env_pin_factory()
     names = [name] if name else ["lgpio", "rpigpio"]
     errors = []
+    imported = False  # some library was there but failed to start: access, not installation
     for candidate in names:
         if candidate == "mock":
             from gpiozero.pins.mock import MockFactory, MockPWMPin
@@ -110,10 +150,17 @@ def make_pin_factory(name: str | None) -> Any:
             raise LauncherSetupError(f"unknown pin_factory {candidate!r} (known: {', '.join(PIN_FACTORIES)}, mock)")
         module_name, class_name = PIN_FACTORIES[candidate]
         try:
-            return getattr(importlib.import_module(module_name), class_name)()
-        except Exception as exc:  # missing module, no GPIO chip, not a Pi
+            factory_class = getattr(importlib.import_module(module_name), class_name)
+            if revision is not None:
+                factory_class = with_revision(factory_class, revision)
+            return factory_class()
+        except ImportError as exc:  # the library is not installed
             errors.append(f"{candidate}: {exc}")
-    raise LauncherSetupError(f"no GPIO pin factory could start ({'; '.join(errors)}); {INSTALL_HINT}")
+        except Exception as exc:  # no GPIO chip, not allowed to open it, not a Pi
+            errors.append(f"{candidate}: {exc}")
+            imported = True
+    hint = ACCESS_HINT if imported else INSTALL_HINT
+    raise LauncherSetupError(f"no GPIO pin factory could start ({'; '.join(errors)}); {hint}")
 
 
 def pins_from_settings(settings: Any) -> PinMap:
@@ -183,7 +230,7 @@ def create_launcher(settings: Any, clock: Clock) -> tuple[Launcher, VirtualLaunc
             return _create_serial(settings, clock), None
         pins = pins_from_settings(settings)
         try:
-            factory = make_pin_factory(setting(settings, "pin_factory"))
+            factory = make_pin_factory(setting(settings, "pin_factory"), setting(settings, "board_revision"))
         except LauncherSetupError as exc:
             if not auto:
                 raise

@@ -71,6 +71,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pins", help="pins TOML file (default: the built-in map, hardware/pins.toml)")
     parser.add_argument("--virtual", action="store_true", help="test against the virtual launcher (no hardware)")
     parser.add_argument("--pin-factory", help="gpiozero pin factory: lgpio (default), rpigpio, pigpio, native")
+    parser.add_argument("--board-revision", help="the Pi revision code when the kernel has none (configuration.md)")
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for the button (default 20)")
     parser.add_argument("--virtual-magazine", type=int, default=10, help=argparse.SUPPRESS)
     parser.add_argument("--virtual-no-press", action="store_true", help=argparse.SUPPRESS)
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         wait = virtual_wait(vclock)
     else:
         try:
-            factory = make_pin_factory(args.pin_factory)
+            factory = make_pin_factory(args.pin_factory, args.board_revision)
         except LauncherSetupError as exc:
             print(f"unolauncher selftest: {exc}", file=sys.stderr)
             return 2

@@ -57,6 +57,19 @@ from unolauncher.launcher.pins import DEFAULT_PINS, PinMap
 
 log = logging.getLogger("unolauncher.launcher.backends.gpio")  # one logger name for the whole backend
 
+
+def describe(device: Any) -> str:
+    """A gpiozero device for the log without reading its pin (``repr`` reads it, and lgpio raises on a pin that a
+    failed close left unallocated: the log record itself would fail to format).
+
+    Example::
+
+        >>> describe(object())
+        'object'
+    """
+    pin = getattr(device, "_pin", None)
+    return f"{type(device).__name__} on {pin}" if pin is not None else type(device).__name__
+
 GUARD_REALTIME_PRIORITY = 20  # SCHED_FIFO for the motor guard's thread (systemd/unolauncher.service: LimitRTPRIO)
 
 
@@ -356,8 +369,11 @@ class GpioLauncher:
             if guard is not None:
                 guard.close()
             for device in reversed(self._devices):
+                name = describe(device)  # before close: a half-closed lgpio device's repr raises too
                 try:
                     device.close()
-                except Exception:
-                    log.exception("closing %r failed", device)
+                except Exception as exc:
+                    # lgpio's "GPIO busy" when gpiozero resets an input with an alert on it (seen in the virtual
+                    # Pi, tools/vpi): the motor is off already and the kernel frees every line at exit.
+                    log.warning("closing %s failed: %s", name, exc)
             self._devices.clear()

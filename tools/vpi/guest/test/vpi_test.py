@@ -1,0 +1,480 @@
+"""The virtual Pi's test, run inside the guest by ``vpi-test.service`` (tools/vpi/run.py): the daemon as a Pi runs it.
+
+Everything is driven and read from outside the daemon: the gpio-sim chip's sysfs (``sim_gpioN/pull`` presses a
+button, breaks the beam, opens the lid; ``sim_gpioN/value`` reads what the daemon drives) and MQTT (the embedded
+broker on 127.0.0.1). systemd is asked about the service (``systemctl show``) and is the one that kills and
+restarts it. Under TCG nothing is timed by sleeping: every step waits for the state or the event it means, with a
+generous deadline. Each scenario prints PASS/FAIL; ``summary.json`` in the working directory lists them.
+
+Example (in the guest)::
+
+    /opt/unolauncher/venv/bin/python vpi_test.py --only press,lid
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import tomllib
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+TABLE = "vpi"
+BASE = f"unolauncher/{TABLE}"
+UNIT = "unolauncher.service"
+CONFIG = Path("/etc/unolauncher/config.toml")
+PINS = tomllib.loads(Path("/etc/unolauncher/pins.toml").read_text())["pins"]
+SIM_CONFIG = Path("/sys/kernel/config/gpio-sim/vpi")
+# Every press fires two cards, at once: a custom ejection table (a game option, not a rigged game).
+NEW_GAME = {
+    "type": "new_game", "ruleset": "attack", "players": ["ann", "bob"],
+    "options": {"ejection_preset": "custom", "ejection_custom": {"miss_hazard": [1.0], "hit_repeat": [1.0],
+                                                                 "cards": {"2": 1}}},
+}  # fmt: skip
+
+
+class Failed(AssertionError):
+    pass
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise Failed(message)
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.01) -> Any:
+    """Poll ``predicate`` until it returns something truthy; fail naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise Failed(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(interval)
+
+
+class Sim:
+    """The gpio-sim chip's lines by BCM number (line offset = BCM GPIO, 28 lines: tools/vpi/guest/base)."""
+
+    def __init__(self) -> None:
+        device = (SIM_CONFIG / "dev_name").read_text().strip()
+        chip = (SIM_CONFIG / "gpio-bank0/chip_name").read_text().strip()
+        self.chip = chip
+        self.root = Path("/sys/devices/platform") / device / chip
+        self._last_card = 0.0
+
+    def value(self, gpio: int) -> int:
+        return int((self.root / f"sim_gpio{gpio}/value").read_text())
+
+    def pull(self, gpio: int, level: str) -> None:
+        (self.root / f"sim_gpio{gpio}/pull").write_text(f"pull-{level}")
+
+    def role(self, role: str) -> int:
+        return self.value(PINS[role])
+
+    def motor_off(self) -> bool:
+        return all(self.role(r) == 0 for r in ("motor_enable", "motor_forward", "motor_reverse"))
+
+    def press(self) -> None:  # the button is wired to GND with a pull-up: pressed = low
+        self.pull(PINS["button"], "down")
+
+    def release(self) -> None:
+        self.pull(PINS["button"], "up")
+
+    def card(self) -> None:
+        """A card breaks the beam (the receiver pulls the line low) for 12 ms; cards come at most 9 a second, as
+        the toy ejects them (the virtual toy's defaults): this paces the simulated world, it counts nothing."""
+        wait = self._last_card + 1 / 9 - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        self._last_card = time.monotonic()
+        self.pull(PINS["sensor"], "down")
+        wait_for(lambda: self.role("sensor") == 0, 5, "the beam line low")
+        time.sleep(0.012)
+        self.pull(PINS["sensor"], "up")
+        wait_for(lambda: self.role("sensor") == 1, 5, "the beam line high")
+
+    def duty(self, gpio: int, while_: Callable[[], bool], limit: int = 4000) -> tuple[float, int]:
+        """The share of high reads of a line while ``while_()`` holds (software PWM sampled at random phases)."""
+        high = total = 0
+        while total < limit and while_():
+            high += self.value(gpio)
+            total += 1
+        return (high / total if total else 0.0), total
+
+
+class Table:
+    """An MQTT client of the table, reconnecting by itself when the daemon (and its embedded broker) restarts."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.replies: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.status: list[str] = []
+        self.lock = threading.Condition()
+        self.connected = threading.Event()
+        self.counter = 0
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"vpi-test-{os.getpid()}")
+        self.client.reconnect_delay_set(1, 2)
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = lambda *a: self.connected.clear()
+        self.client.on_message = self._on_message
+        self.client.connect_async("127.0.0.1", 1883, keepalive=30)
+        self.client.loop_start()
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if not reason.is_failure:
+            client.subscribe([(f"{BASE}/events", 1), (f"{BASE}/reply", 1), (f"{BASE}/status", 1)])
+            self.connected.set()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        with self.lock:
+            if message.topic.endswith("/events"):
+                self.events.append(json.loads(message.payload))
+            elif message.topic.endswith("/reply"):
+                self.replies.put(json.loads(message.payload))
+            else:
+                self.status.append(message.payload.decode())
+            self.lock.notify_all()
+
+    def mark(self) -> int:
+        with self.lock:
+            return len(self.events)
+
+    def event(self, since: int, match: Callable[[dict[str, Any]], bool], timeout: float, what: str) -> dict[str, Any]:
+        """The first event after position ``since`` that ``match``es (waiting for it up to ``timeout`` s)."""
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            while True:
+                for event in self.events[since:]:
+                    if match(event):
+                        return event
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    seen = [e.get("type") for e in self.events[since:]]
+                    raise Failed(f"timed out after {timeout:g} s waiting for {what}; events since: {seen}")
+                self.lock.wait(left)
+
+    def command(self, payload: dict[str, Any], timeout: float = 30) -> dict[str, Any]:
+        self.counter += 1
+        ident = f"t{self.counter}"
+        self.client.publish(f"{BASE}/cmd", json.dumps({**payload, "id": ident}), qos=1)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                reply = self.replies.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                raise Failed(f"no reply to {payload['type']} within {timeout:g} s") from None
+            if reply.get("id") == ident:
+                return reply
+
+    def online(self, since_status: int, timeout: float) -> None:
+        """A fresh ``online`` after position ``since_status`` (the daemon's broker came back and it subscribed)."""
+        with self.lock:
+            ok = self.lock.wait_for(lambda: "online" in self.status[since_status:], timeout)
+        check(ok, f"no 'online' from the daemon within {timeout:g} s")
+
+    def launcher(self) -> dict[str, Any]:
+        launcher: dict[str, Any] = self.command({"type": "status"})["data"]["launcher"]
+        return launcher
+
+
+def unit(*props: str) -> dict[str, str]:
+    out = subprocess.run(["systemctl", "show", UNIT, *(f"-p{p}" for p in props)], capture_output=True, text=True)
+    return dict(line.split("=", 1) for line in out.stdout.splitlines() if "=" in line)
+
+
+def systemctl(*args: str) -> None:
+    subprocess.run(["systemctl", *args], check=True, timeout=120)
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+class Guest:
+    """The scenarios share one daemon, one game and one MQTT client; each leaves the daemon ready and idle."""
+
+    def __init__(self) -> None:
+        self.sim = Sim()
+        self.table = Table()
+        self.summary: list[dict[str, Any]] = []
+
+    def ready(self, old_pid: int = 0, timeout: float = 120) -> int:
+        """Wait until systemd has the service active (READY=1) under a new PID, MQTT online, the lid closed."""
+        pid = self.started(old_pid, timeout)
+        self.close_lid()
+        return pid
+
+    def started(self, old_pid: int = 0, timeout: float = 120) -> int:
+        """Wait until systemd has the service active (READY=1) under a new PID and MQTT online; lines low."""
+        since = len(self.table.status)
+        pid: int = wait_for(lambda: self._active_pid(old_pid), timeout, f"{UNIT} active again (old pid {old_pid})", 0.2)
+        if old_pid:
+            self.table.online(since, timeout)
+        else:
+            self.table.connected.wait(timeout)
+        check(self.sim.motor_off(), "a motor line is high after the daemon started")
+        return pid
+
+    def close_lid(self) -> None:
+        """The daemon asks for the lid's pull-up bias at every start, which gpio-sim applies: the lid reads open."""
+        self.sim.pull(PINS["lid"], "down")
+        wait_for(lambda: not self.table.launcher()["lid_open"], 30, "the daemon to see the lid closed", 0.1)
+
+    @staticmethod
+    def _active_pid(old_pid: int) -> int:
+        info = unit("ActiveState", "MainPID", "SubState")
+        pid = int(info.get("MainPID", "0"))
+        return pid if info.get("ActiveState") == "active" and pid and pid != old_pid else 0
+
+    def pid(self) -> int:
+        return int(unit("MainPID")["MainPID"])
+
+    def press_and_run(self) -> dict[str, Any]:
+        """Press the button: the ``press`` event, the motor line high; release it. Returns the press event."""
+        mark = self.table.mark()
+        self.sim.press()
+        press = self.table.event(mark, lambda e: e["type"] == "press", 30, "a press event")
+        self.sim.release()
+        wait_for(lambda: self.sim.role("motor_forward") == 1, 10, "the motor's forward line high")
+        return press
+
+    def fired(self, since: int, timeout: float = 60) -> dict[str, Any]:
+        """The run's ``fired`` event, once the table has also recorded its ``hit`` (or ``hit_failed``)."""
+        fired = self.table.event(since, lambda e: e["type"] == "fired", timeout, "the fired event")
+        self.table.event(since, lambda e: e["type"] in ("hit", "hit_failed"), timeout, "the run's hit recorded")
+        return fired
+
+    # ---- the scenarios, in order -------------------------------------------------------------------------------
+
+    def boot(self) -> None:
+        pid = self.ready()
+        info = unit("User", "NRestarts", "Type", "WatchdogUSec")
+        check(self.sim.chip == "gpiochip0", f"the sim chip is {self.sim.chip}, not gpiochip0")
+        check(Path(f"/proc/{pid}/status").read_text().count("Uid:\t") == 1, "no process status")
+        user = subprocess.run(["ps", "-o", "user=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
+        check(user == "unolauncher", f"the daemon runs as {user!r}, not unolauncher")
+        check(info["Type"] == "notify" and info["WatchdogUSec"] == "30s", f"the unit is not as shipped: {info}")
+        reply = self.table.command(NEW_GAME)
+        check(reply["ok"], f"new_game refused: {reply}")
+        launcher = self.table.launcher()
+        check(launcher["backend"] == "gpio", f"the daemon runs the {launcher['backend']} backend, not gpio")
+        # lgpio's notification FIFO goes to LG_WD (the unit's StateDirectory), writable under ProtectSystem=strict.
+        fifos = sorted(p.name for p in Path("/var/lib/unolauncher").glob(".lgd-nfy*") if p.is_fifo())
+        check(bool(fifos), "lgpio made no notification FIFO in /var/lib/unolauncher (LG_WD)")
+        print(f"  lgpio FIFOs in LG_WD: {', '.join(fifos)}")
+
+    def press(self) -> None:
+        """A press fires; the forward line is high at full power, the beam's pulses end the run, the retract PWMs."""
+        mark = self.table.mark()
+        press = self.press_and_run()
+        check(press["plan"]["fire"] and press["plan"]["cards"] == 2, f"unexpected plan {press['plan']}")
+        full, samples = self.sim.duty(PINS["motor_enable"], lambda: True, 300)
+        check(full > 0.97, f"the enable line's duty at full power is {full:.2f} over {samples} reads")
+        check(self.sim.role("motor_reverse") == 0, "forward and reverse both high")
+        for _ in range(2):
+            self.sim.card()
+        wait_for(lambda: self.sim.role("motor_reverse") == 1, 10, "the retract (reverse line high)", 0.001)
+        duty, samples = self.sim.duty(PINS["motor_enable"], lambda: self.sim.role("motor_reverse") == 1)
+        retract_power = tomllib.loads(CONFIG.read_text())["launcher"]["retract_power"]
+        check(samples > 200, f"only {samples} reads during the retract")
+        check(abs(duty - retract_power) < 0.1, f"retract PWM duty {duty:.2f}, configured {retract_power}")
+        fired = self.fired(mark)
+        check(fired["outcome"] == "ok" and fired["cards"] == 2 and fired["counted"], f"unexpected {fired}")
+        wait_for(self.sim.motor_off, 10, "every motor line low after the run")
+        print(f"  duty at full power {full:.2f}, retract {duty:.2f} (configured {retract_power}, {samples} reads)")
+
+    def lid(self) -> None:
+        """Opening the lid mid-run stops the motor at once."""
+        mark = self.table.mark()
+        self.press_and_run()
+        self.sim.pull(PINS["lid"], "up")
+        wait_for(lambda: self.sim.role("motor_forward") == 0 and self.sim.role("motor_enable") == 0, 10,
+                 "the motor lines low after the lid opened")  # fmt: skip
+        fired = self.fired(mark)
+        check(fired["outcome"] != "ok", f"the run ended {fired['outcome']!r} with the lid open")
+        self.sim.pull(PINS["lid"], "down")
+        wait_for(lambda: not self.table.launcher()["lid_open"], 30, "the lid closed again", 0.1)
+        print(f"  run ended {fired['outcome']!r}")
+
+    def estop(self) -> None:
+        """``disable`` stops a run and refuses presses until ``enable``."""
+        mark = self.table.mark()
+        self.press_and_run()
+        check(self.table.command({"type": "disable"})["ok"], "disable refused")
+        wait_for(self.sim.motor_off, 10, "the motor lines low after disable")
+        self.fired(mark)
+        mark = self.table.mark()
+        self.sim.press()
+        refused = self.table.event(mark, lambda e: e["type"] in ("press_refused", "press"), 30, "press_refused")
+        self.sim.release()
+        check(refused["type"] == "press_refused" and refused["reason"] == "disabled", f"got {refused}")
+        check(self.sim.motor_off(), "a motor line is high after a press while disabled")
+        check(self.table.command({"type": "enable"})["ok"], "enable refused")
+
+    def max_run(self) -> None:
+        """No card ever reaches the beam: the run stops at max_run_s (the jam timeout is set longer)."""
+        launcher = tomllib.loads(CONFIG.read_text())["launcher"]
+        mark = self.table.mark()
+        self.press_and_run()
+        fired = self.fired(mark)
+        check(fired["outcome"] == "max_run", f"a run without cards ended {fired['outcome']!r}, not max_run")
+        check(fired["ran_ms"] >= launcher["max_run_s"] * 1000 - 50, f"ran only {fired['ran_ms']} ms")
+        wait_for(self.sim.motor_off, 10, "the motor lines low after max_run")
+        print(f"  stopped after {fired['ran_ms']} ms (max_run_s = {launcher['max_run_s']})")
+
+    def _stop_mid_run(self, stop: Callable[[int], None], what: str) -> int:
+        """Stop the daemon with ``stop(pid)`` while the motor runs: the line must go low while the process lives."""
+        self.press_and_run()
+        pid = self.pid()
+        stop(pid)
+        wait_for(lambda: self.sim.role("motor_forward") == 0 or not alive(pid), 30, f"{what}: the motor line low")
+        low_while_alive = alive(pid) and self.sim.role("motor_forward") == 0
+        wait_for(lambda: not alive(pid), 30, f"{what}: the daemon's exit")
+        check(low_while_alive, f"{what}: the daemon did not drive the motor line low before exiting")
+        check(self.sim.motor_off(), f"{what}: a motor line is high after the exit")
+        return pid
+
+    def sigterm(self) -> None:
+        pid = self._stop_mid_run(lambda p: os.kill(p, signal.SIGTERM), "SIGTERM")
+        info = wait_for(lambda: (i := unit("ActiveState", "ExecMainStatus", "Result"))["ActiveState"] == "inactive"
+                        and i, 30, "the unit inactive after SIGTERM")  # fmt: skip
+        check(info["ExecMainStatus"] == "0" and info["Result"] == "success", f"SIGTERM exit: {info}")
+        systemctl("start", "--no-block", UNIT)
+        self.ready(pid)
+
+    def stop(self) -> None:
+        pid = self._stop_mid_run(lambda p: systemctl("stop", "--no-block", UNIT), "systemctl stop")
+        info = wait_for(lambda: (i := unit("ActiveState", "ExecMainStatus", "Result"))["ActiveState"] == "inactive"
+                        and i, 30, "the unit inactive after systemctl stop")  # fmt: skip
+        check(info["ExecMainStatus"] == "0" and info["Result"] == "success", f"systemctl stop: {info}")
+        systemctl("start", "--no-block", UNIT)
+        self.ready(pid)
+
+    def sigkill(self) -> None:
+        """SIGKILL mid-run: the kernel releases the lines. The sim's pull-ups model a Pi whose released outputs
+        stay high (no strict_gpiod): the restarted daemon must drive them low before READY=1."""
+        before = self.table.command({"type": "status"})["data"]["seq"]
+        self.press_and_run()
+        pid = self.pid()
+        restarts = int(unit("NRestarts")["NRestarts"])
+        for role in ("motor_enable", "motor_forward", "motor_reverse"):
+            self.sim.pull(PINS[role], "up")
+        os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: not alive(pid), 30, "the killed daemon gone")
+        check(self.sim.role("motor_forward") == 1, "the released forward line does not follow the sim's pull-up")
+        self.ready(pid)
+        for role in ("motor_enable", "motor_forward", "motor_reverse"):
+            self.sim.pull(PINS[role], "down")
+        check(int(unit("NRestarts")["NRestarts"]) == restarts + 1, "systemd did not count a restart")
+        after = self.table.command({"type": "status"})["data"]["seq"]
+        check(after > before, f"the journal lost the press: seq {after} after the restart, {before} before it")
+
+    def journal(self) -> None:
+        """A restart replays the journal: the same state and seq afterwards."""
+        before = self.table.command({"type": "status"})["data"]
+        pid = self.pid()
+        systemctl("restart", "--no-block", UNIT)
+        self.started(pid)
+        after = self.table.command({"type": "status"})["data"]  # before the lid is closed again (a lid event)
+        self.close_lid()
+        check(after["seq"] == before["seq"], f"seq {after['seq']} after the restart, {before['seq']} before")
+        check(after["state"] == before["state"], "the state after the restart differs from before it")
+        print(f"  seq {after['seq']} replayed")
+
+    def watchdog(self) -> None:
+        """SIGSTOP freezes the daemon: its watchdog pings stop and systemd kills and restarts it (WatchdogSec=30)."""
+        pid = self.pid()
+        since = time.monotonic()
+        os.kill(pid, signal.SIGSTOP)
+        self.ready(pid, timeout=180)
+        took = time.monotonic() - since
+        log = subprocess.run(["journalctl", "-u", UNIT, "--no-pager", "-o", "cat"], capture_output=True, text=True)
+        check("Watchdog timeout" in log.stdout, "systemd's journal does not mention the watchdog timeout")
+        print(f"  frozen daemon replaced after {took:.0f} s")
+
+    def selftest(self) -> None:
+        """``unolauncher selftest`` on the sim chip: the press wait and the motor through the beam pass; its
+        pull-down check fails, correctly: gpio-sim has no resistor stronger than the Pi's internal pull-up."""
+        systemctl("stop", UNIT)
+        pins = Path("/tmp/pins-nolid.toml")  # no lid switch fitted: gpio-sim lifts a pulled-up lid to "open"
+        pins.write_text(Path("/etc/unolauncher/pins.toml").read_text().replace("\nlid = 22", "\nlid = -1"))
+        board = tomllib.loads(CONFIG.read_text())["launcher"]["board_revision"]
+        proc = subprocess.Popen(
+            ["/opt/unolauncher/venv/bin/unolauncher", "selftest", "--pins", str(pins), "--board-revision", board,
+             "--timeout", "120"], cwd="/tmp", stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+        assert proc.stdout is not None
+        lines = []
+        for line in proc.stdout:
+            lines.append(line.rstrip())
+            if line.startswith("press the launcher button"):
+                self.sim.press()
+                wait_for(lambda: self.sim.role("button") == 0, 5, "the button line low")
+                self.sim.release()
+            elif line.startswith("firing one card"):
+                wait_for(lambda: self.sim.role("motor_forward") == 1, 30, "selftest's motor on")
+                self.sim.card()
+        rc = proc.wait(60)
+        print("\n".join(f"  | {line}" for line in lines))
+        text = "\n".join(lines)
+        check(rc == 1, f"selftest exited {rc}, expected 1 (pull-downs missing)")
+        check("PASS  button" in text and "PASS  motor" in text, "selftest's button or motor part did not pass")
+        check(text.count("FAIL  pull-down") == 3 and "fit a 10 kΩ pull-down" in text, "no pull-down failures")
+        systemctl("start", "--no-block", UNIT)
+        self.ready()
+
+
+SCENARIOS = ["boot", "press", "lid", "estop", "max_run", "journal", "sigterm", "stop", "sigkill", "watchdog",
+             "selftest"]  # fmt: skip
+# Run only when asked (--only selftest): it passed 2 of 3 full runs, the third failed on lgpio's 'GPIO busy' claiming
+# the button line right after the service stopped (open: tools/vpi/README.md). CI must not carry a flaky step.
+ON_DEMAND = {"selftest"}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", default="", help="comma-separated scenarios (boot always runs first)")
+    args = parser.parse_args(argv)
+    asked = args.only.split(",") if args.only else [s for s in SCENARIOS if s not in ON_DEMAND]
+    chosen = [s for s in SCENARIOS if s == "boot" or s in asked]
+    guest = Guest()
+    failed = 0
+    for name in chosen:
+        started = time.monotonic()
+        try:
+            getattr(guest, name)()
+            ok, detail = True, ""
+        except Exception as exc:
+            ok, detail = False, f"{type(exc).__name__}: {exc}"
+            traceback.print_exc()
+        took = time.monotonic() - started
+        print(f"{'PASS' if ok else 'FAIL'}  {name:<9} {took:6.1f} s  {detail}", flush=True)
+        guest.summary.append({"scenario": name, "ok": ok, "seconds": round(took, 1), "detail": detail})
+        if not ok:
+            failed += 1
+            if name == "boot":
+                break
+    Path("summary.json").write_text(json.dumps(guest.summary, indent=1))
+    with guest.table.lock:
+        Path("events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in guest.table.events))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
