@@ -155,7 +155,7 @@ class Daemon:
             f"journal: {self.journal.path} ({replayed} command(s) replayed, last event seq {self.journal.last_seq})"
         )
         if not self.table.emergency.enabled:
-            self.say("launcher: DISABLED by an emergency stop (send {\"type\": \"enable\"} to allow firing)")
+            self.say('launcher: DISABLED by an emergency stop (send {"type": "enable"} to allow firing)')
         self._wire_press_handler()
         self.table.start()
         self._start_dashboard()  # before the bus: Home Assistant's discovery links to the dashboard's address
@@ -321,8 +321,10 @@ class Daemon:
 
     def request_stop(self, code: int = EXIT_OK, reason: str = "") -> None:
         """Signal-safe, any thread: motor off now, then let the main loop finish with exit ``code`` (the first
-        non-zero code asked for wins). Logs nothing: a signal handler may have interrupted a log call."""
-        self.motor_off()
+        non-zero code asked for wins). Logs nothing: a signal handler may have interrupted a log call. The motor
+        stays off for good: nothing applied after this (an ``enable`` queued behind a slow command, a press) can
+        switch it on again (:meth:`latch_off`)."""
+        self.latch_off()
         if code != EXIT_OK and self.exit_code == EXIT_OK:
             self.exit_code, self.stop_reason = code, reason
         elif not self.stop_reason:
@@ -337,6 +339,20 @@ class Daemon:
                 self.launcher.set_enabled(False)
             except Exception:
                 log.exception("switching the motor off failed")
+
+    def latch_off(self) -> None:
+        """Motor off now and for good (every stop path): the emergency stop latched (later enables ignored,
+        presses refused) and, on the GPIO backend, the motor guard halted (no "on" is ever accepted again).
+        Signal-safe: attribute writes and the guard's own lock."""
+        try:
+            if self.table is not None:
+                self.table.emergency.latch()
+            halt = getattr(self.launcher, "halt", None)
+            if halt is not None:
+                halt()
+        except Exception:
+            log.exception("latching the motor off failed")
+        self.motor_off()
 
     def _thread_crashed(self, args: threading.ExceptHookArgs) -> None:
         """``threading.excepthook``: an exception no one caught ended a thread. Motor off, exit non-zero."""
@@ -392,7 +408,7 @@ class Daemon:
         """Every exit path comes here: motor off first, then everything else, each step guarded. A step that hangs
         (a stuck disk under the journal, a lock held forever) cannot keep the process from exiting: after
         ``timeout`` the steps left are abandoned."""
-        self.motor_off()
+        self.latch_off()
         self.notifier.send("STOPPING=1")
         stopper = threading.Thread(target=self._stop_parts, name="shutdown", daemon=True)
         stopper.start()

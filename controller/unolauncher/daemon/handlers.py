@@ -116,6 +116,8 @@ class DaemonCommands:
         enabling journals first and acts only once that succeeded."""
         enabled = command["type"] == "enable"
         word = "enabled" if enabled else "disabled"
+        if enabled and self.emergency.latched:  # shutdown latched the motor off: an enable queued behind it is void
+            return reply(command_id, False, "stopping", "The table is shutting down; the launcher stays off.")
         if not enabled:
             self.emergency.apply(False)
         if enabled == self.emergency.journalled:

@@ -295,6 +295,15 @@ class GpioLauncher:
         if not enabled and self.runs.run is not None:
             self._clock.call_later(0.0, self.runs.abort_disabled)
 
+    def halt(self) -> None:
+        """Motor off for good (the daemon is stopping): the guard's permanent ``halted`` interlock, which no
+        :meth:`set_enabled` releases. Signal-safe: the guard's lock only. A run in progress ends as ``stopped``
+        on the timer thread."""
+        assert self._guard is not None
+        self._guard.halt()
+        if self.runs.run is not None:
+            self._clock.call_later(0.0, self.runs.abort_disabled)
+
     def drive_motor(self, direction: str, power: float = 0.5) -> bool:
         """Drive the motor by hand (``forward``, ``reverse`` or ``off``) while no run is in progress (selftest),
         for ``max_run_s`` at most; ``False`` when the motor guard refuses (lid open, disabled)."""
