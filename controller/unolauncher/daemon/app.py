@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from unolauncher import __version__
 from unolauncher.bus import discovery
@@ -42,7 +42,9 @@ from unolauncher.bus.mqtt import TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.clock import Clock, RealClock
 from unolauncher.daemon.config import Config, ConfigError
+from unolauncher.daemon.freshness import AlivePublisher, Freshness
 from unolauncher.daemon.ha_announce import Announcer, dashboard_link
+from unolauncher.daemon.interfaces import CommandRefused
 from unolauncher.daemon.mqtt_output import MqttOutput
 from unolauncher.daemon.mqtt_settings import bus_settings
 from unolauncher.daemon.notify import Notifier
@@ -98,6 +100,8 @@ class Daemon:
         self.virtual: VirtualLauncher | None = None  # the simulation, when the backend is virtual
         self.press_handler: PressHandler | None = None
         self.announcer: Announcer | None = None
+        self.freshness = Freshness()  # late taps refused ``stale``; the ``alive`` topic (issue 26)
+        self.alive: AlivePublisher | None = None
         # The table's prepare hook (fairness: secrets, rigging refused); the next preset is the configured one until
         # the table exists and may have one chosen since.
         self.prepare_command = CommandPreparer(
@@ -141,15 +145,16 @@ class Daemon:
         self.table = Table(
             self.journal,
             Referee,
-            MqttOutput(self.bus),
+            MqttOutput(self.bus, on_state=self.freshness.observe_state),
             launcher=self.launcher,
             virtual=self.virtual,
-            prepare=self.prepare_command,
+            prepare=self._admit,
             next_preset=self.config.launcher.preset,
             presets=offered_presets(self.config.launcher.preset),
             diagnostics_s=self.config.homeassistant.diagnostics_s,
             keep_days=self.config.table.journal_keep_days,
         )
+        self.table.commands.freshness = self.freshness  # the daemon's own commands; the referee's: _admit
         replayed = self.table.restore()
         self.say(
             f"journal: {self.journal.path} ({replayed} command(s) replayed, last event seq {self.journal.last_seq})"
@@ -160,6 +165,9 @@ class Daemon:
         self.table.start()
         self._start_dashboard()  # before the bus: Home Assistant's discovery links to the dashboard's address
         self.bus.start()
+        bus, alive_topic = self.bus, self.topics.alive
+        self.alive = AlivePublisher(lambda beat: bus.publish(alive_topic, beat, qos=0), self.freshness)
+        self.alive.start()
         self._watch_critical_threads()
         self.endpoints["ready"] = True
         self._write_endpoints()
@@ -286,6 +294,14 @@ class Daemon:
             self._write_endpoints()
         self.table.republish()
         self._publish_discovery()
+
+    def _admit(self, command: dict[str, Any]) -> dict[str, Any]:
+        """A referee command's way in (the table's ``prepare`` hook, worker thread): a phone's tap that came late is
+        refused ``stale`` (:mod:`~unolauncher.daemon.freshness`), then the fairness hook fills in its secrets."""
+        stale = self.freshness.check(command, self.table.public_state if self.table is not None else {})
+        if stale is not None:
+            raise CommandRefused(*stale)
+        return self.prepare_command(command)
 
     def _discovery_options(self) -> discovery.DiscoveryOptions:
         ha = self.config.homeassistant
@@ -423,6 +439,7 @@ class Daemon:
             # The run in progress ends now (its hit reaches the table before the worker stops).
             ("launcher run", lambda: self.launcher.stop() if self.launcher else None),
             ("table", lambda: self.table.stop() if self.table else None),
+            ("alive", lambda: self.alive.stop() if self.alive else None),
             ("bus", lambda: self.bus.stop() if self.bus else None),
             ("broker", lambda: self.broker.stop() if self.broker else None),
             ("dashboard", lambda: self.dashboard.stop() if self.dashboard else None),

@@ -9,8 +9,8 @@ const AUTH_CODES = new Set([4, 5, 134, 135]); // MQTT 3.1.1 / 5 "bad credentials
  *   const link = new TableLink({url, base, username, password}, handlers);
  *   link.send({type: "undo"});        // -> id; the reply arrives at handlers.reply(reply)
  *
- * handlers: status(kind, detail), state(obj), event(obj), reply(obj), launcher(obj), sensors(obj), online(bool),
- * dropped(count); every obj is a plain JSON object (anything else on the topics is dropped here, with a console
+ * handlers: status(kind, detail), state(obj), event(obj), reply(obj), launcher(obj), sensors(obj), alive(obj),
+ * online(bool), dropped(count); every obj is a plain JSON object (anything else on the topics is dropped here, with a console
  * warning). status kinds: "connecting", "online", "reconnecting", "offline", "auth", "error".
  *
  * Only the table's own topics are subscribed (never `<base>#`: that would also bring every phone's commands).
@@ -18,7 +18,7 @@ const AUTH_CODES = new Set([4, 5, 134, 135]); // MQTT 3.1.1 / 5 "bad credentials
  * (`dropped`), not re-sent after the reconnect — a launcher firing half a minute after the tap surprises the table.
  */
 // The topics under the table's base the page reads.
-export const TOPICS = ["status", "state", "events", "reply", "launcher", "sensors"];
+export const TOPICS = ["status", "state", "events", "reply", "launcher", "sensors", "alive"];
 
 export class TableLink {
   constructor(options, handlers) {
@@ -122,6 +122,7 @@ export class TableLink {
     else if (sub === "reply") this.handlers.reply(data);
     else if (sub === "launcher") this.handlers.launcher(data);
     else if (sub === "sensors") this.handlers.sensors?.(data);
+    else if (sub === "alive") this.handlers.alive?.(data); // the daemon's heartbeat (freshness.js)
   }
 
   /** Publish a command with a fresh id (QoS 1); returns the id. */
