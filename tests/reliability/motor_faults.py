@@ -13,16 +13,20 @@ Faults:
 - ``enable-after-stop`` (item 1): the worker is held on a slow command with an ``enable`` and a ``press`` queued
   behind it; the hold is released only once SIGTERM's shutdown has switched the motor off (``STOPPING=1``) and
   stopped the run in progress (``launcher.stop()``, shutdown's first step).
+- ``press`` (item 4): one press; ``"injected"`` once the run is over (its ``done`` ran: settle and any retract
+  included). The test's configuration makes it end by max run or a jam.
+- ``estop`` (item 4): the same, with a ``disable`` handed to the table 0.2 s into the run, as MQTT's thread does.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
-from support.fault_daemon import Recorder, start_game
+from support.fault_daemon import EdgeThread, Recorder, start_game
 
 
 def scenario(daemon: Any, fault: str) -> None:
@@ -79,6 +83,20 @@ def scenario(daemon: Any, fault: str) -> None:
         run_stopped.wait()  # ... and stopped the run in progress (its first step): the worker is next
         record.write(mark="released")
         gate.set()
+    elif fault in ("press", "estop"):
+        motor_on = threading.Event()
+        virtual.pin("motor_enable").listeners.append(lambda: motor_on.set() if virtual.motor_pin_high else None)
+        EdgeThread().call(virtual.press_button)
+        if not motor_on.wait(10):
+            record.write(mark="motor never started")
+        if fault == "estop":
+            time.sleep(0.2)  # mid-run
+            record.write(mark="disable")
+            table.submit_payload(b'{"type": "disable", "by": "test"}')  # as MQTT's thread hands it over
+        while daemon.launcher.running:  # the run is over once its done ran: settle and any retract included
+            time.sleep(0.01)
+        record.write(mark="run over")
+        record.write(mark="injected")
     else:
         record.write(mark=f"unknown fault {fault}")
 

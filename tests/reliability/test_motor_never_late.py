@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from reliability.test_motor_safety import CONFIG, LAUNCHER, FaultyDaemon, Notifications
+from reliability.test_motor_safety import CONFIG, LAUNCHER, MOTOR_SLACK_S, FaultyDaemon, Notifications
 from support.net import wait_until
 
 pytestmark = pytest.mark.timeout(120)
@@ -80,5 +80,47 @@ def test_an_enable_after_sigterm_cannot_restart_the_motor(tmp_path: Path, notify
         assert on_after == 0.0, f"the motor ran {on_after * 1000:.1f} ms after SIGTERM; replies: {replies}"
         assert replies["enable"]["ok"] is False and replies["enable"]["code"] == "stopping", replies["enable"]
         assert code == 0, daemon.log_text()
+    finally:
+        daemon.stop()
+
+
+def on_segments(daemon: MotorFaultDaemon) -> list[tuple[float, float]]:
+    """(on, off) times of the enable line, in order."""
+    segments, on_at = [], None
+    for record in daemon.records():
+        if record.get("on") is True and on_at is None:
+            on_at = record["t"]
+        elif record.get("on") is False and on_at is not None:
+            segments.append((on_at, record["t"]))
+            on_at = None
+    assert on_at is None, "the motor line is still high at the last record"
+    return segments
+
+
+FORCED = {
+    # max_run_s = 1 and no card ever comes (the magazine is empty and believed so): the run ends by max run
+    "max-run": ("press", {**LAUNCHER, "retract_ms": 120, "settle_ms": 40}, 1.0),
+    # the launcher believes it holds 40 cards, none comes: a jam after 0.3 s
+    "jam": ("press", {**LAUNCHER, "retract_ms": 120, "settle_ms": 40, "magazine": 40, "jam_timeout_s": 0.3,
+                      "max_run_s": 5.0}, 0.3),
+    # the emergency stop 0.2 s into a run that would last 5 s
+    "e-stop": ("estop", {**LAUNCHER, "retract_ms": 120, "settle_ms": 40, "max_run_s": 5.0}, 0.2),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", list(FORCED))
+def test_after_a_forced_stop_nothing_drives_the_motor_again(tmp_path: Path, notify: Notifications, case: str) -> None:
+    """Item 4: the default 120 ms retract once re-energised the motor (in reverse) after a max-run stop. After a
+    max-run, jam or e-stop stop the enable line stays low until the run is over; the daemon then stops cleanly."""
+    fault, launcher, stop_after = FORCED[case]
+    daemon = start(tmp_path, fault, notify, {**CONFIG, "launcher": launcher})
+    try:
+        assert daemon.mark("run over") is not None, daemon.records()
+        segments = on_segments(daemon)
+        assert segments, f"the press must have run the motor: {daemon.records()}"
+        ran = segments[0][1] - segments[0][0]
+        assert ran <= stop_after + MOTOR_SLACK_S, f"{case}: the forced stop came after {ran:.3f} s"
+        assert len(segments) == 1, f"{case}: the motor was driven again after the forced stop: {segments}"
+        assert daemon.stop() == 0, daemon.log_text()
     finally:
         daemon.stop()
