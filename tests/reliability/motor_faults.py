@@ -15,6 +15,9 @@ Faults:
   stopped the run in progress (``launcher.stop()``, shutdown's first step).
 - ``press`` (item 4): one press; ``"injected"`` once the run is over (its ``done`` ran: settle and any retract
   included). The test's configuration makes it end by max run or a jam.
+- ``stuck-pin-write`` (item 6): one press; once the motor runs, every write of "off" to its enable pin never
+  returns (the first one holds the motor guard's lock for good); ``"stuck"`` marks it.
+- ``running`` (item 5): one press; ``"injected"`` once the motor runs (until ``max_run_s``).
 - ``estop`` (item 4): the same, with a ``disable`` handed to the table 0.2 s into the run, as MQTT's thread does.
 """
 
@@ -83,6 +86,26 @@ def scenario(daemon: Any, fault: str) -> None:
         run_stopped.wait()  # ... and stopped the run in progress (its first step): the worker is next
         record.write(mark="released")
         gate.set()
+    elif fault == "stuck-pin-write":
+        pin = virtual.pin("motor_enable")
+        change = pin._change_state
+
+        def stuck(value: Any) -> Any:
+            if not value:  # the first "off" never returns: the guard's lock stays held, the motor stays on
+                record.write(mark="stuck")
+                threading.Event().wait()
+            return change(value)
+
+        EdgeThread().call(virtual.press_button)
+        while not virtual.motor_pin_high:
+            time.sleep(0.005)
+        pin._change_state = stuck
+        record.write(mark="injected")
+    elif fault == "running":
+        EdgeThread().call(virtual.press_button)
+        while not virtual.motor_pin_high:  # the press started the motor (it runs until max_run_s)
+            time.sleep(0.005)
+        record.write(mark="injected")
     elif fault in ("press", "estop"):
         motor_on = threading.Event()
         virtual.pin("motor_enable").listeners.append(lambda: motor_on.set() if virtual.motor_pin_high else None)

@@ -149,11 +149,13 @@ def test_three_fast_taps_take_at_most_one_hit_for_the_player_the_tap_saw(
     page.wait_for_function("ids => ids.every(id => !window.unoDashboard.pending.has(id))", arg=ids, timeout=10_000)
     replies = [next(r for r in table.replies if r.get("id") == i) for i in ids]
     hits = [e for e in fired_after(table, seq) if e["type"] == "hit"]
-    assert [h["player"] for h in hits] == ["ann"], (hits, replies)
-    # The two late taps: refused stale (the table had moved on), or, when a loaded machine kept the first run going
-    # until they came, ignored by the launcher as presses during a run. Never anybody's hit.
+    # At most one hit, and only ann's. The first tap is normally taken; on a machine so loaded that it reached the
+    # table more than 2 s after the tap it is refused too (stale: too old), and nobody hits.
+    assert [h["player"] for h in hits] == (["ann"] if replies[0]["ok"] else []), (hits, replies)
+    # The two later taps: refused stale (the table had moved on, or too old), or, when a loaded machine kept the
+    # first run going until they came, ignored by the launcher as presses during a run. Never anybody's hit.
     ignored = [e for e in table.client.ordered_events() if e["seq"] > seq and e["type"] == "ignored_press"]
-    assert replies[0]["ok"] and len([r for r in replies[1:] if r["code"] == "stale"]) + len(ignored) == 2, replies
-    if replies[-1]["code"] == "stale":
+    assert len([r for r in replies[1:] if r["code"] == "stale"]) + len(ignored) == 2, replies
+    if replies[0]["ok"] and replies[-1]["code"] == "stale":
         expect(page.locator("#press-box .refusal")).to_contain_text("moved on")
     phones.shot(page, "three-taps")

@@ -41,6 +41,7 @@ from unolauncher.bus.client import BusSettings
 from unolauncher.bus.mqtt import TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.clock import Clock, RealClock
+from unolauncher.daemon import hard_exit
 from unolauncher.daemon.config import Config, ConfigError
 from unolauncher.daemon.freshness import AlivePublisher, Freshness
 from unolauncher.daemon.ha_announce import Announcer, dashboard_link
@@ -339,8 +340,9 @@ class Daemon:
         """Signal-safe, any thread: motor off now, then let the main loop finish with exit ``code`` (the first
         non-zero code asked for wins). Logs nothing: a signal handler may have interrupted a log call. The motor
         stays off for good: nothing applied after this (an ``enable`` queued behind a slow command, a press) can
-        switch it on again (:meth:`latch_off`)."""
-        self.latch_off()
+        switch it on again (:meth:`latch_off`). If that does not return (a stuck pin write holds the guard), the
+        process ends at once (:mod:`~unolauncher.daemon.hard_exit`)."""
+        self._off_or_exit(self.latch_off, reason or "a stop request")
         if code != EXIT_OK and self.exit_code == EXIT_OK:
             self.exit_code, self.stop_reason = code, reason
         elif not self.stop_reason:
@@ -355,6 +357,13 @@ class Daemon:
                 self.launcher.set_enabled(False)
             except Exception:
                 log.exception("switching the motor off failed")
+
+    def _off_or_exit(self, off: Callable[[], None], why: str) -> None:
+        """``off`` (motor off), waited for at most :data:`~unolauncher.daemon.hard_exit.OFF_WAIT_S`; if it has not
+        returned by then, say why and end the process now with :data:`EXIT_STALLED` (issue 26 item 6)."""
+        reason = (f"{why}: switching the motor off did not return within {hard_exit.OFF_WAIT_S:g} s (a pin write or "
+                  "the motor guard is stuck)")  # fmt: skip
+        hard_exit.off_or_exit(off, lambda: hard_exit.exit_now(EXIT_STALLED, reason, self.notifier.send))
 
     def latch_off(self) -> None:
         """Motor off now and for good (every stop path): the emergency stop latched (later enables ignored,
@@ -390,8 +399,8 @@ class Daemon:
             now = time.monotonic()
             problems = self.watchdog.problems(now)
             if problems:
-                self.motor_off()
                 self.exit_code, self.stop_reason = EXIT_STALLED, "; ".join(problems)
+                self._off_or_exit(self.motor_off, self.stop_reason)
                 log.critical("%s: motor off, watchdog pings stopped, exiting (code %d) so that systemd restarts "
                              "the daemon", self.stop_reason, EXIT_STALLED)  # fmt: skip
                 self.notifier.send(f"STATUS=stalled: {self.stop_reason}"[:400])
@@ -424,7 +433,7 @@ class Daemon:
         """Every exit path comes here: motor off first, then everything else, each step guarded. A step that hangs
         (a stuck disk under the journal, a lock held forever) cannot keep the process from exiting: after
         ``timeout`` the steps left are abandoned."""
-        self.latch_off()
+        self._off_or_exit(self.latch_off, self.stop_reason or "shutdown")
         self.notifier.send("STOPPING=1")
         stopper = threading.Thread(target=self._stop_parts, name="shutdown", daemon=True)
         stopper.start()
