@@ -17,6 +17,8 @@ Faults:
   included). The test's configuration makes it end by max run or a jam.
 - ``stuck-pin-write`` (item 6): one press; once the motor runs, every write of "off" to its enable pin never
   returns (the first one holds the motor guard's lock for good); ``"stuck"`` marks it.
+- ``freeze`` (item 7): one press, and every edge of the dead-man heartbeat pin recorded as ``{"beat": true}``;
+  ``"injected"`` once the motor runs. The test then freezes the process (SIGSTOP).
 - ``running`` (item 5): one press; ``"injected"`` once the motor runs (until ``max_run_s``).
 - ``estop`` (item 4): the same, with a ``disable`` handed to the table 0.2 s into the run, as MQTT's thread does.
 """
@@ -100,6 +102,12 @@ def scenario(daemon: Any, fault: str) -> None:
         while not virtual.motor_pin_high:
             time.sleep(0.005)
         pin._change_state = stuck
+        record.write(mark="injected")
+    elif fault == "freeze":
+        virtual.pin("heartbeat").listeners.append(lambda: record.write(beat=True))
+        EdgeThread().call(virtual.press_button)
+        while not virtual.motor_pin_high:
+            time.sleep(0.005)
         record.write(mark="injected")
     elif fault == "running":
         EdgeThread().call(virtual.press_button)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import os
 import signal
@@ -32,8 +33,10 @@ from reliability.test_motor_safety import (
 )
 from support.daemon import to_toml
 from support.net import wait_until
+from unolauncher.launcher.backends.virtual.toy import DEADMAN_HOLD_S, DeadMan
 
 pytestmark = pytest.mark.timeout(120)
+FREEZE_S = 1.0  # SIGSTOP to SIGCONT
 
 
 class MotorFaultDaemon(FaultyDaemon):
@@ -254,5 +257,46 @@ def test_a_stuck_pin_write_still_ends_the_process_at_once(tmp_path: Path, notify
             assert "launcher:" in line or "timers:" in line, line  # which part stalled
         print(f"{stopper}: the motor line high {ended - on:.2f} s in all (max run {MAX_RUN_S:g} s), exit {code}")
         assert ended - stuck <= STALL_S + 3.0, f"{ended - stuck:.1f} s from the stuck write to the process's end"
+    finally:
+        daemon.stop()
+
+
+def test_a_frozen_process_stops_the_motor_through_the_dead_man(tmp_path: Path, notify: Notifications) -> None:
+    """Item 7: SIGSTOP freezes every thread of a daemon whose motor runs; no software in it can act, and the enable
+    line stays high for the whole freeze. The motor guard's heartbeat stops with it, and the hardware dead-man (its
+    model, :class:`DeadMan`, evaluated on the recorded edge times) holds the driver in standby within 100 ms of
+    the last edge. After SIGCONT the heartbeat resumes; SIGTERM then stops cleanly."""
+    long_run = {**CONFIG, "launcher": {**LAUNCHER, "max_run_s": 5.0}}
+    daemon = start(tmp_path, "freeze", notify, long_run)
+    try:
+        assert daemon.process is not None
+        injected = daemon.mark("injected")
+        assert injected is not None
+        assert wait_until(lambda: len([r for r in daemon.records() if r.get("beat") and r["t"] > injected]) >= 20, 5)
+        stopped = time.monotonic()
+        os.kill(daemon.process.pid, signal.SIGSTOP)
+        time.sleep(FREEZE_S)  # the fault itself: the process is frozen this long
+        resumed = time.monotonic()
+        os.kill(daemon.process.pid, signal.SIGCONT)
+        assert wait_until(lambda: any(r.get("beat") and r["t"] > resumed for r in daemon.records()), 5)
+        records = daemon.records()
+        beats = [r["t"] for r in records if r.get("beat")]
+        before = [t for t in beats if t <= stopped]
+        assert [t for t in beats if stopped < t < resumed] == [], "no edge while frozen"
+        deadman = DeadMan()
+        for t in before:
+            deadman.edge(t)
+        gaps = [b - a for a, b in itertools.pairwise(before[-20:])]
+        assert max(gaps) <= DEADMAN_HOLD_S, f"the heartbeat kept the dead-man enabled while running: gaps {gaps}"
+        assert deadman.enabled(stopped), "driven at the moment of the freeze"
+        off_at = deadman.off_at()
+        assert off_at is not None
+        assert off_at - stopped <= DEADMAN_HOLD_S, f"standby {off_at - stopped:.3f} s after"
+        line_off = daemon.motor_off_after(injected)
+        assert line_off is None or line_off > resumed, "the enable line itself stayed high through the freeze"
+        standby, last = (off_at - stopped) * 1000, (stopped - before[-1]) * 1000
+        print(f"frozen {resumed - stopped:.2f} s: enable line high throughout; dead-man standby {standby:.0f} ms after")
+        print(f"SIGSTOP (the last heartbeat edge {last:.1f} ms before it)")
+        assert daemon.stop() == 0, daemon.log_text()
     finally:
         daemon.stop()
