@@ -11,9 +11,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from playwright.sync_api import expect
 
-from .conftest import PHONE, GameFactory, PhoneFactory, TableHandle
+from support.daemon import TableClient
+
+from .conftest import PHONE, GameFactory, PhoneFactory, TableHandle, stack_on_mosquitto
 from .test_at_the_table import pumped_until
 from .test_dashboard import live, start_rigged
 
@@ -159,3 +162,32 @@ def test_three_fast_taps_take_at_most_one_hit_for_the_player_the_tap_saw(
     if replies[0]["ok"] and replies[-1]["code"] == "stale":
         expect(page.locator("#press-box .refusal")).to_contain_text("moved on")
     phones.shot(page, "three-taps")
+
+
+def test_on_mosquitto_the_page_speaks_mqtt5_and_its_commands_expire_in_the_broker(
+    phones: PhoneFactory, rigged: GameFactory, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Where the broker has MQTT 5 (mosquitto) the page uses it, and every command it sends carries a 2 s message
+    expiry: a command still waiting in the broker after that is dropped there, before the daemon's own rule."""
+    with stack_on_mosquitto(tmp_path_factory.mktemp("mqtt5")) as stack:
+        start_rigged(stack.table, rigged)
+        watcher = TableClient("127.0.0.1", stack.daemon.mqtt_port, stack.table.client.base.split("/")[1], mqtt5=True)
+        expiries: list[Any] = []
+        handle: Any = watcher.client.on_message
+
+        def on_message(client: Any, userdata: Any, message: Any) -> None:
+            if message.topic.endswith("/cmd"):
+                expiries.append(getattr(message.properties, "MessageExpiryInterval", None))
+            handle(client, userdata, message)
+
+        watcher.client.on_message = on_message
+        try:
+            page = phones.open(stack.url)
+            live(page)
+            assert page.evaluate("window.unoDashboard.link.client.options.protocolVersion") == 5
+            page.locator("#press").click()
+            assert pumped_until(page, lambda: bool(expiries), 10), "the watcher saw the page's command"
+            assert expiries[-1] is not None and 0 < expiries[-1] <= 2, expiries
+            assert pumped_until(page, lambda: any(e["type"] == "hit" for e in stack.table.events("hit")), 10)
+        finally:
+            watcher.close()

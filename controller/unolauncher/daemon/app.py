@@ -248,7 +248,7 @@ class Daemon:
             ws_url = b.ws_url or "ws://{host}:9001/mqtt"  # the systemd/mosquitto listener
             mqtt5 = b.protocol in ("auto", "5")
             self.say(f"broker: {host}:{port} (MQTT {'5' if mqtt5 else '3.1.1'}{', TLS' if b.tls else ''})")
-        self.endpoints.update({"mqtt_host": host, "mqtt_port": port, "ws_url": ws_url})
+        self.endpoints.update({"mqtt_host": host, "mqtt_port": port, "ws_url": ws_url, "mqtt5": mqtt5})
         return bus_settings(self.config, host, port, mqtt5)
 
     def _start_dashboard(self) -> None:
@@ -268,6 +268,7 @@ class Daemon:
                 "table": self.topics.table_id,
                 "base": self.topics.base + "/",
                 "launcher": "virtual" if self.virtual is not None else "real",
+                "mqtt5": bool(self.endpoints.get("mqtt5")),  # the page speaks MQTT 5 where the daemon does
             },
         )
         try:

@@ -2,6 +2,9 @@
 /* global mqtt */
 
 const AUTH_CODES = new Set([4, 5, 134, 135]); // MQTT 3.1.1 / 5 "bad credentials" / "not authorised"
+// MQTT 5 (mosquitto): a command still waiting in the broker after this long is dropped there (docs/protocol.md,
+// "Freshness"); the daemon's own rule (tapped_at older than 2 s: stale) holds on every broker.
+const COMMAND_EXPIRY_S = 2;
 
 /**
  * Connect to the table's topics.
@@ -38,7 +41,7 @@ export class TableLink {
     this.emitStatus("connecting");
     const opts = {
       clientId: `unodash-${this.tag}`,
-      protocolVersion: 4, // amqtt (the embedded broker) speaks MQTT 3.1.1 only
+      protocolVersion: this.options.mqtt5 ? 5 : 4, // MQTT 5 where the daemon uses it; amqtt speaks 3.1.1 only
       clean: true, // resync comes from the retained state; no broker-side session to go stale
       keepalive: 10, // a dead broker is noticed within ~15 s even if the socket does not close
       reconnectPeriod: 1000,
@@ -129,7 +132,8 @@ export class TableLink {
   send(command) {
     const id = `${this.tag}-${++this.counter}`;
     const message = { ...command, id };
-    this.client.publish(`${this.base}cmd`, JSON.stringify(message), { qos: 1 });
+    const options = this.options.mqtt5 ? { qos: 1, properties: { messageExpiryInterval: COMMAND_EXPIRY_S } } : { qos: 1 };
+    this.client.publish(`${this.base}cmd`, JSON.stringify(message), options);
     return id;
   }
 

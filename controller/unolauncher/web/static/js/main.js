@@ -70,7 +70,7 @@ function connect() {
     return;
   }
   app.link = new TableLink(
-    { url, base: app.config.base, username: saved.username, password: saved.password },
+    { url, base: app.config.base, username: saved.username, password: saved.password, mqtt5: app.config.mqtt5 },
     {
       status: onStatus,
       online: (up) => {
