@@ -59,6 +59,11 @@ class Topics:
         return f"{self.base}/sensors"
 
     @property
+    def alive(self) -> str:
+        """The daemon's heartbeat, every second, not retained: ``{"t": unix ms, "seq": last state seq}``."""
+        return f"{self.base}/alive"
+
+    @property
     def press(self) -> str:
         """One message per launcher button press (Home Assistant device trigger)."""
         return f"{self.base}/press"

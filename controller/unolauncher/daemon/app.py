@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from unolauncher import __version__
 from unolauncher.bus import discovery
@@ -41,8 +41,11 @@ from unolauncher.bus.client import BusSettings
 from unolauncher.bus.mqtt import TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.clock import Clock, RealClock
+from unolauncher.daemon import hard_exit
 from unolauncher.daemon.config import Config, ConfigError
+from unolauncher.daemon.freshness import AlivePublisher, Freshness
 from unolauncher.daemon.ha_announce import Announcer, dashboard_link
+from unolauncher.daemon.interfaces import CommandRefused
 from unolauncher.daemon.mqtt_output import MqttOutput
 from unolauncher.daemon.mqtt_settings import bus_settings
 from unolauncher.daemon.notify import Notifier
@@ -100,6 +103,8 @@ class Daemon:
         self.press_handler: PressHandler | None = None
         self.announcer: Announcer | None = None
         self.voice: Speaker | None = None  # [voice] enabled: the box speaks (docs/voice.md)
+        self.freshness = Freshness()  # late taps refused ``stale``; the ``alive`` topic (issue 26)
+        self.alive: AlivePublisher | None = None
         # The table's prepare hook (fairness: secrets, rigging refused); the next preset is the configured one until
         # the table exists and may have one chosen since.
         self.prepare_command = CommandPreparer(
@@ -143,26 +148,30 @@ class Daemon:
         self.table = Table(
             self.journal,
             Referee,
-            MqttOutput(self.bus),
+            MqttOutput(self.bus, on_state=self.freshness.observe_state),
             launcher=self.launcher,
             virtual=self.virtual,
-            prepare=self.prepare_command,
+            prepare=self._admit,
             next_preset=self.config.launcher.preset,
             presets=offered_presets(self.config.launcher.preset),
             diagnostics_s=self.config.homeassistant.diagnostics_s,
             keep_days=self.config.table.journal_keep_days,
         )
+        self.table.commands.freshness = self.freshness  # the daemon's own commands; the referee's: _admit
         replayed = self.table.restore()
         self.say(
             f"journal: {self.journal.path} ({replayed} command(s) replayed, last event seq {self.journal.last_seq})"
         )
         if not self.table.emergency.enabled:
-            self.say("launcher: DISABLED by an emergency stop (send {\"type\": \"enable\"} to allow firing)")
+            self.say('launcher: DISABLED by an emergency stop (send {"type": "enable"} to allow firing)')
         self._wire_press_handler()
         self._start_voice()
         self.table.start()
         self._start_dashboard()  # before the bus: Home Assistant's discovery links to the dashboard's address
         self.bus.start()
+        bus, alive_topic = self.bus, self.topics.alive
+        self.alive = AlivePublisher(lambda beat: bus.publish(alive_topic, beat, qos=0), self.freshness)
+        self.alive.start()
         self._watch_critical_threads()
         self.endpoints["ready"] = True
         self._write_endpoints()
@@ -250,7 +259,7 @@ class Daemon:
             ws_url = b.ws_url or "ws://{host}:9001/mqtt"  # the systemd/mosquitto listener
             mqtt5 = b.protocol in ("auto", "5")
             self.say(f"broker: {host}:{port} (MQTT {'5' if mqtt5 else '3.1.1'}{', TLS' if b.tls else ''})")
-        self.endpoints.update({"mqtt_host": host, "mqtt_port": port, "ws_url": ws_url})
+        self.endpoints.update({"mqtt_host": host, "mqtt_port": port, "ws_url": ws_url, "mqtt5": mqtt5})
         return bus_settings(self.config, host, port, mqtt5)
 
     def _start_dashboard(self) -> None:
@@ -270,6 +279,7 @@ class Daemon:
                 "table": self.topics.table_id,
                 "base": self.topics.base + "/",
                 "launcher": "virtual" if self.virtual is not None else "real",
+                "mqtt5": bool(self.endpoints.get("mqtt5")),  # the page speaks MQTT 5 where the daemon does
             },
         )
         try:
@@ -297,6 +307,14 @@ class Daemon:
             self._write_endpoints()
         self.table.republish()
         self._publish_discovery()
+
+    def _admit(self, command: dict[str, Any]) -> dict[str, Any]:
+        """A referee command's way in (the table's ``prepare`` hook, worker thread): a phone's tap that came late is
+        refused ``stale`` (:mod:`~unolauncher.daemon.freshness`), then the fairness hook fills in its secrets."""
+        stale = self.freshness.check(command, self.table.public_state if self.table is not None else {})
+        if stale is not None:
+            raise CommandRefused(*stale)
+        return self.prepare_command(command)
 
     def _discovery_options(self) -> discovery.DiscoveryOptions:
         ha = self.config.homeassistant
@@ -332,8 +350,11 @@ class Daemon:
 
     def request_stop(self, code: int = EXIT_OK, reason: str = "") -> None:
         """Signal-safe, any thread: motor off now, then let the main loop finish with exit ``code`` (the first
-        non-zero code asked for wins). Logs nothing: a signal handler may have interrupted a log call."""
-        self.motor_off()
+        non-zero code asked for wins). Logs nothing: a signal handler may have interrupted a log call. The motor
+        stays off for good: nothing applied after this (an ``enable`` queued behind a slow command, a press) can
+        switch it on again (:meth:`latch_off`). If that does not return (a stuck pin write holds the guard), the
+        process ends at once (:mod:`~unolauncher.daemon.hard_exit`)."""
+        self._off_or_exit(self.latch_off, reason or "a stop request")
         if code != EXIT_OK and self.exit_code == EXIT_OK:
             self.exit_code, self.stop_reason = code, reason
         elif not self.stop_reason:
@@ -348,6 +369,27 @@ class Daemon:
                 self.launcher.set_enabled(False)
             except Exception:
                 log.exception("switching the motor off failed")
+
+    def _off_or_exit(self, off: Callable[[], None], why: str) -> None:
+        """``off`` (motor off), waited for at most :data:`~unolauncher.daemon.hard_exit.OFF_WAIT_S`; if it has not
+        returned by then, say why and end the process now with :data:`EXIT_STALLED` (issue 26 item 6)."""
+        reason = (f"{why}: switching the motor off did not return within {hard_exit.OFF_WAIT_S:g} s (a pin write or "
+                  "the motor guard is stuck)")  # fmt: skip
+        hard_exit.off_or_exit(off, lambda: hard_exit.exit_now(EXIT_STALLED, reason, self.notifier.send))
+
+    def latch_off(self) -> None:
+        """Motor off now and for good (every stop path): the emergency stop latched (later enables ignored,
+        presses refused) and, on the GPIO backend, the motor guard halted (no "on" is ever accepted again).
+        Signal-safe: attribute writes and the guard's own lock."""
+        try:
+            if self.table is not None:
+                self.table.emergency.latch()
+            halt = getattr(self.launcher, "halt", None)
+            if halt is not None:
+                halt()
+        except Exception:
+            log.exception("latching the motor off failed")
+        self.motor_off()
 
     def _thread_crashed(self, args: threading.ExceptHookArgs) -> None:
         """``threading.excepthook``: an exception no one caught ended a thread. Motor off, exit non-zero."""
@@ -369,8 +411,8 @@ class Daemon:
             now = time.monotonic()
             problems = self.watchdog.problems(now)
             if problems:
-                self.motor_off()
                 self.exit_code, self.stop_reason = EXIT_STALLED, "; ".join(problems)
+                self._off_or_exit(self.motor_off, self.stop_reason)
                 log.critical("%s: motor off, watchdog pings stopped, exiting (code %d) so that systemd restarts "
                              "the daemon", self.stop_reason, EXIT_STALLED)  # fmt: skip
                 self.notifier.send(f"STATUS=stalled: {self.stop_reason}"[:400])
@@ -403,7 +445,7 @@ class Daemon:
         """Every exit path comes here: motor off first, then everything else, each step guarded. A step that hangs
         (a stuck disk under the journal, a lock held forever) cannot keep the process from exiting: after
         ``timeout`` the steps left are abandoned."""
-        self.motor_off()
+        self._off_or_exit(self.latch_off, self.stop_reason or "shutdown")
         self.notifier.send("STOPPING=1")
         stopper = threading.Thread(target=self._stop_parts, name="shutdown", daemon=True)
         stopper.start()
@@ -419,6 +461,7 @@ class Daemon:
             ("launcher run", lambda: self.launcher.stop() if self.launcher else None),
             ("table", lambda: self.table.stop() if self.table else None),
             ("voice", lambda: self.voice.stop() if self.voice else None),
+            ("alive", lambda: self.alive.stop() if self.alive else None),
             ("bus", lambda: self.bus.stop() if self.bus else None),
             ("broker", lambda: self.broker.stop() if self.broker else None),
             ("dashboard", lambda: self.dashboard.stop() if self.dashboard else None),

@@ -34,12 +34,30 @@ class EmergencyStop:
         self.launcher = launcher
         self.enabled = True  # read by the press path without a lock
         self.journalled = True  # the last value the journal holds (worker only)
+        self.latched = False  # the daemon is stopping: nothing enables the launcher again (issue 26 item 1)
 
     def apply(self, enabled: bool) -> None:
-        """The emergency stop's effect: presses refused (read without a lock) and the launcher (motor off at once)."""
+        """The emergency stop's effect: presses refused (read without a lock) and the launcher (motor off at once).
+        After :meth:`latch`, enabling does nothing."""
+        if enabled and self.latched:
+            return
         self.enabled = enabled
         if self.launcher is not None:
             self.launcher.set_enabled(enabled)
+        # A latch that came between the check above and the launcher call (a signal handler, another thread)
+        # must win: switch off again. The GPIO backend's guard is halted by the latch as well, which no enable undoes.
+        if enabled and self.latched:
+            self.enabled = False
+            if self.launcher is not None:
+                self.launcher.set_enabled(False)
+
+    def latch(self) -> None:
+        """Off for good (shutdown): presses refused, the launcher disabled, and every later :meth:`apply` of
+        ``True`` ignored. Signal-safe: one attribute write, then the launcher's emergency stop (its guard's lock)."""
+        self.latched = True
+        self.enabled = False
+        if self.launcher is not None:
+            self.launcher.set_enabled(False)
 
     def stop_now_if_disable(self, payload: bytes) -> bool:
         """If ``payload`` is a valid ``disable`` command: launcher disabled and presses refused now. Any thread."""

@@ -20,6 +20,7 @@ from typing import Any
 
 from unolauncher.daemon.commands import check_daemon_command, reply
 from unolauncher.daemon.emergency_stop import EmergencyStop
+from unolauncher.daemon.freshness import Freshness
 from unolauncher.daemon.interfaces import PresetChoice, Record, TableOutput, VirtualControls
 from unolauncher.daemon.restore import PRESET_NOTE
 from unolauncher.daemon.sensors import SensorPublisher
@@ -62,9 +63,13 @@ class DaemonCommands:
         self.public_state = public_state
         self.record = record
         self.moves = moves
+        self.freshness: Freshness | None = None  # set by the daemon: a phone's late tap is refused ``stale``
 
     def handle(self, command: dict[str, Any], command_id: CommandId) -> dict[str, Any]:
         """The one reply to a daemon command."""
+        stale = self.freshness.check(command, self.public_state) if self.freshness is not None else None
+        if stale is not None:
+            return reply(command_id, False, *stale)
         kind = command["type"]
         refused = check_daemon_command(command)
         if refused is not None:
@@ -116,6 +121,8 @@ class DaemonCommands:
         enabling journals first and acts only once that succeeded."""
         enabled = command["type"] == "enable"
         word = "enabled" if enabled else "disabled"
+        if enabled and self.emergency.latched:  # shutdown latched the motor off: an enable queued behind it is void
+            return reply(command_id, False, "stopping", "The table is shutting down; the launcher stays off.")
         if not enabled:
             self.emergency.apply(False)
         if enabled == self.emergency.journalled:

@@ -8,6 +8,7 @@ Example (not a doctest: needs a connected bus and a journal)::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from unolauncher import strict_json
@@ -17,9 +18,10 @@ from unolauncher.bus.mqtt import TableBus
 class MqttOutput:
     """Implements :class:`unolauncher.daemon.interfaces.TableOutput` on a :class:`TableBus`."""
 
-    def __init__(self, bus: TableBus) -> None:
+    def __init__(self, bus: TableBus, on_state: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.bus = bus
         self.topics = bus.topics
+        self.on_state = on_state  # sees every state published (the freshness check's memory of states)
 
     def events_journalled(self) -> None:
         self.bus.flush()
@@ -32,6 +34,8 @@ class MqttOutput:
 
     # The retained topics: only the newest value matters, so they coalesce instead of queuing (TableBus).
     def state(self, public_state: dict[str, Any]) -> None:
+        if self.on_state is not None:
+            self.on_state(public_state)
         self.bus.publish_latest(self.topics.state, public_state)
 
     def launcher_status(self, status: dict[str, Any]) -> None:

@@ -17,11 +17,14 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
-import sys
 from pathlib import Path
 from types import FrameType
 
+from unolauncher.daemon import logqueue
 from unolauncher.daemon.config import ConfigError, load_config
+
+_say = logqueue.say
+LOG_FLUSH_S = 2.0  # at exit, how long the last lines may take to be written
 
 # SIGHUP too: an SSH session that drops while `dev.py run` runs in it must not skip switching the motor off.
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
@@ -35,16 +38,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
 
 
-def _say(text: str) -> None:
-    print(text, flush=True)
-
-
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=args.log_level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    # Through a bounded queue and a writer thread: a blocked stdout/stderr (a full journald, a pipe nobody reads)
+    # drops log lines instead of blocking the daemon, its shutdown included (issue 26 item 5).
+    logs = logqueue.install(args.log_level)
+    try:
+        return _run(args)
+    finally:
+        logs.flush(LOG_FLUSH_S)  # the last lines ("stopped"), if the output moves; never waited for longer
+        if logs.borrowed:  # run in a test's process: its own handlers come back
+            logs.uninstall()
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        print(f"unolauncher run: {exc}", file=sys.stderr)
+        logqueue.complain(f"unolauncher run: {exc}")
         return 2
     if args.state_dir is not None:
         config.table.state_dir = str(args.state_dir)
@@ -66,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         daemon.start()
         code = daemon.run_until_stopped()
     except ConfigError as exc:
-        print(f"unolauncher run: {exc}", file=sys.stderr)
+        logqueue.complain(f"unolauncher run: {exc}")
         code = EXIT_CONFIG
     except Exception:
         logging.getLogger("unolauncher.daemon").exception("the daemon failed")

@@ -30,9 +30,12 @@ class PinMapError(UnolauncherError, ValueError):
 
 
 REQUIRED_ROLES = ("motor_enable", "motor_forward", "motor_reverse", "button")
-OPTIONAL_ROLES = ("sensor", "lid", "uno", "led", "buzzer")
+OPTIONAL_ROLES = ("sensor", "lid", "uno", "led", "buzzer", "heartbeat")
 ROLES = REQUIRED_ROLES + OPTIONAL_ROLES
-OUTPUT_ROLES = frozenset({"motor_enable", "motor_forward", "motor_reverse", "led", "buzzer"})
+OUTPUT_ROLES = frozenset({"motor_enable", "motor_forward", "motor_reverse", "led", "buzzer", "heartbeat"})
+# The dead-man heartbeat may sit on GPIO 0-8: a line pulled high at boot is a level, not edges, so the dead-man
+# keeps the driver disabled (the boot rule below protects the outputs whose *level* starts something).
+BOOT_LEVEL_HARMLESS = frozenset({"heartbeat"})
 DRIVER_ROLES = ("motor_enable", "motor_forward", "motor_reverse")  # the motor driver's inputs
 JIG_ROLES = ("button", "sensor", "lid", "motor_enable", "motor_forward", "motor_reverse")
 
@@ -66,6 +69,7 @@ class PinMap:
     uno: int | None = None
     led: int | None = None
     buzzer: int | None = None
+    heartbeat: int | None = None  # the dead-man heartbeat: toggled every 10 ms by the motor guard's thread
 
     def __post_init__(self) -> None:
         validate({role: getattr(self, role) for role in ROLES})
@@ -105,7 +109,7 @@ def validate(pins: Mapping[str, Any], label: str = "pin") -> dict[str, int | Non
             raise PinMapError(f"{label} {role!r} is GPIO {gpio}, but the header only has GPIO 0-27")
         if gpio in RESERVED:
             raise PinMapError(f"{label} {role!r} is GPIO {gpio}, which is reserved for {RESERVED[gpio]}")
-        if role in OUTPUT_ROLES and gpio < FIRST_BOOT_LOW:
+        if role in OUTPUT_ROLES and role not in BOOT_LEVEL_HARMLESS and gpio < FIRST_BOOT_LOW:
             raise PinMapError(
                 f"{label} {role!r} is GPIO {gpio}, an output on GPIO 0-8 is pulled high at boot; use GPIO 9-27"
             )
@@ -119,7 +123,8 @@ def validate(pins: Mapping[str, Any], label: str = "pin") -> dict[str, int | Non
 
 
 DEFAULT_PINS = PinMap(
-    motor_enable=12, motor_forward=23, motor_reverse=24, button=17, sensor=27, lid=22, uno=6, led=25, buzzer=16
+    motor_enable=12, motor_forward=23, motor_reverse=24, button=17, sensor=27, lid=22, uno=6, led=25, buzzer=16,
+    heartbeat=4,
 )
 DEFAULT_JIG = {"button": 5, "sensor": 26, "lid": 19, "motor_enable": 20, "motor_forward": 21, "motor_reverse": 13}
 

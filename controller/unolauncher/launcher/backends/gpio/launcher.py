@@ -39,7 +39,7 @@ from typing import Any
 
 from gpiozero import DigitalInputDevice, DigitalOutputDevice, PWMOutputDevice
 
-from unolauncher.clock import Clock
+from unolauncher.clock import Clock, RealClock
 from unolauncher.launcher.backends.gpio.feedback import Feedback
 from unolauncher.launcher.backends.gpio.inputs import GpioInputs
 from unolauncher.launcher.backends.gpio.motor_guard import MotorGuard
@@ -127,11 +127,18 @@ class GpioLauncher:
                 led = self._add(DigitalOutputDevice(pins.led, initial_value=False, pin_factory=factory))
             if pins.buzzer is not None:
                 buzzer = self._add(DigitalOutputDevice(pins.buzzer, initial_value=False, pin_factory=factory))
+            heartbeat = None
+            if pins.heartbeat is not None:
+                heartbeat = self._add(DigitalOutputDevice(pins.heartbeat, initial_value=False, pin_factory=factory))
             # The guard writes the driver pins directly (no gpiozero locks or blink-thread checks); nothing else does.
             self._en_pin = self._enable.pin
             # Its own thread, raised to real-time priority where allowed: on a busy Pi its deadline is not late.
             self._guard_clock = clock.separate("motor-guard", realtime_priority=GUARD_REALTIME_PRIORITY)
             self._guard = MotorGuard(self._en_pin, self._forward.pin, self._reverse.pin, self._guard_clock)
+            # The dead-man heartbeat on the guard's own thread; on real time only (under a virtual clock an endless
+            # 10 ms timer would keep the tests' run_until_idle busy for ever).
+            if heartbeat is not None and isinstance(self._guard_clock, RealClock):
+                self._guard.start_heartbeat(heartbeat.pin)
             # DigitalInputDevice, not Button: Button starts a hold-watching thread per switch that we do not need.
             self._button = self._add(
                 DigitalInputDevice(pins.button, pull_up=True, bounce_time=None, pin_factory=factory)
@@ -306,6 +313,15 @@ class GpioLauncher:
         assert self._guard is not None
         self._guard.set_interlock("disabled", not enabled)
         if not enabled and self.runs.run is not None:
+            self._clock.call_later(0.0, self.runs.abort_disabled)
+
+    def halt(self) -> None:
+        """Motor off for good (the daemon is stopping): the guard's permanent ``halted`` interlock, which no
+        :meth:`set_enabled` releases. Signal-safe: the guard's lock only. A run in progress ends as ``stopped``
+        on the timer thread."""
+        assert self._guard is not None
+        self._guard.halt()
+        if self.runs.run is not None:
             self._clock.call_later(0.0, self.runs.abort_disabled)
 
     def drive_motor(self, direction: str, power: float = 0.5) -> bool:

@@ -31,6 +31,7 @@ from typing import Any
 from unolauncher.clock import Clock, TimerHandle
 
 GRACE_S = 0.03  # the launcher's own stop comes at the limit; the guard's this much later (well inside +0.1 s)
+HEARTBEAT_S = 0.01  # the dead-man heartbeat's half period: an edge every 10 ms while the guard's thread runs
 INTERLOCKS = ("halted", "disabled", "lid")
 
 
@@ -68,7 +69,29 @@ class MotorGuard:
         self._on = False
         self.trips = 0  # deadlines the guard enforced itself: the launcher's own stop came too late
         self.write_errors = 0  # pin writes that raised while switching off (closed pins)
+        self._heartbeat: Any = None  # the dead-man heartbeat pin, once started
+        self._beat_level = False
+        self.beats = 0
         self._write_off()
+
+    def start_heartbeat(self, pin: Any, period_s: float = HEARTBEAT_S) -> None:
+        """Toggle ``pin`` every ``period_s`` on the guard's own thread, for as long as that thread runs and the
+        guard is not halted: the hardware dead-man (hardware/README.md) enables the motor driver only while these
+        edges arrive, so a frozen process (SIGSTOP, a hung kernel call holding every thread) stops the motor within
+        ~100 ms of its last edge, where software cannot. Never takes the guard's lock."""
+        self._heartbeat, self._beat_period = pin, period_s
+        self._scheduler.call_later(period_s, self._beat)
+
+    def _beat(self) -> None:
+        if self._heartbeat is None or "halted" in self._interlocks:
+            return  # halted: no more edges, so the hardware holds the driver off too
+        self._beat_level = not self._beat_level
+        try:
+            self._heartbeat.state = self._beat_level
+            self.beats += 1
+        except Exception:  # a closed pin (shutting down): the next beat tries again, then the halt ends them
+            self.write_errors += 1
+        self._scheduler.call_later(self._beat_period, self._beat)
 
     @property
     def on(self) -> bool:

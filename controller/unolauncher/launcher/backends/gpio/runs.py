@@ -41,6 +41,8 @@ from unolauncher.launcher.interface import DoneCallback, FirePlan, FireResult, L
 
 log = logging.getLogger("unolauncher.launcher.backends.gpio")  # one logger name for the whole backend
 
+RETRACT_AFTER = ("ok",)  # a run that ended normally; after any other outcome (max_run, jam, empty, stopped) no retract
+
 
 class Run:
     """One accepted fire, from suspense to retract (changed under :attr:`RunControl.lock` only)."""
@@ -231,12 +233,21 @@ class RunControl:
         run.detail = detail
         run.stage_timer = self._clock.call_later(self.settings.settle_ms / 1000, lambda: self._retract(run))
 
+    def retract_s(self, run: Run) -> float:
+        """How long this run's retract may drive the motor: none after a forced stop (max run, jam, empty, a stop or a
+        fault: whatever forced the motor off must not see it driven again, issue 26 item 4), and never past the
+        run's own time limit (``max_run_s`` from the eject's start)."""
+        if run.outcome not in RETRACT_AFTER:
+            return 0.0
+        left = self.settings.max_run_s - (self._clock.now() - run.started)
+        return max(0.0, min(self.settings.retract_ms / 1000, left))
+
     @guarded
     def _retract(self, run: Run) -> None:
         with self.lock:
             if self._run is not run or run.phase != "settle":
                 return
-            retract_s = self.settings.retract_ms / 1000
+            retract_s = self.retract_s(run)
             power = self.settings.retract_power
             if retract_s > 0 and power > 0 and self._guard.run(False, True, power, retract_s):  # refused: lid open
                 run.phase = "retract"

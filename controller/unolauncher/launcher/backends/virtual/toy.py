@@ -75,6 +75,40 @@ class _SimPin(MockPWMPin):
             self._change_state(self.forced)
 
 
+DEADMAN_HOLD_S = 0.1  # the hardware dead-man keeps the driver enabled this long after the last heartbeat edge
+
+
+class DeadMan:
+    """A model of the hardware dead-man on the ``heartbeat`` line (a retriggerable monostable before the driver's
+    standby input, hardware/README.md): the motor counts as driven only while the enable pin is high *and* a
+    heartbeat edge came within :data:`DEADMAN_HOLD_S`. Pure: feed it edge times (any one clock) and ask.
+
+    Example::
+
+        >>> deadman = DeadMan()
+        >>> deadman.enabled(0.0)            # no edge yet: the driver is held in standby
+        False
+        >>> deadman.edge(1.00)
+        >>> deadman.enabled(1.05), deadman.enabled(1.11)
+        (True, False)
+        >>> deadman.off_at()                # when the driver went to standby after the last edge
+        1.1
+    """
+
+    def __init__(self, hold_s: float = DEADMAN_HOLD_S) -> None:
+        self.hold_s = hold_s
+        self.last_edge: float | None = None
+
+    def edge(self, t: float) -> None:
+        self.last_edge = t
+
+    def enabled(self, t: float) -> bool:
+        return self.last_edge is not None and 0.0 <= t - self.last_edge <= self.hold_s
+
+    def off_at(self) -> float | None:
+        return None if self.last_edge is None else self.last_edge + self.hold_s
+
+
 class VirtualLauncher:
     """Simulated launcher hardware on mock pins, with the helpers the dashboard and tests use.
 
@@ -127,6 +161,9 @@ class VirtualLauncher:
             pin.forced = False if self.params.driver_pull_downs else None
             if kept.get(role):
                 pin.drive_high()  # still driven high by the kernel, for the previous process that died
+        self.deadman = DeadMan()  # fed by the heartbeat pin's edges, on the clock's time
+        if "heartbeat" in self._pin:
+            self._pin["heartbeat"].listeners.append(lambda: self.deadman.edge(self._clock.now()))
         self._set_input("button", True)  # released (pull-up, switch to GND)
         if "sensor" in self._pin:
             self._set_input("sensor", True)  # beam unbroken
@@ -162,6 +199,14 @@ class VirtualLauncher:
     def motor_pin_high(self) -> bool:
         """The motor is driven (enable pin above 0), in either direction."""
         return self.motor_power > 0.0
+
+    @property
+    def motor_driven(self) -> bool:
+        """The motor turns: the enable pin is high and, with a heartbeat line fitted, the dead-man lets the driver
+        out of standby (:class:`DeadMan`). Without a heartbeat pin: the enable pin alone."""
+        if "heartbeat" not in self._pin:
+            return self.motor_pin_high
+        return self.motor_pin_high and self.deadman.enabled(self._clock.now())
 
     @property
     def motor_direction(self) -> str:

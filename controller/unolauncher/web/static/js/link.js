@@ -2,6 +2,9 @@
 /* global mqtt */
 
 const AUTH_CODES = new Set([4, 5, 134, 135]); // MQTT 3.1.1 / 5 "bad credentials" / "not authorised"
+// MQTT 5 (mosquitto): a command still waiting in the broker after this long is dropped there (docs/protocol.md,
+// "Freshness"); the daemon's own rule (tapped_at older than 2 s: stale) holds on every broker.
+const COMMAND_EXPIRY_S = 2;
 
 /**
  * Connect to the table's topics.
@@ -9,8 +12,8 @@ const AUTH_CODES = new Set([4, 5, 134, 135]); // MQTT 3.1.1 / 5 "bad credentials
  *   const link = new TableLink({url, base, username, password}, handlers);
  *   link.send({type: "undo"});        // -> id; the reply arrives at handlers.reply(reply)
  *
- * handlers: status(kind, detail), state(obj), event(obj), reply(obj), launcher(obj), sensors(obj), online(bool),
- * dropped(count); every obj is a plain JSON object (anything else on the topics is dropped here, with a console
+ * handlers: status(kind, detail), state(obj), event(obj), reply(obj), launcher(obj), sensors(obj), alive(obj),
+ * online(bool), dropped(count); every obj is a plain JSON object (anything else on the topics is dropped here, with a console
  * warning). status kinds: "connecting", "online", "reconnecting", "offline", "auth", "error".
  *
  * Only the table's own topics are subscribed (never `<base>#`: that would also bring every phone's commands).
@@ -18,7 +21,7 @@ const AUTH_CODES = new Set([4, 5, 134, 135]); // MQTT 3.1.1 / 5 "bad credentials
  * (`dropped`), not re-sent after the reconnect — a launcher firing half a minute after the tap surprises the table.
  */
 // The topics under the table's base the page reads.
-export const TOPICS = ["status", "state", "events", "reply", "launcher", "sensors"];
+export const TOPICS = ["status", "state", "events", "reply", "launcher", "sensors", "alive"];
 
 export class TableLink {
   constructor(options, handlers) {
@@ -38,7 +41,7 @@ export class TableLink {
     this.emitStatus("connecting");
     const opts = {
       clientId: `unodash-${this.tag}`,
-      protocolVersion: 4, // amqtt (the embedded broker) speaks MQTT 3.1.1 only
+      protocolVersion: this.options.mqtt5 ? 5 : 4, // MQTT 5 where the daemon uses it; amqtt speaks 3.1.1 only
       clean: true, // resync comes from the retained state; no broker-side session to go stale
       keepalive: 10, // a dead broker is noticed within ~15 s even if the socket does not close
       reconnectPeriod: 1000,
@@ -122,13 +125,15 @@ export class TableLink {
     else if (sub === "reply") this.handlers.reply(data);
     else if (sub === "launcher") this.handlers.launcher(data);
     else if (sub === "sensors") this.handlers.sensors?.(data);
+    else if (sub === "alive") this.handlers.alive?.(data); // the daemon's heartbeat (freshness.js)
   }
 
   /** Publish a command with a fresh id (QoS 1); returns the id. */
   send(command) {
     const id = `${this.tag}-${++this.counter}`;
     const message = { ...command, id };
-    this.client.publish(`${this.base}cmd`, JSON.stringify(message), { qos: 1 });
+    const options = this.options.mqtt5 ? { qos: 1, properties: { messageExpiryInterval: COMMAND_EXPIRY_S } } : { qos: 1 };
+    this.client.publish(`${this.base}cmd`, JSON.stringify(message), options);
     return id;
   }
 

@@ -7,6 +7,7 @@ import { History } from "./history.js";
 import { DealSheet } from "./deal.js";
 import { Fairness } from "./fairness.js";
 import { MoveBook } from "./moves.js";
+import { Freshness } from "./freshness.js";
 import {
   renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs, readScores,
   applyLink, setBlocked, link,
@@ -69,7 +70,7 @@ function connect() {
     return;
   }
   app.link = new TableLink(
-    { url, base: app.config.base, username: saved.username, password: saved.password },
+    { url, base: app.config.base, username: saved.username, password: saved.password, mqtt5: app.config.mqtt5 },
     {
       status: onStatus,
       online: (up) => {
@@ -85,6 +86,7 @@ function connect() {
         renderStop();
       },
       sensors: (values) => app.setup.suggestPreset(values.next_preset), // Home Assistant may have chosen it
+      alive: (beat) => app.fresh.alive(beat),
       dropped: onDropped,
     },
   );
@@ -106,6 +108,7 @@ function onStatus(kind, detail) {
   pill.title = detail || "Connection settings";
   document.body.classList.toggle("disconnected", kind !== "online");
   app.connected = kind === "online";
+  app.fresh.connected(app.connected);
   if (app.connected) app.liveFrom = null; // what arrives first now is history: the retained state, then the catch-up
   updateLink();
   if (kind === "auth") openSettings(detail || "The broker needs a user name and password.");
@@ -127,7 +130,8 @@ function onStatus(kind, detail) {
  * every control that sends one is disabled and the notice says why; the moment they can, all of it clears. */
 function updateLink() {
   const daemonDown = app.daemonOnline === false;
-  const up = app.connected && !daemonDown;
+  const silent = app.connected && !daemonDown && app.fresh.silent; // no `alive` for 2.5 s (freshness.js)
+  const up = app.connected && !daemonDown && !silent;
   const was = link.up;
   applyLink(up);
   const notice = $("link-notice");
@@ -137,7 +141,9 @@ function updateLink() {
   if (!up) {
     const why = !app.connected
       ? "Not connected to the table — the buttons are off until the connection is back."
-      : "The table's daemon is offline — the buttons are off until it is back.";
+      : silent
+        ? "No word from the table for a few seconds — the buttons are off until it answers again."
+        : "The table's daemon is offline — the buttons are off until it is back.";
     const dropped = app.unconfirmed ? " Your last tap did not reach the table: check the table before tapping again." : "";
     notice.textContent = `${why} Nothing you tap now is sent later.${dropped}`;
   } else if (!was) {
@@ -261,7 +267,7 @@ function onReply(reply) {
     return;
   }
   const entry = app.pending.get(reply.id);
-  if (!entry) return; // another phone's command
+  if (!entry) return void app.fresh.late(reply, showRefusal); // another phone's, or one given up on: stale says why
   app.pending.delete(reply.id);
   clearTimeout(entry.timer);
   entry.control?.classList.remove("busy");
@@ -278,7 +284,7 @@ function onReply(reply) {
 function send(command, control, onOk) {
   clearRefusal(control);
   if (!link.up || !app.link || !app.link.connected) return null; // the controls are off and the notice says why
-  const id = app.link.send(command);
+  const id = app.fresh.track(app.link.send(app.fresh.stamp(command, app.stateSeq)), control); // freshness.js
   control?.classList.add("busy");
   const timer = setTimeout(() => {
     if (!app.pending.has(id)) return;
@@ -637,6 +643,7 @@ async function main() {
   $("table-name").textContent = config.title || `· ${table}`;
   app.history = new History(table);
   app.fairness = new Fairness((command) => (app.link && app.link.connected ? app.link.send(command) : null));
+  app.fresh = new Freshness(() => updateLink());
   app.moves = new MoveBook((command) => (app.link && app.link.connected ? app.link.send(command) : null));
   app.picker = new Picker($("picker"), {
     send,
