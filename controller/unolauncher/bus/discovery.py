@@ -211,6 +211,16 @@ def publish_plan(
     return plan
 
 
+def replay_plan(pending: list[Any], messages: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, Any, bool]]:
+    """The last change's one-shot messages (``pending`` in the record) again, around the current configs, in the
+    order :func:`publish_plan` gave them: migrations first, then the configs, then the deletions."""
+    shots = [(str(topic), payload, bool(retain)) for topic, payload, retain in pending]
+    plan = [shot for shot in shots if not shot[2]]
+    plan += [(topic, payload, True) for topic, payload in messages]
+    plan += [shot for shot in shots if shot[2]]
+    return plan
+
+
 def record(messages: list[tuple[str, dict[str, Any]]], node: str, mode: str) -> dict[str, Any]:
     """What :func:`publish_plan` needs to know next time."""
     return {"node": node, "mode": mode, "topics": [topic for topic, _ in messages]}

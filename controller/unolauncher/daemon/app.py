@@ -133,7 +133,7 @@ class Daemon:
                 self.journal,
                 on_command=lambda payload: self.table.submit_payload(payload) if self.table else None,
                 on_connected=self._on_connected,
-                on_ha_online=self._publish_discovery,
+                on_ha_online=lambda: self.announcer.publish(birth=True) if self.announcer else None,
             )
             self.announcer = Announcer(self.config, self.topics, self.state_dir, self.bus, self._discovery_options)
         except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError: a CA or key file that is not one
@@ -220,8 +220,11 @@ class Daemon:
             # Imported only with the embedded broker configured: amqtt and its dependencies take 0.04 s to import here
             # and about ten times that on a Pi Zero, for nothing on a table that uses mosquitto or another broker.
             from unolauncher.bus.broker import WS_PATH, EmbeddedBroker
+            from unolauncher.bus.retained_store import RETAINED_FILE
 
-            broker = self.broker = EmbeddedBroker(host=b.listen, port=b.port, ws_port=b.ws_port)
+            broker = self.broker = EmbeddedBroker(
+                host=b.listen, port=b.port, ws_port=b.ws_port, retained_path=self.state_dir / RETAINED_FILE
+            )
             try:
                 broker.start()
             except Exception as exc:
