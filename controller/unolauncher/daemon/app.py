@@ -42,7 +42,7 @@ from unolauncher.bus.mqtt import TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.clock import Clock, RealClock
 from unolauncher.daemon.config import Config, ConfigError
-from unolauncher.daemon.ha_announce import Announcer, dashboard_link
+from unolauncher.daemon.ha_announce import Announcer, board_info, dashboard_link
 from unolauncher.daemon.mqtt_output import MqttOutput
 from unolauncher.daemon.mqtt_settings import bus_settings
 from unolauncher.daemon.notify import Notifier
@@ -202,11 +202,11 @@ class Daemon:
         self.press_handler = PressHandler(
             self.launcher,
             claim=table.press.claim,
-            on_hit=table.on_hit,
+            on_hit=table.sensors.motor_then(table.on_hit),  # the run ended: Motor off for Home Assistant first
             on_event=table.on_launcher_event,
             lockout=self.config.table.lockout,
             on_lid_opened=table.press.lid_opened,
-            after_press=table.press.started,
+            after_press=table.sensors.motor_then(table.press.started),  # Motor on for Home Assistant first
             on_uno=table.on_uno_button,
             enabled=lambda: table.emergency.enabled,  # the emergency stop, read without a lock
             # A hit known on the input thread (a click, a run that could not start): off that thread, a moment later
@@ -302,6 +302,7 @@ class Daemon:
             virtual=self.virtual is not None,
             coprocessor=self.launcher is not None and "connected" in self.launcher.status().extra,
             presets=offered_presets(self.config.launcher.preset),
+            **board_info(),
         )
 
     def _publish_discovery(self) -> None:

@@ -45,6 +45,24 @@ def dashboard_link(config: Config, port: int) -> str:
     return f"http://{host}:{port}/"
 
 
+def board_info(root: Path = Path("/proc/device-tree")) -> dict[str, str]:
+    """The board's ``hw_version`` (its model) and ``serial_number`` for the device page, where the device tree has
+    them (a Raspberry Pi does; a PC has neither, and gets neither).
+
+    >>> board_info(Path("/nonexistent"))
+    {}
+    """
+    found: dict[str, str] = {}
+    for key, name in (("hw_version", "model"), ("serial_number", "serial-number")):
+        try:
+            value = (root / name).read_bytes().rstrip(b"\0").decode("ascii", "replace").strip()
+        except OSError:
+            continue
+        if value:
+            found[key] = value
+    return found
+
+
 class Announcer:
     """Publishes the discovery messages of ``options()`` (see the module docstring for the thread)."""
 
