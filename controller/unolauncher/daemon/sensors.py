@@ -102,7 +102,10 @@ class SensorPublisher:
         if self.launcher is None:
             return
         with self._motor_lock:
-            on = bool(self.launcher.status().motor_on)
+            status = self.launcher.status()
+            # A run in progress counts from the press: a run with a suspense delay starts its motor only later,
+            # after the press's hook has read it (a real Home Assistant missed 1 run in 6 that way).
+            on = bool(status.motor_on or status.running)
             if on != self._last_motor:
                 self._last_motor = on
                 self.output.motor(on)

@@ -1,0 +1,77 @@
+"""#33 item 10: a flood of 20,000 Home Assistant ``online`` messages, on ``homeassistant/status`` and on ``cmd``, sent
+as fast as a raw socket can, against a real daemon on its embedded broker: ``status`` is still answered, the
+discovery republish stays coalesced (at most one per 5 s), the refusals of the junk on ``cmd`` (no id) are coalesced
+instead of 20,000 replies queued ahead of every answer, and memory stays within the documented +15 MB.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from support.daemon import DaemonProcess, TableClient
+from support.net import wait_until
+
+FLOOD = 20_000
+
+
+def packet(kind: int, body: bytes) -> bytes:
+    """One MQTT packet: the fixed header (type, remaining length) and the body."""
+    header, left = bytearray([kind]), len(body)
+    while True:
+        digit, left = left % 128, left // 128
+        header.append(digit | (0x80 if left else 0))
+        if not left:
+            return bytes(header) + body
+
+
+def text(value: bytes) -> bytes:
+    return len(value).to_bytes(2, "big") + value
+
+
+def flood(host: str, port: int, topic: str, count: int) -> socket.socket:
+    """CONNECT, then ``count`` QoS 0 ``online`` publishes in one write (the socket is returned open)."""
+    sock = socket.create_connection((host, port))
+    sock.sendall(packet(0x10, text(b"MQTT") + bytes([4, 2]) + (60).to_bytes(2, "big") + text(b"ha-flood")))
+    assert sock.recv(4)[:1] == b"\x20"  # CONNACK
+    sock.sendall(packet(0x30, text(topic.encode()) + b"online") * count)
+    return sock
+
+
+@pytest.mark.parametrize("topic", ["homeassistant/status", "unolauncher/t1/cmd"])
+def test_a_flood_of_home_assistant_online_neither_delays_status_nor_grows_memory(tmp_path: Path, topic: str) -> None:
+    with DaemonProcess(tmp_path, overrides={"homeassistant": {"enabled": True}}) as daemon:
+        table = TableClient(daemon.mqtt_host, daemon.mqtt_port, "t1", name="flood-watch")
+        discovery = "homeassistant/device/unolauncher_t1/config"
+        try:
+            table.subscribe(discovery)
+            assert wait_until(lambda: any(t == discovery for t, _, _ in table.messages), 10)
+            assert table.command({"type": "status"})["ok"]
+            rss_before = daemon.rss_mb()
+            with table.lock:
+                base = sum(1 for t, _, retained in table.messages if t == discovery and not retained)
+            started = time.monotonic()
+            sock = flood(daemon.mqtt_host, daemon.mqtt_port, topic, FLOOD)
+            try:
+                peak = daemon.rss_mb()
+                for _ in range(5):  # answered throughout (a reply within the command's own 30 s, not a timing claim)
+                    assert table.command({"type": "status"}, timeout=30)["ok"]
+                    peak = max(peak, daemon.rss_mb())
+                if topic.endswith("/cmd"):  # the junk's refusals: the newest waits, the rest are dropped
+                    assert wait_until(lambda: table.messages_on("refusal"), 10)
+                    assert json.loads(table.messages_on("refusal")[-1])["code"] == "invalid_json"
+                    replies = [json.loads(p) for p in table.messages_on("reply")]
+                    junk = sum(1 for reply in replies if reply.get("id") is None and reply["ok"] is False)
+                    assert junk < FLOOD // 10, junk
+            finally:
+                sock.close()
+            with table.lock:
+                republished = sum(1 for t, _, retained in table.messages if t == discovery and not retained) - base
+            assert republished <= 1 + int((time.monotonic() - started) // 5)
+            assert peak < rss_before + 15, (rss_before, peak)
+        finally:
+            table.close()
