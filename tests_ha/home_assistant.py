@@ -112,6 +112,7 @@ class HomeAssistant:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.token = ""
+        self.tokens: dict[str, Any] = {}
         self.process: subprocess.Popen[bytes] | None = None
         self.log_path = workdir / "home-assistant.log"
 
@@ -177,6 +178,7 @@ class HomeAssistant:
             "language": "en"})
         token = self.request("POST", "/auth/token", form={
             "grant_type": "authorization_code", "code": user["auth_code"], "client_id": CLIENT_ID})
+        self.tokens = token  # the browser's login (tests_ha/screenshot.py)
         self.token = token["access_token"]
         self.request("POST", "/api/onboarding/core_config", {})
         self.request("POST", "/api/onboarding/analytics", {})
