@@ -26,12 +26,7 @@ class MqttOutput:
         self.bus.flush()
 
     def reply(self, payload: dict[str, Any], qos: int = 1) -> None:
-        if payload.get("id") is None and payload.get("ok") is False:
-            # A refusal nobody can match to a command (no id: Home Assistant, junk, a flood of HA's "online" sent
-            # to cmd): coalesced, so 20,000 of them cost one message in flight, not 20,000 ahead of every answer.
-            self.bus.publish_latest(self.topics.reply, payload, retain=False)
-        else:
-            self.bus.publish(self.topics.reply, payload, qos=qos)
+        self.bus.publish(self.topics.reply, payload, qos=qos)  # every payload its reply (docs/protocol-mqtt.md)
         if payload.get("ok") is False:  # Home Assistant's commands carry no id: its "Last refusal" sensor shows it
             refusal = {"code": payload.get("code"), "message": payload.get("message"), "id": payload.get("id"),
                        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
