@@ -68,3 +68,30 @@ def test_a_flood_of_home_assistant_online_neither_delays_status_nor_grows_memory
             assert peak < rss_before + 15, (rss_before, peak)
         finally:
             table.close()
+
+
+def test_births_within_the_interval_are_coalesced_into_one_later_republish(tmp_path: Path) -> None:
+    """Two births in quick succession (Home Assistant restarted twice, or a flood then the real one): the first
+    republishes at once, the second is not dropped but answered once the 5 s interval is over."""
+    with DaemonProcess(tmp_path, overrides={"homeassistant": {"enabled": True}}) as daemon:
+        table = TableClient(daemon.mqtt_host, daemon.mqtt_port, "t1", name="birth-watch")
+        discovery = "homeassistant/device/unolauncher_t1/config"
+        try:
+            assert table.command({"type": "status"})["ok"]  # the session is set up before the extra SUBSCRIBE
+            table.subscribe(discovery)
+            assert wait_until(lambda: any(t == discovery for t, _, _ in table.messages), 10)
+
+            def republished() -> int:
+                with table.lock:
+                    return sum(1 for t, _, retained in table.messages if t == discovery and not retained)
+
+            base = republished()
+            sock = flood(daemon.mqtt_host, daemon.mqtt_port, "homeassistant/status", 1)
+            try:
+                assert wait_until(lambda: republished() == base + 1, 10)
+                sock.sendall(packet(0x30, text(b"homeassistant/status") + b"online"))  # within the interval
+                assert wait_until(lambda: republished() == base + 2, 15)  # answered when the interval is over
+            finally:
+                sock.close()
+        finally:
+            table.close()
