@@ -84,6 +84,11 @@ def test_retained_messages_survive_a_clean_restart_and_a_sigkill(tmp_path: Path)
             announced = watcher.retained[device]
         finally:
             watcher.close()
+        # A client connecting now gets them as retained messages: the broker has them in memory, so on disk too
+        # (a live subscriber may see a publish before the broker stored it: amqtt delivers first, then retains).
+        expected = {"zigbee/bulb/config": b"kept", device: announced}
+        topics = [*expected, "zigbee/old/config"]
+        assert wait_until(lambda: retained_after_restart(daemon.mqtt_port, topics) == expected, 10)
         assert daemon.stop() == 0
 
         daemon.start()  # a clean restart: a new broker on a new port, the same state directory
@@ -96,10 +101,12 @@ def test_retained_messages_survive_a_clean_restart_and_a_sigkill(tmp_path: Path)
         watcher = Watcher(daemon.mqtt_port)
         try:
             watcher.publish("zigbee/bulb/config", b"changed before the crash")
-            # Seen by another client: the broker stored it on disk before it put it in memory.
             assert wait_until(lambda: watcher.has("zigbee/bulb/config", b"changed before the crash"), 5)
         finally:
             watcher.close()
+        # Retained for a new client: in the broker's memory, which it fills only once the message is on disk.
+        changed = {"zigbee/bulb/config": b"changed before the crash"}
+        assert wait_until(lambda: retained_after_restart(daemon.mqtt_port, ["zigbee/bulb/config"]) == changed, 10)
         daemon.kill()  # SIGKILL: no clean-up
 
         daemon.start()

@@ -7,9 +7,11 @@ same, with the journal's durability (``store/journal.py``): one SQLite file in t
 ``synchronous=FULL``, so every committed change is fsynced.
 
 The broker calls :meth:`RetainedStore.put` for each retained publish before it stores the message in memory, from a
-single writer thread of its own (:meth:`RetainedStore.put_async`), so a message another client can see is already
-on disk, and the broker's event loop never waits for an fsync. An empty retained payload deletes (MQTT 3.3.1-10).
-An unchanged payload is not written again (Home Assistant's discovery is republished on every birth message).
+single writer thread of its own (:meth:`RetainedStore.put_async`), so a message a new subscriber gets as retained is
+already on disk, and the broker's event loop never waits for an fsync. (amqtt delivers a publish to the clients
+subscribed at the time before it retains it: those may see it a moment before it is on disk.) An empty retained
+payload deletes (MQTT 3.3.1-10). An unchanged payload is not written again (Home Assistant's discovery is
+republished on every birth message).
 
 Example::
 
