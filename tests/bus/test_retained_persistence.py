@@ -169,5 +169,6 @@ def test_ha_remove_finds_the_table_after_the_documented_restart_without_home_ass
         done = subprocess.run(command, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stdout + done.stderr
         assert "Removed table den" in done.stdout
-        assert retained_after_restart(daemon.mqtt_port, [device]) == {}
+        # ha-remove returns once its deletion is acknowledged; the broker retains (deletes) it a moment later
+        assert wait_until(lambda: retained_after_restart(daemon.mqtt_port, [device]) == {}, 15)
     assert json.loads((daemon.state_dir / "ha_discovery.json").read_text())["node"] == "unolauncher_den"
