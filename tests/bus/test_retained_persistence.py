@@ -80,7 +80,7 @@ def test_retained_messages_survive_a_clean_restart_and_a_sigkill(tmp_path: Path)
             watcher.publish("zigbee/old/config", b"to be deleted")
             assert wait_until(lambda: watcher.has("zigbee/old/config", b"to be deleted"), 5)
             watcher.publish("zigbee/old/config", b"")  # an empty retained payload deletes
-            assert wait_until(lambda: watcher.has("zigbee/bulb/config", b"kept") and device in watcher.retained, 5)
+            assert wait_until(lambda: watcher.has("zigbee/bulb/config", b"kept") and device in watcher.retained, 20)
             announced = watcher.retained[device]
         finally:
             watcher.close()
