@@ -6,6 +6,7 @@
     python3 dev.py lint   # ruff + mypy (package, tests, bench, tools)
     python3 dev.py flakes # every test module 10 times with a CPU hog on one core (tools/flake_hunt.py --help)
     python3 dev.py vpi    # the virtual Pi: the daemon under systemd on a gpio-sim chip in qemu (tools/vpi, root)
+    python3 dev.py ha-check  # the daemon against a real Home Assistant (tests_ha/; minutes; skips without Python 3.13)
 
 Both create the local virtual environment ``.venv`` on first use and reinstall the project into it only when
 ``pyproject.toml`` changed since the last install (a stamp file remembers its hash).
@@ -54,6 +55,9 @@ def main(argv: list[str]) -> int:
     elif task == "test":
         ensure_venv("test")
         cmd = [str(PYTHON), "-m", "pytest", *rest]
+    elif task == "ha-check":  # not in the default run: installs (once) and starts a real Home Assistant
+        ensure_venv("test")
+        cmd = [str(PYTHON), "-m", "pytest", "-p", "no:cacheprovider", str(ROOT / "tests_ha"), "-v", *rest]
     elif task == "flakes":
         ensure_venv("test")
         cmd = [str(PYTHON), str(ROOT / "tools" / "flake_hunt.py"), *rest]
@@ -64,7 +68,7 @@ def main(argv: list[str]) -> int:
         lint = subprocess.run([str(PYTHON), "-m", "ruff", "check", "."], cwd=ROOT).returncode
         package = subprocess.run([str(PYTHON), "-m", "mypy"], cwd=ROOT).returncode
         # Tests, benchmarks and tools are held to the same settings (the MicroPython firmware is not CPython).
-        others = ["tests", "bench", "tools", "hardware/make_wiring.py", "hardware/netlist.py",
+        others = ["tests", "tests_ha", "bench", "tools", "hardware/make_wiring.py", "hardware/netlist.py",
                   "hardware/stripboard.py", "hardware/pictures.py", "firmware/tools"]
         rest = subprocess.run([str(PYTHON), "-m", "mypy", *others], cwd=ROOT).returncode
         return lint or package or rest

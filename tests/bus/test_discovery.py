@@ -69,13 +69,14 @@ def test_device_message_passes_home_assistants_schema(virtual: bool, coprocessor
     assert [topic for topic, _ in messages] == ["homeassistant/device/unolauncher_kitchen/config"]
     topic, payload = messages[0]
     assert discovery_errors(topic, json.loads(json.dumps(payload))) == []
-    assert payload["origin"] == {"name": "unolauncher", "sw_version": "1.2.3"}
+    assert payload["origin"] == {"name": "unolauncher", "sw_version": "1.2.3", "support_url": "http://pi.local:8080/"}
     assert payload["device"]["configuration_url"] == "http://pi.local:8080/"
     comps = payload["components"]
     assert ("press_button" in comps) == virtual and ("link" in comps) == coprocessor
     assert {"undo", "next_round", "preset", "enabled", "game", "lid", "motor", "outbox"} <= set(comps)
     unique = [c["unique_id"] for c in comps.values() if "unique_id" in c]
-    assert len(unique) == len(set(unique)) == len(comps) - 1  # all but the device trigger, each its own
+    triggers = [c for c in comps.values() if c["platform"] == "device_automation"]
+    assert len(unique) == len(set(unique)) == len(comps) - len(triggers)  # all but the device triggers, each its own
 
 
 def test_entity_messages_pass_home_assistants_schema() -> None:
@@ -136,9 +137,10 @@ def test_value_templates_render_the_states_the_entities_expect() -> None:
     values = sensor_values({"current": "bob", "owed": [{"player": "bob", "hits": 2}]}, launcher, 4, 7, "brutal")
     payload = json.dumps(values)
     rendered = {oid: render(c["value_template"], payload) for oid, c in comps.items() if "value_template" in c
-                and c["platform"] != "event"}
+                and c.get("state_topic") == "unolauncher/kitchen/sensors"}
     assert rendered == {"cards_out": "4", "hits_owed": "2", "current_player": "bob", "magazine": "31", "jam": "ON",
-                        "lid": "OFF", "motor": "ON", "outbox": "7", "preset": "brutal", "enabled": "ON", "link": "OFF"}
+                        "lid": "OFF", "outbox": "7", "preset": "brutal", "enabled": "ON", "link": "OFF",
+                        "launcher_state": "jammed"}
     # Before any hit or game: HA reads "None" as unknown, not as a value.
     empty = json.dumps(sensor_values({}, {}, None))
     assert render(comps["cards_out"]["value_template"], empty) == "None"
@@ -283,8 +285,9 @@ def test_home_assistant_can_use_every_entity_the_daemon_announces(tmp_path: Path
         try:
             device_topic = "homeassistant/device/unolauncher_kitchen/config"
             assert wait_until(lambda: device_topic in ha.configs, 10)
+            # Retained a moment after live subscribers got it (the embedded broker stores it on disk first)
+            assert wait_until(lambda: set(retained_configs(host, port)) == {device_topic}, 10)  # nothing else
             announced = retained_configs(host, port)
-            assert set(announced) == {device_topic}  # retained, and nothing else (legacy topics cleared)
             for topic, payload in announced.items():
                 assert discovery_errors(topic, payload) == []
             comps = split_device_message(announced[device_topic])

@@ -34,9 +34,11 @@ import socket
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from pathlib import Path
 from typing import Any
 
 from unolauncher.bus.broker_shutdown import shutdown_broker
+from unolauncher.bus.retained_store import RetainedStore
 from unolauncher.slots import ConnectionSlots
 
 WS_PATH = "/mqtt"  # amqtt's WebSocket listener accepts any path; clients are told to use this one
@@ -65,6 +67,7 @@ class EmbeddedBroker:
         max_connections: int = MAX_CONNECTIONS,
         packet_timeout: float = PACKET_TIMEOUT_S,
         max_per_client: int = MAX_PER_CLIENT,
+        retained_path: Path | None = None,
     ) -> None:
         self.host = host
         self.port = port
@@ -74,6 +77,8 @@ class EmbeddedBroker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._broker: Any = None
+        # Retained messages on disk (retained_store.py): kept across restarts, as mosquitto's persistence does.
+        self.retained = RetainedStore(retained_path) if retained_path is not None else None
 
     def start(self, timeout: float = 15.0) -> None:
         # amqtt logs every connection at INFO; the daemon's log is for the table, not for the broker.
@@ -112,7 +117,7 @@ class EmbeddedBroker:
             # plugin, not amqtt's: its module imports password hashing for nothing (see broker_auth.py).
             "plugins": {"unolauncher.bus.broker_auth.AllowAnonymous": {}},
         }
-        self._broker = _guarded_broker(config, self.limits)
+        self._broker = _guarded_broker(config, self.limits, self.retained)
         await self._broker.start()
         self.port = self._bound_port("default")
         self.ws_port = self._bound_port("ws")
@@ -134,6 +139,8 @@ class EmbeddedBroker:
         if self._thread:
             self._thread.join(timeout)
         self._broker = None
+        if self.retained is not None:
+            self.retained.close()
 
     @property
     def open_connections(self) -> int:
@@ -289,12 +296,24 @@ class _GuardedReader:
         self._abort()
 
 
-def _guarded_broker(config: dict[str, Any], limits: _Limits) -> Any:
-    """An amqtt ``Broker`` whose connections go through :class:`_GuardedReader` and the connection cap."""
+def _guarded_broker(config: dict[str, Any], limits: _Limits, retained: RetainedStore | None = None) -> Any:
+    """An amqtt ``Broker`` whose connections go through :class:`_GuardedReader` and the connection cap, and whose
+    retained messages are kept in ``retained`` (loaded before the listeners open, stored before they are seen)."""
     from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter, WebSocketsReader, WebSocketsWriter
-    from amqtt.broker import Broker  # lazy: only the embedded broker pays for amqtt's imports
+    from amqtt.broker import Broker, RetainedApplicationMessage  # lazy: only the embedded broker pays for amqtt
 
     class GuardedBroker(Broker):
+        async def _start_listeners(self) -> None:  # after Broker.start() emptied its retained messages
+            if retained is not None:
+                for topic, data, qos in retained.load():
+                    self._retained_messages[topic] = RetainedApplicationMessage(None, topic, data, qos)
+            await super()._start_listeners()
+
+        async def retain_message(self, source_session: Any, topic_name: Any, data: Any, qos: Any = None) -> None:
+            if retained is not None and topic_name is not None:
+                await retained.put_async(topic_name, data or b"", qos)
+            await super().retain_message(source_session, topic_name, data, qos)
+
         async def stream_connected(self, reader: Any, writer: Any, listener_name: str) -> None:
             transport = writer.transport
             await self._guarded(listener_name, StreamReaderAdapter(reader), StreamWriterAdapter(writer), transport)

@@ -35,12 +35,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from unolauncher.bus.event_types import ATTRIBUTES, EVENT_TYPES
+from unolauncher.bus.ha_game import event_triggers, game_components
 from unolauncher.bus.topics import Topics
 
 DEVICE = "device"
 ENTITY = "entity"
 MODES = (DEVICE, ENTITY)
 ORIGIN_NAME = "unolauncher"
+LAUNCHER_STATES = ["ready", "running", "jammed", "lid_open", "empty", "disabled"]  # sensor_values' launcher_state
 
 # The per-component topics the daemon published before device discovery existed here (object ids per platform):
 # cleared, with a migration, when a daemon of this version first announces the table.
@@ -66,6 +68,8 @@ class DiscoveryOptions:
     virtual: bool = False  # the Press button only works with the virtual launcher
     coprocessor: bool = False  # a serial co-processor: its link gets a sensor
     presets: tuple[str, ...] = ("classic", "gentle", "brutal", "sequence")
+    serial_number: str | None = None  # the Raspberry Pi's serial, where the daemon can read it
+    hw_version: str | None = None  # the board's model ("Raspberry Pi Zero 2 W Rev 1.0"), likewise
 
 
 def node_id(table_id: str) -> str:
@@ -89,8 +93,13 @@ def _event_template() -> str:
 
 
 def components(topics: Topics, options: DiscoveryOptions) -> dict[str, dict[str, Any]]:
-    """Every component of the device, keyed by its object id, each with its ``platform``."""
+    """Every component of the device, keyed by its object id, each with its ``platform``.
+
+    Entities get short ids (``select.uno_kitchen_preset``, not one derived from the device and entity names):
+    ``object_id`` for Home Assistant before 2025.10, ``default_entity_id`` for later ones (each ignores the other).
+    """
     node = node_id(topics.table_id)
+    short = "uno_" + node.removeprefix("unolauncher_")
     sensors = {"state_topic": topics.sensors}
     diagnostic = {"entity_category": "diagnostic"}
 
@@ -109,30 +118,37 @@ def components(topics: Topics, options: DiscoveryOptions) -> dict[str, dict[str,
             "subtype": "button_1",
         },
         "cards_out": {"platform": "sensor", "name": "Cards out on last hit", **sensors,
-                      "value_template": _value("cards_out"), "state_class": "measurement", "icon": "mdi:cards"},
+                      "value_template": _value("cards_out"), "state_class": "measurement", "icon": "mdi:cards",
+                      "unit_of_measurement": "cards"},
         "hits_owed": {"platform": "sensor", "name": "Hits owed", **sensors, "value_template": _value("hits_owed"),
-                      "state_class": "measurement", "icon": "mdi:target"},
+                      "state_class": "measurement", "icon": "mdi:target", "unit_of_measurement": "hits"},
         "current_player": {"platform": "sensor", "name": "Current player", **sensors,
                            "value_template": _value("current"), "icon": "mdi:account"},
         "magazine": {"platform": "sensor", "name": "Magazine estimate", **sensors, "value_template": _value("magazine"),
-                     "state_class": "measurement", "icon": "mdi:tray-full"},
+                     "state_class": "measurement", "icon": "mdi:tray-full", "unit_of_measurement": "cards"},
+        "launcher_state": {"platform": "sensor", "name": "Launcher state", **sensors, "device_class": "enum",
+                           "options": LAUNCHER_STATES, "value_template": _value("launcher_state"),
+                           "icon": "mdi:state-machine"},
         "jam": {"platform": "binary_sensor", "name": "Jam", **sensors, "device_class": "problem",
                 "value_template": _value("jam")},
         "lid": {"platform": "binary_sensor", "name": "Lid", **sensors, "device_class": "opening",
                 "value_template": _value("lid"), **diagnostic},
-        "motor": {"platform": "binary_sensor", "name": "Motor", **sensors, "device_class": "running",
-                  "value_template": _value("motor"), **diagnostic},
+        # Its own topic, published when the motor starts and stops (not with the journal's batches, which a short
+        # run can fall between, and not coalesced with the other sensors: HA must see every run).
+        "motor": {"platform": "binary_sensor", "name": "Motor", "state_topic": topics.motor, "device_class": "running",
+                  "payload_on": "ON", "payload_off": "OFF", **diagnostic},
         "outbox": {"platform": "sensor", "name": "Events waiting for the broker", **sensors,
                    "value_template": _value("outbox"), "state_class": "measurement", "icon": "mdi:tray-arrow-up",
-                   **diagnostic},
+                   "unit_of_measurement": "events", "enabled_by_default": False, **diagnostic},
         "game": {"platform": "event", "name": "Game event", "state_topic": topics.events,
-                 "event_types": list(EVENT_TYPES), "value_template": _event_template(), "icon": "mdi:cards-playing"},
+                 "event_types": list(EVENT_TYPES), "value_template": _event_template(), "icon": "mdi:cards-playing",
+                 "qos": 1},  # the daemon publishes events at QoS 1: HA's subscription too, or a reconnect loses some
         "undo": command("Undo", '{"type": "undo"}', "mdi:undo"),
         "next_round": command("Next round", '{"type": "next_round"}', "mdi:skip-next"),
         "preset": {"platform": "select", "name": "Ejection preset for the next game", "command_topic": topics.cmd,
                    "command_template": '{"type": "preset", "preset": {{ value | tojson }}}',
                    **sensors, "value_template": _value("next_preset"), "options": list(options.presets),
-                   "icon": "mdi:tune-variant"},
+                   "icon": "mdi:tune-variant", "entity_category": "config"},
         "enabled": {"platform": "switch", "name": "Launcher enabled", "command_topic": topics.cmd,
                     "payload_on": '{"type": "enable"}', "payload_off": '{"type": "disable"}',
                     **sensors, "value_template": "{{ 'ON' if value_json.launcher_enabled else 'OFF' }}",
@@ -143,9 +159,13 @@ def components(topics: Topics, options: DiscoveryOptions) -> dict[str, dict[str,
     if options.coprocessor:
         found["link"] = {"platform": "binary_sensor", "name": "Co-processor link", **sensors,
                          "device_class": "connectivity", "value_template": _value("link"), **diagnostic}
+    found.update(game_components(topics))
+    found.update(event_triggers(topics))
     for object_id, config in found.items():
         if config["platform"] != "device_automation":
             config.update(uid(object_id))
+            entity = f"{short}_{object_id}"
+            config.update(object_id=entity, default_entity_id=f"{config['platform']}.{entity}")
     return found
 
 
@@ -156,7 +176,12 @@ def _device(topics: Topics, options: DiscoveryOptions) -> dict[str, Any]:
         "manufacturer": "unolauncher",
         "model": "UNO Attack launcher",
         "sw_version": options.version,
+        "suggested_area": topics.table_id.replace("_", " ").replace("-", " ").capitalize(),
     }
+    if options.serial_number:
+        device["serial_number"] = options.serial_number
+    if options.hw_version:
+        device["hw_version"] = options.hw_version
     if options.configuration_url:
         device["configuration_url"] = options.configuration_url
     return device
@@ -169,7 +194,10 @@ def _availability(topics: Topics) -> dict[str, str]:
 def discovery_messages(topics: Topics, options: DiscoveryOptions) -> list[tuple[str, dict[str, Any]]]:
     """``(topic, config payload)``: one device message, or one per component in ``entity`` mode."""
     node = node_id(topics.table_id)
-    device, origin = _device(topics, options), {"name": ORIGIN_NAME, "sw_version": options.version}
+    device = _device(topics, options)
+    origin = {"name": ORIGIN_NAME, "sw_version": options.version}
+    if options.configuration_url:  # the project has no public home page: the origin's link is the table's dashboard
+        origin["support_url"] = options.configuration_url
     comps = components(topics, options)
     if options.mode == DEVICE:
         payload = {"device": device, "origin": origin, **_availability(topics), "components": comps}
@@ -211,6 +239,16 @@ def publish_plan(
     return plan
 
 
+def replay_plan(pending: list[Any], messages: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, Any, bool]]:
+    """The last change's one-shot messages (``pending`` in the record) again, around the current configs, in the
+    order :func:`publish_plan` gave them: migrations first, then the configs, then the deletions."""
+    shots = [(str(topic), payload, bool(retain)) for topic, payload, retain in pending]
+    plan = [shot for shot in shots if not shot[2]]
+    plan += [(topic, payload, True) for topic, payload in messages]
+    plan += [shot for shot in shots if shot[2]]
+    return plan
+
+
 def record(messages: list[tuple[str, dict[str, Any]]], node: str, mode: str) -> dict[str, Any]:
     """What :func:`publish_plan` needs to know next time."""
     return {"node": node, "mode": mode, "topics": [topic for topic, _ in messages]}
@@ -238,7 +276,27 @@ def sensor_values(
         "next_preset": next_preset,
         # The emergency stop (see docs/home-assistant.md): the launcher status says "enabled": false while disabled.
         "launcher_enabled": launcher.get("enabled", True) is not False,
+        "launcher_state": launcher_state(launcher),
     }
     if "connected" in extra:  # the serial co-processor's link
         values["link"] = "ON" if extra["connected"] else "OFF"
     return values
+
+
+def launcher_state(launcher: dict[str, Any]) -> str:
+    """One of :data:`LAUNCHER_STATES` for the launcher status, the most urgent first.
+
+    >>> launcher_state({"enabled": False, "jammed": True}), launcher_state({"magazine_estimate": 0})
+    ('disabled', 'empty')
+    """
+    if launcher.get("enabled", True) is False:
+        return "disabled"
+    if launcher.get("jammed"):
+        return "jammed"
+    if launcher.get("lid_open"):
+        return "lid_open"
+    if launcher.get("motor_on"):
+        return "running"
+    if launcher.get("magazine_estimate") == 0:
+        return "empty"
+    return "ready"

@@ -20,8 +20,9 @@
 - Every paho callback catches everything: an exception inside one kills paho's network thread silently.
 - A retained message on ``cmd`` is never a command (it would run again on every connect); under MQTT 5 the
   subscription asks the broker not to send retained messages at all, under 3.1.1 they are dropped on arrival.
-- Home Assistant's ``online`` republishes discovery at most once per :data:`HA_REPUBLISH_MIN_S` (discovery is
-  retained, so a message skipped changes nothing; a flood of ``online`` once pinned the daemon).
+- Home Assistant's ``online`` republishes discovery at most once per :data:`HA_REPUBLISH_MIN_S` (a flood of
+  ``online`` once pinned the daemon); one that comes sooner is coalesced into a single republish when the interval
+  is over (the publisher thread), so the last birth of a burst is always answered (a rename's resent deletion).
 
 Example::
 
@@ -109,6 +110,7 @@ class TableBus:
         self._publisher: threading.Thread | None = None
         self._handling = Progress()  # on_message callbacks still running, for health()
         self._ha_republished = -HA_REPUBLISH_MIN_S  # monotonic time of the last republish for Home Assistant
+        self._ha_online_waiting = False  # an online came within the interval: republish once when it is over
         self.retained_commands_ignored = 0
         self.client = self._make_client()
 
@@ -280,7 +282,10 @@ class TableBus:
             now = time.monotonic()
             if now - self._ha_republished >= HA_REPUBLISH_MIN_S:
                 self._ha_republished = now
+                self._ha_online_waiting = False
                 self.on_ha_online()
+            else:
+                self._ha_online_waiting = True  # coalesced: the publisher thread republishes once, later
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
         try:
@@ -450,9 +455,18 @@ class TableBus:
                     self._subscribe()
                 self._send_waiting()
                 self.flush()
+                self._republish_for_ha_if_due()
             except Exception:
                 log.exception("outbox publisher error; retrying")
                 self._stop.wait(0.5)
+
+    def _republish_for_ha_if_due(self) -> None:
+        """The coalesced republish of the ``online`` messages that came within the interval (publisher thread)."""
+        if self._ha_online_waiting and self.on_ha_online and self.connected.is_set():
+            now = time.monotonic()
+            if now - self._ha_republished >= HA_REPUBLISH_MIN_S:
+                self._ha_republished, self._ha_online_waiting = now, False
+                self.on_ha_online()
 
     def _next_retry_in(self) -> float:
         """How long the publisher may sleep: 1 s, or less when a refused topic is due for its retry."""

@@ -64,6 +64,16 @@ class Topics:
         return f"{self.base}/alive"
 
     @property
+    def motor(self) -> str:
+        """Retained ``ON``/``OFF``: the motor, published when it starts and stops (Home Assistant's Motor sensor)."""
+        return f"{self.base}/motor"
+
+    @property
+    def refusal(self) -> str:
+        """Retained: the last refused command's reply (``code``, ``message``, ``at``), for Home Assistant."""
+        return f"{self.base}/refusal"
+
+    @property
     def press(self) -> str:
         """One message per launcher button press (Home Assistant device trigger)."""
         return f"{self.base}/press"

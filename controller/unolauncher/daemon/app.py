@@ -44,7 +44,7 @@ from unolauncher.clock import Clock, RealClock
 from unolauncher.daemon import hard_exit
 from unolauncher.daemon.config import Config, ConfigError
 from unolauncher.daemon.freshness import AlivePublisher, Freshness
-from unolauncher.daemon.ha_announce import Announcer, dashboard_link
+from unolauncher.daemon.ha_announce import Announcer, board_info, dashboard_link
 from unolauncher.daemon.interfaces import CommandRefused
 from unolauncher.daemon.mqtt_output import MqttOutput
 from unolauncher.daemon.mqtt_settings import bus_settings
@@ -140,7 +140,7 @@ class Daemon:
                 self.journal,
                 on_command=lambda payload: self.table.submit_payload(payload) if self.table else None,
                 on_connected=self._on_connected,
-                on_ha_online=self._publish_discovery,
+                on_ha_online=lambda: self.announcer.publish(birth=True) if self.announcer else None,
             )
             self.announcer = Announcer(self.config, self.topics, self.state_dir, self.bus, self._discovery_options)
         except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError: a CA or key file that is not one
@@ -214,11 +214,11 @@ class Daemon:
         self.press_handler = PressHandler(
             self.launcher,
             claim=table.press.claim,
-            on_hit=table.on_hit,
+            on_hit=table.sensors.motor_then(table.on_hit),  # the run ended: Motor off for Home Assistant first
             on_event=table.on_launcher_event,
             lockout=self.config.table.lockout,
             on_lid_opened=table.press.lid_opened,
-            after_press=table.press.started,
+            after_press=table.sensors.motor_then(table.press.started),  # Motor on for Home Assistant first
             on_uno=table.on_uno_button,
             enabled=lambda: table.emergency.enabled,  # the emergency stop, read without a lock
             # A hit known on the input thread (a click, a run that could not start): off that thread, a moment later
@@ -240,8 +240,11 @@ class Daemon:
             # Imported only with the embedded broker configured: amqtt and its dependencies take 0.04 s to import here
             # and about ten times that on a Pi Zero, for nothing on a table that uses mosquitto or another broker.
             from unolauncher.bus.broker import WS_PATH, EmbeddedBroker
+            from unolauncher.bus.retained_store import RETAINED_FILE
 
-            broker = self.broker = EmbeddedBroker(host=b.listen, port=b.port, ws_port=b.ws_port)
+            broker = self.broker = EmbeddedBroker(
+                host=b.listen, port=b.port, ws_port=b.ws_port, retained_path=self.state_dir / RETAINED_FILE
+            )
             try:
                 broker.start()
             except Exception as exc:
@@ -328,6 +331,7 @@ class Daemon:
             virtual=self.virtual is not None,
             coprocessor=self.launcher is not None and "connected" in self.launcher.status().extra,
             presets=offered_presets(self.config.launcher.preset),
+            **board_info(),
         )
 
     def _publish_discovery(self) -> None:

@@ -45,6 +45,24 @@ def dashboard_link(config: Config, port: int) -> str:
     return f"http://{host}:{port}/"
 
 
+def board_info(root: Path = Path("/proc/device-tree")) -> dict[str, str]:
+    """The board's ``hw_version`` (its model) and ``serial_number`` for the device page, where the device tree has
+    them (a Raspberry Pi does; a PC has neither, and gets neither).
+
+    >>> board_info(Path("/nonexistent"))
+    {}
+    """
+    found: dict[str, str] = {}
+    for key, name in (("hw_version", "model"), ("serial_number", "serial-number")):
+        try:
+            value = (root / name).read_bytes().rstrip(b"\0").decode("ascii", "replace").strip()
+        except OSError:
+            continue
+        if value:
+            found[key] = value
+    return found
+
+
 class Announcer:
     """Publishes the discovery messages of ``options()`` (see the module docstring for the thread)."""
 
@@ -63,8 +81,14 @@ class Announcer:
         self.options = options
         self._lock = threading.Lock()  # paho's thread announces; HA's birth may come during a reconnect
 
-    def publish(self) -> None:
-        """Announce the table (when Home Assistant is enabled), migrating from the last announcement."""
+    def publish(self, birth: bool = False) -> None:
+        """Announce the table (when Home Assistant is enabled), migrating from the last announcement.
+
+        The one-shot messages of a change (``migrate_discovery`` requests and deletions) are kept in the record as
+        ``pending`` and sent again with the next Home Assistant birth message (``birth=True``), then forgotten: a
+        Home Assistant that was not connected when they went out (the embedded broker restarts with the daemon,
+        ~10 s before Home Assistant is back) still removes a renamed table's old device.
+        """
         ha = self.config.homeassistant
         if not ha.enabled:
             return
@@ -76,12 +100,21 @@ class Announcer:
                 previous = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 previous = None  # none yet (or unreadable): assume an older version announced the table
-            for topic, payload, retain in discovery.publish_plan(previous, messages, node, ha.discovery, ha.prefix):
+            plan = discovery.publish_plan(previous, messages, node, ha.discovery, ha.prefix)
+            configs = {topic for topic, _ in messages}
+            # Without a record the legacy topics' clean-up is a guess (a fresh install has none): not worth resending.
+            one_shots = [[t, p, r] for t, p, r in plan if t not in configs] if previous is not None else []
+            pending = (previous or {}).get("pending", []) if isinstance(previous, dict) else []
+            if birth and pending and not one_shots:
+                plan = discovery.replay_plan(pending, messages)
+            for topic, payload, retain in plan:
                 if retain:  # a config or its deletion: only the newest per topic matters
                     self.bus.publish_latest(topic, payload)
                 else:  # a migrate_discovery request: a message of its own, in order
                     self.bus.publish(topic, payload)
             current = discovery.record(messages, node, ha.discovery)
+            if one_shots or (pending and not birth):
+                current["pending"] = one_shots or pending
             if current != previous:
                 tmp = path.with_name(path.name + ".tmp")
                 tmp.write_text(json.dumps(current, indent=1) + "\n", encoding="utf-8")

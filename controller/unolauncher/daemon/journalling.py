@@ -219,6 +219,7 @@ class Journalling:
         player, count = event.get("player"), int(event.get("count", 0))
 
         def done(result: FireResult) -> None:
+            self.sensors.publish_motor()
             dispensed = {"player": player, "cards": result.cards_out, "wanted": count, "outcome": result.outcome}
             self.on_launcher_event({"type": "dispensed", **dispensed})
 
@@ -226,3 +227,5 @@ class Journalling:
             why = "was busy" if self.emergency.enabled else "is disabled"
             message = f"The launcher {why}; draw by hand."
             self.on_launcher_event({"type": "dispense_skipped", "player": player, "wanted": count, "message": message})
+        else:
+            self.sensors.publish_motor()

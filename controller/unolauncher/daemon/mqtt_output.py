@@ -8,6 +8,7 @@ Example (not a doctest: needs a connected bus and a journal)::
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +28,11 @@ class MqttOutput:
         self.bus.flush()
 
     def reply(self, payload: dict[str, Any], qos: int = 1) -> None:
-        self.bus.publish(self.topics.reply, payload, qos=qos)
+        self.bus.publish(self.topics.reply, payload, qos=qos)  # every payload its reply (docs/protocol-mqtt.md)
+        if payload.get("ok") is False:  # Home Assistant's commands carry no id: its "Last refusal" sensor shows it
+            refusal = {"code": payload.get("code"), "message": payload.get("message"), "id": payload.get("id"),
+                       "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            self.bus.publish_latest(self.topics.refusal, refusal)  # coalesced: a flood of refusals costs one
 
     def backlog(self) -> int:
         return self.bus.backlog()
@@ -40,6 +45,10 @@ class MqttOutput:
 
     def launcher_status(self, status: dict[str, Any]) -> None:
         self.bus.publish_latest(self.topics.launcher, status)
+
+    def motor(self, on: bool) -> None:
+        # Every change, in order (not coalesced): a run's ON must reach Home Assistant even if its OFF follows at once.
+        self.bus.publish(self.topics.motor, "ON" if on else "OFF", retain=True)
 
     def press(self, press: dict[str, Any]) -> None:
         self.bus.publish(self.topics.press, press)
