@@ -70,6 +70,9 @@ class EmbeddedBroker:
         self.ws_port = ws_port
         slots = ConnectionSlots(max_connections, max_per_client)
         self.limits = _Limits(max_packet, connect_timeout, packet_timeout, slots)
+        from unolauncher.bus.broker_identity import Identities  # imports amqtt: only with the embedded broker
+
+        self.identities = Identities()  # the daemon reserves its client id and topics here (broker_identity.py)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._broker: Any = None
@@ -112,6 +115,7 @@ class EmbeddedBroker:
             "plugins": {"unolauncher.bus.broker_auth.AllowAnonymous": {}},
         }
         self._broker = _guarded_broker(config, self.limits)
+        self._broker.identities = self.identities
         await self._broker.start()
         self.port = self._bound_port("default")
         self.ws_port = self._bound_port("ws")
@@ -290,9 +294,10 @@ class _GuardedReader:
 def _guarded_broker(config: dict[str, Any], limits: _Limits) -> Any:
     """An amqtt ``Broker`` whose connections go through :class:`_GuardedReader` and the connection cap."""
     from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter, WebSocketsReader, WebSocketsWriter
-    from amqtt.broker import Broker  # lazy: only the embedded broker pays for amqtt's imports
 
-    class GuardedBroker(Broker):
+    from unolauncher.bus.broker_identity import IdentityBroker  # lazy: only the embedded broker pays for amqtt
+
+    class GuardedBroker(IdentityBroker):
         async def stream_connected(self, reader: Any, writer: Any, listener_name: str) -> None:
             transport = writer.transport
             await self._guarded(listener_name, StreamReaderAdapter(reader), StreamWriterAdapter(writer), transport)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -45,6 +46,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from unolauncher import strict_json
 from unolauncher.bus.client import BusSettings, make_client, set_tcp_nodelay, stop_loop
+from unolauncher.bus.deafness import DeafnessProbe, drop_connection
 from unolauncher.bus.refusals import RefusedTopic, refusal_sentence
 from unolauncher.bus.topics import Topics
 from unolauncher.progress import Progress
@@ -110,13 +112,16 @@ class TableBus:
         self._handling = Progress()  # on_message callbacks still running, for health()
         self._ha_republished = -HA_REPUBLISH_MIN_S  # monotonic time of the last republish for Home Assistant
         self.retained_commands_ignored = 0
+        # Unguessable, new at every start: a known id let anyone on the LAN take the daemon's session (#33).
+        self.client_id = settings.client_id or f"unolauncher-{topics.table_id}-{secrets.token_hex(8)}"
+        self.probe = DeafnessProbe(topics.base + "/probe")  # notices a broker that stopped delivering (deafness.py)
         self.client = self._make_client()
 
     # -- set-up -------------------------------------------------------------------------------------------------
 
     def _make_client(self) -> mqtt.Client:
         s = self.settings
-        client = make_client(s, s.client_id or f"unolauncher-{self.topics.table_id}")
+        client = make_client(s, self.client_id)
         client.will_set(self.topics.status, "offline", qos=1, retain=True)
         client.reconnect_delay_set(s.reconnect_min, s.reconnect_max)
         client.max_inflight_messages_set(WINDOW)
@@ -204,6 +209,7 @@ class TableBus:
                 topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, 1))
         self._resubscribe_at = None
         _, self._subscribe_mid = self.client.subscribe(topics)
+        self.client.subscribe(self.probe.topic, 0)
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
         # paho calls this for each failed attempt (broker down, refused TCP, TLS failure); once per outage is enough.
@@ -271,6 +277,8 @@ class TableBus:
                                 message.topic)
                 return
             self.on_command(bytes(message.payload))
+        elif message.topic == self.probe.topic:
+            self.probe.heard(message.payload)
         elif (
             self.settings.ha_prefix
             and message.topic == self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX
@@ -450,6 +458,8 @@ class TableBus:
                     self._subscribe()
                 self._send_waiting()
                 self.flush()
+                if self.probe.tick(self.client, self.subscribed.is_set(), time.monotonic()):
+                    drop_connection(self.client)
             except Exception:
                 log.exception("outbox publisher error; retrying")
                 self._stop.wait(0.5)

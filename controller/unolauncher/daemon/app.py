@@ -159,6 +159,8 @@ class Daemon:
         self._wire_press_handler()
         self.table.start()
         self._start_dashboard()  # before the bus: Home Assistant's discovery links to the dashboard's address
+        if self.broker is not None:  # nobody else may connect as the daemon or publish its topics (#33)
+            self.broker.identities.reserve(self.bus.client_id, self.topics.base)
         self.bus.start()
         self._watch_critical_threads()
         self.endpoints["ready"] = True
