@@ -8,6 +8,7 @@ it (amqtt's own broker, without the guard, after the same attack) finds out thro
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from pathlib import Path
@@ -149,3 +150,61 @@ def test_a_deaf_daemon_notices_and_reconnects(tmp_path: Path) -> None:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
         journal.close()
+
+
+# -- #33 item 2: pages on other sites, and fake events/state --------------------------------------------------------
+
+CONNECT = b"\x10\x0d\x00\x04MQTT\x04\x02\x00\x3c\x00\x01x"  # MQTT 3.1.1, clean session, client id "x"
+CONNACK_OK = b"\x20\x02\x00\x00"
+
+
+def mqtt_over_websocket(port: int, origin: str | None) -> bytes | None:
+    """The broker's answer to a CONNECT over a WebSocket opened with this ``Origin`` (None: closed without one)."""
+    from websockets.exceptions import WebSocketException
+    from websockets.sync.client import connect
+    from websockets.typing import Origin, Subprotocol
+
+    url = f"ws://127.0.0.1:{port}/mqtt"
+    sent = Origin(origin) if origin is not None else None
+    try:
+        with connect(url, origin=sent, subprotocols=[Subprotocol("mqtt")], open_timeout=5) as ws:
+            ws.send(CONNECT)
+            answer = ws.recv(timeout=5)
+            return answer if isinstance(answer, bytes) else answer.encode()
+    except (WebSocketException, TimeoutError, OSError):
+        return None
+
+
+def test_only_the_dashboards_origin_may_use_the_websocket(tmp_path: Path) -> None:
+    overrides: dict[str, dict[str, Any]] = {
+        "dashboard": {"enabled": True, "host": "127.0.0.1", "port": 0},
+        "broker": {"ws_origins": ["https://scores.example"]},
+    }
+    with DaemonProcess(tmp_path, overrides=overrides) as daemon:
+        port = ws_port(daemon)
+        dashboard = str(daemon.endpoints["dashboard_url"]).rstrip("/")
+        assert mqtt_over_websocket(port, dashboard) == CONNACK_OK  # the dashboard's own page
+        assert mqtt_over_websocket(port, "https://scores.example") == CONNACK_OK  # configured
+        assert mqtt_over_websocket(port, f"http://127.0.0.1:{port}") == CONNACK_OK  # paho's own (a script)
+        assert mqtt_over_websocket(port, None) == CONNACK_OK  # no Origin: not a browser
+        for foreign in ("https://evil.example", "http://evil.example:80", dashboard.replace("127.0.0.1", "evil")):
+            assert mqtt_over_websocket(port, foreign) is None, foreign
+        with TableClient(daemon.mqtt_host, daemon.mqtt_port) as table:
+            assert answers(table, 1)
+        assert "refused a WebSocket from a page on" in daemon.log_text()
+
+
+@pytest.mark.parametrize("topic", ["events", "state", "status", "reply", "launcher", "sensors", "alive"])
+def test_only_the_daemon_publishes_on_its_topics(tmp_path: Path, topic: str) -> None:
+    fake = json.dumps({"seq": 10**15, "type": "game_started", "id": "fake"}).encode()
+    with (
+        DaemonProcess(tmp_path) as daemon,
+        TableClient(daemon.mqtt_host, daemon.mqtt_port) as watcher,
+        TableClient(daemon.mqtt_host, daemon.mqtt_port, name="stranger") as stranger,
+    ):
+        stranger.client.publish(f"unolauncher/t1/{topic}", fake, qos=1).wait_for_publish(5)
+        stranger.send(json.dumps({"type": "status", "id": "after"}))  # cmd stays open to everyone
+        assert wait_until(lambda: "after" in watcher.replies, 10)
+        # The fake went out before the command; the watcher got the reply: it would have seen the fake by now.
+        assert fake not in stranger.messages_on(topic) and fake not in watcher.messages_on(topic)
+        assert 10**15 not in watcher.events and "fake" not in watcher.replies

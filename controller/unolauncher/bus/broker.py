@@ -304,6 +304,9 @@ def _guarded_broker(config: dict[str, Any], limits: _Limits) -> Any:
 
         async def ws_connected(self, websocket: Any, listener_name: str) -> None:
             transport = websocket.transport
+            if self.origin_refused(websocket):  # a page on another site (broker_identity.py)
+                transport.abort()
+                return
             await self._guarded(listener_name, WebSocketsReader(websocket), WebSocketsWriter(websocket), transport)
 
         async def _guarded(self, listener_name: str, reader: Any, writer: Any, transport: Any) -> None:

@@ -161,6 +161,8 @@ class Daemon:
         self._start_dashboard()  # before the bus: Home Assistant's discovery links to the dashboard's address
         if self.broker is not None:  # nobody else may connect as the daemon or publish its topics (#33)
             self.broker.identities.reserve(self.bus.client_id, self.topics.base)
+            dashboard_port = self.dashboard.port if self.dashboard is not None else None
+            self.broker.identities.allow_origins(dashboard_port, self.config.broker.ws_origins)
         self.bus.start()
         self._watch_critical_threads()
         self.endpoints["ready"] = True

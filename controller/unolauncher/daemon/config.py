@@ -165,6 +165,18 @@ def _discovery_prefix(key: str, value: Any) -> str:
     return value
 
 
+def _origins(key: str, value: Any) -> list[str]:
+    pattern = r"https?://[A-Za-z0-9.\[\]:-]+"
+    if not isinstance(value, list) or len(value) > 64 or not all(
+        isinstance(v, str) and re.fullmatch(pattern, v) for v in value
+    ):
+        raise ConfigError(
+            f"{key} must be a list of at most 64 origins like \"http://table.local:8080\" (scheme://host[:port]), "
+            f"got {value!r:.200}"
+        )
+    return list(value)
+
+
 def _http_url(key: str, value: Any) -> str:
     if not isinstance(value, str) or not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value):
         raise ConfigError(f"{key} must be an http:// or https:// address, got {value!r}")
@@ -201,6 +213,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "port": _port,
         "ws_port": _port,
         "ws_url": _text(512, "a ws:// or wss:// URL", r"wss?://\S+"),
+        "ws_origins": _origins,
         "listen": _HOST,
         "username": _text(256, "printable text"),
         "password": _text(1024, "printable text"),
@@ -262,6 +275,7 @@ class BrokerConfig:
     port: int = 1883
     ws_port: int = 9001
     ws_url: str | None = None
+    ws_origins: list[str] = field(default_factory=list)  # pages (besides the dashboard) allowed on the WebSocket
     listen: str = "127.0.0.1"
     username: str | None = None
     password: str | None = None
