@@ -6,10 +6,10 @@ broker restarted behind a NAT, or a subscription lost some other way, looks the 
 answers nothing and still says ``online``.
 
 So the daemon publishes a random token (``{"probe": "<hex>"}``) to ``unolauncher/<table>/probe``, a topic it
-subscribes to itself (QoS 0), every :data:`PROBE_INTERVAL_S`; when none of its tokens has come back for
-:data:`DEAF_AFTER_S`, it logs it and drops the connection, and paho reconnects and subscribes again. Only the daemon
-may publish on its table's topics (broker_identity.py; the shipped mosquitto ACL), and the tokens are random, so
-nobody can fake an echo.
+subscribes to itself (QoS 0), every :data:`PROBE_INTERVAL_S`; when neither one of its tokens nor any command has
+come back for :data:`DEAF_AFTER_S`, it logs it and drops the connection, and paho reconnects and subscribes again.
+Only the daemon may publish on its table's topics (broker_identity.py; the shipped mosquitto ACL), and the tokens
+are random, so nobody can fake an echo.
 
 Example (not a doctest: needs a paho client)::
 
@@ -70,8 +70,13 @@ class DeafnessProbe:
     def heard(self, payload: bytes | bytearray) -> None:
         """A message on the probe topic (paho's thread): one of ours means the broker still delivers."""
         if bytes(payload) in self._tokens:
-            self._tokens = []
-            self._waiting_since = None
+            self.delivering()
+
+    def delivering(self) -> None:
+        """Any message on a subscribed topic (paho's thread): the broker delivers. Under a flood of commands the
+        probe's echo waits behind them, sometimes for longer than ``deaf_after_s``: that is not deafness."""
+        self._tokens = []
+        self._waiting_since = None
 
     def _reset(self) -> None:
         self._tokens = []

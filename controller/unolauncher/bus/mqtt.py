@@ -270,6 +270,7 @@ class TableBus:
 
     def _handle_message(self, message: mqtt.MQTTMessage) -> None:
         if message.topic == self.topics.cmd:
+            self.probe.delivering()
             if message.retain:  # left on the broker by someone: not a command sent now
                 self.retained_commands_ignored += 1
                 if self.retained_commands_ignored == 1:
