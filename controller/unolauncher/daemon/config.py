@@ -19,6 +19,7 @@ Example::
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,8 +58,8 @@ def _int(key: str, value: Any) -> int:
 
 
 def _number(key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"{key} must be a number, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ConfigError(f"{key} must be a number, got {value!r}")  # nan and inf pass range checks otherwise
     return value
 
 
