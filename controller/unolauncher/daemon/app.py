@@ -42,6 +42,7 @@ from unolauncher.bus.mqtt import TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.clock import Clock, RealClock
 from unolauncher.daemon.config import Config, ConfigError
+from unolauncher.daemon.disk_guard import DiskGuard
 from unolauncher.daemon.ha_announce import Announcer, dashboard_link
 from unolauncher.daemon.mqtt_output import MqttOutput
 from unolauncher.daemon.mqtt_settings import bus_settings
@@ -138,13 +139,14 @@ class Daemon:
             self.announcer = Announcer(self.config, self.topics, self.state_dir, self.bus, self._discovery_options)
         except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError: a CA or key file that is not one
             raise ConfigError(f"broker.ca_file/cert_file/key_file cannot be used for TLS: {exc}") from None
+        t = self.config.table
         self.table = Table(
             self.journal,
             Referee,
             MqttOutput(self.bus),
             launcher=self.launcher,
             virtual=self.virtual,
-            prepare=self.prepare_command,
+            prepare=DiskGuard(self.prepare_command, self.state_dir, t.journal_min_free_mb, t.journal_max_mb),
             next_preset=self.config.launcher.preset,
             presets=offered_presets(self.config.launcher.preset),
             diagnostics_s=self.config.homeassistant.diagnostics_s,

@@ -206,6 +206,8 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "lockout": _bool,
         "journal_sync": _journal_sync,  # kept so that existing files with "full" still load
         "journal_keep_days": _keep_days,
+        "journal_min_free_mb": _int_range(0, 1_000_000, " MB"),
+        "journal_max_mb": _int_range(0, 1_000_000, " MB"),
         "stall_timeout_s": _stall_timeout,
     },
     "broker": {
@@ -266,6 +268,8 @@ class TableConfig:
     lockout: bool = True
     journal_sync: str = "full"
     journal_keep_days: int = 30
+    journal_min_free_mb: int = 64  # no new game with less free on the journal's disk (at most a tenth of the disk)
+    journal_max_mb: int = 512  # nor with a journal larger than this (0: no limit)
     stall_timeout_s: float = 10.0
 
 
