@@ -40,3 +40,5 @@ def read_toml(path: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively: 3,000 levels end here
+        raise ConfigError(f"config file {path} nests values too deeply") from None

@@ -74,6 +74,9 @@ class EmbeddedBroker:
         self.ws_port = ws_port
         slots = ConnectionSlots(max_connections, max_per_client)
         self.limits = _Limits(max_packet, connect_timeout, packet_timeout, slots)
+        from unolauncher.bus.broker_identity import Identities  # imports amqtt: only with the embedded broker
+
+        self.identities = Identities()  # the daemon reserves its client id and topics here (broker_identity.py)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._broker: Any = None
@@ -118,6 +121,7 @@ class EmbeddedBroker:
             "plugins": {"unolauncher.bus.broker_auth.AllowAnonymous": {}},
         }
         self._broker = _guarded_broker(config, self.limits, self.retained)
+        self._broker.identities = self.identities
         await self._broker.start()
         self.port = self._bound_port("default")
         self.ws_port = self._bound_port("ws")
@@ -300,9 +304,11 @@ def _guarded_broker(config: dict[str, Any], limits: _Limits, retained: RetainedS
     """An amqtt ``Broker`` whose connections go through :class:`_GuardedReader` and the connection cap, and whose
     retained messages are kept in ``retained`` (loaded before the listeners open, stored before they are seen)."""
     from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter, WebSocketsReader, WebSocketsWriter
-    from amqtt.broker import Broker, RetainedApplicationMessage  # lazy: only the embedded broker pays for amqtt
+    from amqtt.broker import RetainedApplicationMessage
 
-    class GuardedBroker(Broker):
+    from unolauncher.bus.broker_identity import IdentityBroker  # lazy: only the embedded broker pays for amqtt
+
+    class GuardedBroker(IdentityBroker):
         async def _start_listeners(self) -> None:  # after Broker.start() emptied its retained messages
             if retained is not None:
                 for topic, data, qos in retained.load():
@@ -320,6 +326,9 @@ def _guarded_broker(config: dict[str, Any], limits: _Limits, retained: RetainedS
 
         async def ws_connected(self, websocket: Any, listener_name: str) -> None:
             transport = websocket.transport
+            if self.origin_refused(websocket):  # a page on another site (broker_identity.py)
+                transport.abort()
+                return
             await self._guarded(listener_name, WebSocketsReader(websocket), WebSocketsWriter(websocket), transport)
 
         async def _guarded(self, listener_name: str, reader: Any, writer: Any, transport: Any) -> None:

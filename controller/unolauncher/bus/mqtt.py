@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -46,6 +47,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from unolauncher import strict_json
 from unolauncher.bus.client import BusSettings, make_client, set_tcp_nodelay, stop_loop
+from unolauncher.bus.deafness import DeafnessProbe, drop_connection
 from unolauncher.bus.refusals import RefusedTopic, refusal_sentence
 from unolauncher.bus.topics import Topics
 from unolauncher.progress import Progress
@@ -112,13 +114,16 @@ class TableBus:
         self._ha_republished = -HA_REPUBLISH_MIN_S  # monotonic time of the last republish for Home Assistant
         self._ha_online_waiting = False  # an online came within the interval: republish once when it is over
         self.retained_commands_ignored = 0
+        # Unguessable, new at every start: a known id let anyone on the LAN take the daemon's session (#33).
+        self.client_id = settings.client_id or f"unolauncher-{topics.table_id}-{secrets.token_hex(8)}"
+        self.probe = DeafnessProbe(topics.base + "/probe")  # notices a broker that stopped delivering (deafness.py)
         self.client = self._make_client()
 
     # -- set-up -------------------------------------------------------------------------------------------------
 
     def _make_client(self) -> mqtt.Client:
         s = self.settings
-        client = make_client(s, s.client_id or f"unolauncher-{self.topics.table_id}")
+        client = make_client(s, self.client_id)
         client.will_set(self.topics.status, "offline", qos=1, retain=True)
         client.reconnect_delay_set(s.reconnect_min, s.reconnect_max)
         client.max_inflight_messages_set(WINDOW)
@@ -206,6 +211,7 @@ class TableBus:
                 topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, 1))
         self._resubscribe_at = None
         _, self._subscribe_mid = self.client.subscribe(topics)
+        self.client.subscribe(self.probe.topic, 0)
 
     def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
         # paho calls this for each failed attempt (broker down, refused TCP, TLS failure); once per outage is enough.
@@ -266,6 +272,7 @@ class TableBus:
 
     def _handle_message(self, message: mqtt.MQTTMessage) -> None:
         if message.topic == self.topics.cmd:
+            self.probe.delivering()
             if message.retain:  # left on the broker by someone: not a command sent now
                 self.retained_commands_ignored += 1
                 if self.retained_commands_ignored == 1:
@@ -273,6 +280,8 @@ class TableBus:
                                 message.topic)
                 return
             self.on_command(bytes(message.payload))
+        elif message.topic == self.probe.topic:
+            self.probe.heard(message.payload)
         elif (
             self.settings.ha_prefix
             and message.topic == self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX
@@ -456,6 +465,8 @@ class TableBus:
                 self._send_waiting()
                 self.flush()
                 self._republish_for_ha_if_due()
+                if self.probe.tick(self.client, self.subscribed.is_set(), time.monotonic()):
+                    drop_connection(self.client)
             except Exception:
                 log.exception("outbox publisher error; retrying")
                 self._stop.wait(0.5)

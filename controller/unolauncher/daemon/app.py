@@ -43,6 +43,7 @@ from unolauncher.bus.topics import Topics
 from unolauncher.clock import Clock, RealClock
 from unolauncher.daemon import hard_exit
 from unolauncher.daemon.config import Config, ConfigError
+from unolauncher.daemon.disk_guard import DiskGuard
 from unolauncher.daemon.freshness import AlivePublisher, Freshness
 from unolauncher.daemon.ha_announce import Announcer, board_info, dashboard_link
 from unolauncher.daemon.interfaces import CommandRefused
@@ -145,13 +146,14 @@ class Daemon:
             self.announcer = Announcer(self.config, self.topics, self.state_dir, self.bus, self._discovery_options)
         except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError: a CA or key file that is not one
             raise ConfigError(f"broker.ca_file/cert_file/key_file cannot be used for TLS: {exc}") from None
+        t = self.config.table
         self.table = Table(
             self.journal,
             Referee,
             MqttOutput(self.bus, on_state=self.freshness.observe_state),
             launcher=self.launcher,
             virtual=self.virtual,
-            prepare=self._admit,
+            prepare=DiskGuard(self._admit, self.state_dir, t.journal_min_free_mb, t.journal_max_mb),
             next_preset=self.config.launcher.preset,
             presets=offered_presets(self.config.launcher.preset),
             diagnostics_s=self.config.homeassistant.diagnostics_s,
@@ -168,6 +170,10 @@ class Daemon:
         self._start_voice()
         self.table.start()
         self._start_dashboard()  # before the bus: Home Assistant's discovery links to the dashboard's address
+        if self.broker is not None:  # nobody else may connect as the daemon or publish its topics (#33)
+            self.broker.identities.reserve(self.bus.client_id, self.topics.base)
+            dashboard_port = self.dashboard.port if self.dashboard is not None else None
+            self.broker.identities.allow_origins(dashboard_port, self.config.broker.ws_origins)
         self.bus.start()
         bus, alive_topic = self.bus, self.topics.alive
         self.alive = AlivePublisher(lambda beat: bus.publish(alive_topic, beat, qos=0), self.freshness)

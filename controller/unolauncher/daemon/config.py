@@ -19,6 +19,7 @@ Example::
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,8 +59,8 @@ def _int(key: str, value: Any) -> int:
 
 
 def _number(key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"{key} must be a number, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ConfigError(f"{key} must be a number, got {value!r}")  # nan and inf pass range checks otherwise
     return value
 
 
@@ -166,6 +167,18 @@ def _discovery_prefix(key: str, value: Any) -> str:
     return value
 
 
+def _origins(key: str, value: Any) -> list[str]:
+    pattern = r"https?://[A-Za-z0-9.\[\]:-]+"
+    if not isinstance(value, list) or len(value) > 64 or not all(
+        isinstance(v, str) and re.fullmatch(pattern, v) for v in value
+    ):
+        raise ConfigError(
+            f"{key} must be a list of at most 64 origins like \"http://table.local:8080\" (scheme://host[:port]), "
+            f"got {value!r:.200}"
+        )
+    return list(value)
+
+
 def _http_url(key: str, value: Any) -> str:
     if not isinstance(value, str) or not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value):
         raise ConfigError(f"{key} must be an http:// or https:// address, got {value!r}")
@@ -194,6 +207,8 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "lockout": _bool,
         "journal_sync": _journal_sync,  # kept so that existing files with "full" still load
         "journal_keep_days": _keep_days,
+        "journal_min_free_mb": _int_range(0, 1_000_000, " MB"),
+        "journal_max_mb": _int_range(0, 1_000_000, " MB"),
         "stall_timeout_s": _stall_timeout,
     },
     "broker": {
@@ -202,6 +217,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "port": _port,
         "ws_port": _port,
         "ws_url": _text(512, "a ws:// or wss:// URL", r"wss?://\S+"),
+        "ws_origins": _origins,
         "listen": _HOST,
         "username": _text(256, "printable text"),
         "password": _text(1024, "printable text"),
@@ -255,6 +271,8 @@ class TableConfig:
     lockout: bool = True
     journal_sync: str = "full"
     journal_keep_days: int = 30
+    journal_min_free_mb: int = 64  # no new game with less free on the journal's disk (at most a tenth of the disk)
+    journal_max_mb: int = 512  # nor with a journal larger than this (0: no limit)
     stall_timeout_s: float = 10.0
 
 
@@ -265,6 +283,7 @@ class BrokerConfig:
     port: int = 1883
     ws_port: int = 9001
     ws_url: str | None = None
+    ws_origins: list[str] = field(default_factory=list)  # pages (besides the dashboard) allowed on the WebSocket
     listen: str = "127.0.0.1"
     username: str | None = None
     password: str | None = None

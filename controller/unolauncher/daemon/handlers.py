@@ -25,7 +25,7 @@ from unolauncher.daemon.interfaces import PresetChoice, Record, TableOutput, Vir
 from unolauncher.daemon.restore import PRESET_NOTE
 from unolauncher.daemon.sensors import SensorPublisher
 from unolauncher.launcher.interface import Launcher
-from unolauncher.store.journal import Journal
+from unolauncher.store.journal import Journal, JournalError
 
 RESEND_LIMIT = 1000  # events per ``resend`` request
 
@@ -148,7 +148,10 @@ class DaemonCommands:
         offered = self.preset.offered
         if not isinstance(preset, str) or preset not in offered:
             return reply(command_id, False, "bad_field", f'preset needs "preset": one of {", ".join(offered)}.')
-        self.journal.append_note({"type": PRESET_NOTE, "preset": preset})
+        try:
+            self.journal.append_note({"type": PRESET_NOTE, "preset": preset})
+        except JournalError as exc:  # a full disk is the journal's error, not a bug (was internal_error)
+            return reply(command_id, False, "journal_error", f"The preset is unchanged: {exc}")
         self.preset.name = preset
         self.preset.chosen = True
         self.sensors.publish_launcher()

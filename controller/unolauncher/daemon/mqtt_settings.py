@@ -14,10 +14,36 @@ Example::
 from __future__ import annotations
 
 import os
-from pathlib import Path
+import stat
 
 from unolauncher.bus.client import BusSettings
 from unolauncher.daemon.config import Config, ConfigError
+
+MAX_PASSWORD_FILE = 4096  # bytes; a password is a line
+
+
+def read_password_file(name: str) -> str:
+    """The password in file ``name`` (stripped), or a one-line ConfigError: not a regular file (``/dev/zero``, a
+    FIFO that would block the start for ever), over :data:`MAX_PASSWORD_FILE` bytes, unreadable, not UTF-8."""
+    key = f"broker.password_file {name}"
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once instead of waiting for a writer
+    except OSError as exc:
+        raise ConfigError(f"{key} cannot be read: {exc.strerror}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{key} is not a regular file")
+        data = os.read(fd, MAX_PASSWORD_FILE + 1)
+    except OSError as exc:
+        raise ConfigError(f"{key} cannot be read: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_PASSWORD_FILE:
+        raise ConfigError(f"{key} is over {MAX_PASSWORD_FILE} bytes: not a password file")
+    try:
+        return data.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise ConfigError(f"{key} is not UTF-8 text") from None
 
 
 def bus_settings(config: Config, host: str, port: int, mqtt5: bool) -> BusSettings:
@@ -25,12 +51,7 @@ def bus_settings(config: Config, host: str, port: int, mqtt5: bool) -> BusSettin
     b = config.broker
     password = b.password
     if b.password_file:
-        try:
-            password = Path(b.password_file).read_text(encoding="utf-8").strip()
-        except OSError as exc:
-            raise ConfigError(f"broker.password_file {b.password_file} cannot be read: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise ConfigError(f"broker.password_file {b.password_file} is not UTF-8 text") from None
+        password = read_password_file(b.password_file)
     for key in ("ca_file", "cert_file", "key_file"):
         name = getattr(b, key)
         if name is not None and not os.access(name, os.R_OK):

@@ -221,7 +221,7 @@ class Table(Journalling):
         :attr:`max_queued_commands` are already waiting.
 
         A ``disable`` stops the motor here and now, before it waits in the queue behind anything (the worker
-        journals it, publishes the change and replies in turn); it is never refused as ``busy``.
+        journals it, publishes the change and replies in turn); never ``busy``, and merged (EmergencyStop.merge).
         """
         emergency = b"disable" in payload and self.emergency.stop_now_if_disable(payload)
         if not emergency and self._answered_now(payload):
@@ -230,18 +230,18 @@ class Table(Journalling):
             busy = not emergency and (
                 self._queued_commands >= self.max_queued_commands or self.output.backlog() >= MAX_OUTGOING_BACKLOG
             )
-            if not busy:
+            merged = not busy and self.emergency.merge(emergency)
+            if not busy and not merged:
                 self._queued_commands += 1
-        if not busy:
-            self._queue.put(("payload", payload))
+                self._queue.put(("payload", payload))  # under the lock: the queue's order is merge()'s
+        if not busy:  # a merged disable is answered at QoS 0, as busy: a flood of these must not queue in paho
+            if merged:
+                self.output.reply(reply(decode_command(payload).id, True, "ok", "The launcher is disabled."), qos=0)
             return
-        self.busy_refusals += 1
-        command_id = decode_command(payload).id  # bounded work: decode_command refuses payloads over 64 KiB unread
-        # QoS 0: a busy answer is advice to retry, and a flood of them must not queue up in paho in turn.
-        self.output.reply(
-            reply(command_id, False, "busy", "The table has too many commands waiting; send this one again shortly."),
-            qos=0,
-        )
+        self.busy_refusals += 1  # QoS 0: a busy answer is advice to retry; a flood of them must not queue up in paho
+        message = "The table has too many commands waiting; send this one again shortly."
+        # Bounded work: decode_command refuses payloads over 64 KiB unread.
+        self.output.reply(reply(decode_command(payload).id, False, "busy", message), qos=0)
 
     def _answered_now(self, payload: bytes) -> bool:
         """Answer a query (``status``, ``moves``) here, on MQTT's thread, if nothing the worker has or will do could

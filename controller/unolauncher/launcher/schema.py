@@ -23,6 +23,7 @@ Example::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -70,7 +71,8 @@ class Setting:
             return None if isinstance(value, str) else f"must be a string, got {shown(value)}"
         whole = self.kind == "int"
         numeric = int if whole else int | float
-        ok = not isinstance(value, bool) and isinstance(value, numeric)
+        # NaN passes every comparison (max_run_s = nan once cut every run at once): only finite numbers
+        ok = not isinstance(value, bool) and isinstance(value, numeric) and (whole or math.isfinite(value))
         if ok and self.low is not None and value < self.low:
             ok = False
         if ok and self.high is not None and value > self.high:

@@ -50,6 +50,7 @@ from unolauncher.rules.dealing import Dealing
 from unolauncher.rules.ejection import FirePlan
 from unolauncher.rules.ejection_stream import EjectionStream
 from unolauncher.rules.moves import LegalMoves
+from unolauncher.rules.names import names_problem
 from unolauncher.rules.play import CardPlay, quick_table
 from unolauncher.rules.refusal import Event, Refusal, malformed_event, redacted, refuse, rejected_event
 from unolauncher.rules.schema import COMMAND_FIELDS, MAX_NAME, MAX_PLAYERS, MAX_SCRIPT, check_command
@@ -386,6 +387,8 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
             refuse("bad_players", "Players must be a list of 2 to 10 names.")
         if any(type(p) is not str or not p or len(p) > MAX_NAME for p in players) or len(set(players)) != len(players):
             refuse("bad_players", "Player names must be distinct, non-empty strings of at most 40 characters.")
+        if (problem := names_problem(players)) is not None:  # names that look the same, or show nothing
+            refuse("bad_players", problem)
         seed = cmd.get("seed", 0)
         if not is_int(seed):
             refuse("bad_field", "The seed must be an integer.")

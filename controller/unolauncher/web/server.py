@@ -34,15 +34,20 @@ Bounded against a hostile LAN: files are cached by their resolved path (``/././.
 most :data:`MAX_CACHED_FILES`; a request must arrive whole within ``request_timeout`` seconds (a client dribbling a
 byte at a time is cut off, as is a keep-alive connection left idle); at most ``max_connections`` connections are
 served at once, ``max_per_client`` from one address (more are closed at once instead of queueing, and one host cannot
-take every slot from the phones); a request the server cannot make sense of (a NUL
-byte or an over-long path, a ``Host`` that is not a host) gets a 4xx, never a traceback.
+take every slot from the phones; sized for a table's phones behind one NAT); a request head over
+:data:`MAX_HEAD_BYTES` or with more than :data:`MAX_HEADERS` headers gets a 431 (or 414) and is not read further; a
+kept-alive connection idle for :data:`KEEP_ALIVE_IDLE_S` is closed, and none is kept past ``max_connection_s``;
+a request the server cannot make sense of (a NUL byte or an over-long path, a ``Host`` that is not a host) gets a
+4xx, never a traceback. ``/config.json`` names the broker by the ``Host`` only when that is this machine's name.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import http.client
 import io
+import ipaddress
 import logging
 import socket
 import threading
@@ -77,8 +82,15 @@ MAX_CACHED_FILES = 64  # the page has about 15 files
 MAX_PATH = 1024  # characters of a URL path; the page's longest is about 30
 REQUEST_TIMEOUT_S = 10.0  # for the request line and headers to arrive, counted from the first byte awaited
 SEND_TIMEOUT_S = 30.0  # for one response to be taken by the client (the MQTT library on a slow phone link)
-MAX_CONNECTIONS = 64  # a household's phones need a few each
-MAX_PER_CLIENT = 16  # a browser opens about 6 per host
+MAX_CONNECTIONS = 128  # a household's phones need a few each
+# From one address: a browser opens up to 6 per host, and a table's phones may all come from one address (a guest
+# Wi-Fi's NAT, a phone's hotspot): 8 phones x 6. (16 hung the third phone behind one NAT.) Idle connections close
+# after KEEP_ALIVE_IDLE_S, so a phone holds fewer than 6 for long.
+MAX_PER_CLIENT = 48
+MAX_HEAD_BYTES = 8 * 1024  # request line and headers together; a browser's request here is under 1 KiB
+MAX_HEADERS = 40
+KEEP_ALIVE_IDLE_S = 5.0  # a kept-alive connection with no new request this long is closed
+MAX_CONNECTION_S = 60.0  # and none is kept past this, however busy: no client holds slots for ever
 
 
 class _DeadlineReader(io.RawIOBase):
@@ -88,6 +100,7 @@ class _DeadlineReader(io.RawIOBase):
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
         self.deadline = time.monotonic() + REQUEST_TIMEOUT_S
+        self.budget = MAX_HEAD_BYTES  # bytes a request head may still take (reset per request)
 
     def readable(self) -> bool:
         return True
@@ -96,8 +109,12 @@ class _DeadlineReader(io.RawIOBase):
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("the request did not arrive in time")
+        if self.budget <= 0:  # 99 headers of 64 KB from 16 connections once held +100 MB for 10 s
+            raise http.client.LineTooLong(f"request head over {MAX_HEAD_BYTES} bytes")
         self._sock.settimeout(left)
-        return self._sock.recv_into(buffer)
+        n = self._sock.recv_into(memoryview(buffer)[: self.budget])
+        self.budget -= n
+        return n
 
 
 class _BoundedHTTPServer(ThreadingHTTPServer):
@@ -161,8 +178,10 @@ class DashboardServer:
         self, host: str = "0.0.0.0", port: int = 8080, config: dict[str, Any] | None = None,
         static_dir: Path | None = None, request_timeout: float = REQUEST_TIMEOUT_S,
         max_connections: int = MAX_CONNECTIONS, max_per_client: int = MAX_PER_CLIENT,
+        max_connection_s: float = MAX_CONNECTION_S,
     ) -> None:
         self.host = host
+        self.max_connection_s = max_connection_s
         self.requested_port = port
         self.request_timeout = request_timeout
         self.slots = ConnectionSlots(max_connections, max_per_client)
@@ -221,12 +240,18 @@ class DashboardServer:
 
     # -- used by the request handler -------------------------------------------------------------------------
 
-    def config_for(self, host_header: str | None) -> dict[str, Any]:
-        """``config`` with ``{host}`` in ``mqtt_url`` replaced by the host name the browser used."""
+    def config_for(self, host_header: str | None, local_address: str = "127.0.0.1") -> dict[str, Any]:
+        """``config`` with ``{host}`` in ``mqtt_url`` replaced by the host name the browser used, if it is this
+        machine's (an address, ``localhost``, the host name, a ``.local`` name); else by ``local_address``, the
+        address the request came in on. A page on a rebound DNS name (``evil.example`` resolving to the Pi) is not
+        sent to the broker under that name."""
         cfg = dict(self.config)
         url = cfg.get("mqtt_url")
         if isinstance(url, str) and "{host}" in url:
-            cfg["mqtt_url"] = url.replace("{host}", _hostname(host_header) or "127.0.0.1")
+            name = _hostname(host_header)
+            if not _own_name(name):
+                name = f"[{local_address}]" if ":" in local_address else local_address
+            cfg["mqtt_url"] = url.replace("{host}", name)
         return cfg
 
     def asset(self, url_path: str) -> _Asset | None:
@@ -274,6 +299,20 @@ def _hostname(host_header: str | None) -> str:
     return name if name.isprintable() and len(name) <= 253 else ""
 
 
+def _own_name(name: str) -> bool:
+    """Whether a host name from a ``Host`` header names this machine (an address literal, ``localhost``, its host
+    name, an mDNS ``.local`` name, which only the LAN resolves)."""
+    if not name:
+        return False
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+        return True
+    except ValueError:
+        pass
+    name = name.lower().rstrip(".")
+    return name in ("localhost", socket.gethostname().lower()) or name.endswith(".local")
+
+
 def _make_handler(server: DashboardServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "unolauncher-dashboard"
@@ -288,17 +327,33 @@ def _make_handler(server: DashboardServer) -> type[BaseHTTPRequestHandler]:
             if len(self.requestline.split()) < 3:  # HTTP/0.9: no browser sends it
                 self.send_error(HTTPStatus.BAD_REQUEST, "The request has no HTTP version.")
                 return False
+            if len(self.headers) > MAX_HEADERS:
+                self.send_error(HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "Too many headers.")
+                return False
+            if time.monotonic() - self._opened > server.max_connection_s:
+                self.close_connection = True  # answered, then closed: the slot goes back
             return True
 
         def setup(self) -> None:
             super().setup()
             self._reader = _DeadlineReader(self.connection)
             self.rfile = io.BufferedReader(self._reader)
+            self._opened = time.monotonic()
+            self._requests = 0
 
         def handle_one_request(self) -> None:
-            # One deadline for each request's line and headers, and for the idle time before it (keep-alive).
-            self._reader.deadline = time.monotonic() + server.request_timeout
-            super().handle_one_request()
+            # One deadline for each request's line and headers, and for the idle time before it (keep-alive: shorter).
+            idle = min(server.request_timeout, KEEP_ALIVE_IDLE_S) if self._requests else server.request_timeout
+            self._reader.deadline = time.monotonic() + idle
+            self._reader.budget = MAX_HEAD_BYTES
+            self._requests += 1
+            self.raw_requestline = b""
+            try:
+                super().handle_one_request()
+            except http.client.LineTooLong:  # the head budget ran out in the request line
+                self.command, self.requestline, self.request_version = "", "", self.default_request_version
+                self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG, "The request is too long.")
+                self.close_connection = True
 
         def do_GET(self) -> None:
             self._respond(head=False)
@@ -318,7 +373,8 @@ def _make_handler(server: DashboardServer) -> type[BaseHTTPRequestHandler]:
                 self.send_error(status, "The request path is not one this server has.")
                 return
             if path == "/config.json":
-                body = strict_json.dumps(server.config_for(self.headers.get("Host")), sort_keys=False).encode()
+                local = str(self.connection.getsockname()[0])
+                body = strict_json.dumps(server.config_for(self.headers.get("Host"), local), sort_keys=False).encode()
                 self._send(HTTPStatus.OK, body, "application/json", {"Cache-Control": "no-store"}, head)
                 return
             asset = server.asset(path)
