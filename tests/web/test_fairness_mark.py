@@ -115,9 +115,13 @@ def test_a_finished_round_is_marked_verified_and_the_phone_adds_its_entropy(
     assert wait_until(lambda: any(before < e["seq"] <= reply["seq"] for e in table.events("round_started")), 10)
     started = next(e for e in table.events("round_started") if before < e["seq"] <= reply["seq"])
     assert "rigged" not in started
-    assert wait_until(lambda: any(e["commitment"] == started["commitment"] for e in table.events("ejection_entropy")),
-                      10), "the phone added no entropy"  # fmt: skip
-    assert table.command({"type": "press"})["ok"]  # ann hits the (virtual) launcher
+    # Commit-then-reveal without a tap: the phone commits at once, reveals after the table's window.
+    assert wait_until(lambda: any(e["commitment"] == started["commitment"]
+                                  for e in table.events("ejection_entropy_revealed")), 10), "the phone revealed none"
+    committed = next(e for e in table.events("ejection_entropy_commit") if e["commitment"] == started["commitment"])
+    assert table.command({"type": "press"})["ok"]  # ann hits the (virtual) launcher: the window is sealed
+    assert wait_until(lambda: any(e["commitment"] == started["commitment"] and e.get("hash") == committed["hash"]
+                                  for e in table.events("ejection_entropy")), 10), "the phone's entropy: not in the mix"
     assert wait_until(lambda: any(e["seq"] > reply["seq"] for e in table.events("hit")), 10)
     assert table.command({"type": "play", "player": "bob", "card": "red 7"})["ok"]  # bob goes out
     assert table.command({"type": "score", "hands": {"ann": 20, "cy": 30}})["ok"]
@@ -131,4 +135,5 @@ def test_a_finished_round_is_marked_verified_and_the_phone_adds_its_entropy(
     expect(mark).to_have_attribute("data-status", "verified", timeout=10_000)
     expect(mark).to_contain_text("verified on this phone (1 press)")
     expect(mark.locator(".fairness-secret")).to_have_text(ended["secret"])
+    expect(mark.locator(".fairness-own")).to_have_attribute("data-status", "in the mix")
     phones.shot(page, "fairness")

@@ -26,6 +26,7 @@ Example::
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -62,6 +63,9 @@ class CommandPreparer:
             raise CommandRefused(
                 "rigged_not_allowed", "The launcher's secrets are drawn by the table daemon; no command may bring one."
             )
+        if kind == "entropy":
+            # The commit-then-reveal window is timed by the table, never by the sender (docs/fairness.md).
+            return {**command, "at": time.time_ns() // 1_000_000}
         if kind not in ("new_game", "next_round", "undo"):
             return command
         launcher = self.launcher

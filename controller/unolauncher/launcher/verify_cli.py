@@ -47,6 +47,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-rigged", action="store_true", help="accept rounds whose secret came from a chosen seed (tests, demos)"
     )
+    parser.add_argument(
+        "--strict", action="store_true",
+        help="fail on warnings too: withheld entropy, entropy mixed in without commit-then-reveal",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,9 +60,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"unolauncher verify: {exc}", file=sys.stderr)
         return 2
     report = audit(events)
-    for line in report.lines(args.allow_rigged):
+    for line in report.lines(args.allow_rigged, args.strict):
         print(line)
-    return 0 if report.ok(args.allow_rigged) else 1
+    return 0 if report.ok(args.allow_rigged, args.strict) else 1
 
 
 def journal_events(state_dir: Path) -> Iterator[tuple[str, dict[str, Any]]]:

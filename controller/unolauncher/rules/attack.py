@@ -157,7 +157,7 @@ class AttackRules(Stock, Scoring):
         if stream.epoch is None:  # only a state from before launcher commitments existed
             return 0
         plan, press = stream.press(player)
-        events.append(press)
+        events.extend(press)
         scripted = stream.next_script()
         if scripted is not None:
             return scripted

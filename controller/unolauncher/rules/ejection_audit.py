@@ -41,6 +41,7 @@ from unolauncher.rules.ejection import (
 PLAN_FIELDS = tuple(FirePlan(fire=False).to_json())
 _OPERATIONS = ("press", "ejection_lid", "ejection_entropy")
 _REVEALS = ("round_ended", "ejection_reveal")
+_WINDOW = ("ejection_entropy_commit", "ejection_entropy_withheld")  # the players' entropy window (docs/fairness.md)
 
 
 @dataclass
@@ -61,6 +62,8 @@ class Commitment:
     revealed_at: str | None = None
     presses: int = 0
     mismatches: list[str] = field(default_factory=list)
+    commits: dict[str, str] = field(default_factory=dict)  # players' entropy commitments: hash -> client
+    warnings: list[str] = field(default_factory=list)  # withheld entropy, entropy without commit-then-reveal
 
     @property
     def name(self) -> str:
@@ -95,14 +98,21 @@ class AuditReport:
     def mismatches(self) -> list[str]:
         return self.problems + [f"{c.name}: {m}" for c in self.commitments for m in c.mismatches]
 
-    def ok(self, allow_rigged: bool = False) -> bool:
-        """Every revealed commitment matches its presses, nothing is unaccounted for, and (unless allowed) none
-        was rigged: a rigged secret was derived from a seed someone chose, so matching it proves nothing."""
-        return not self.mismatches and (allow_rigged or not self.rigged)
+    @property
+    def warnings(self) -> list[str]:
+        """What a strict audit fails on and a lenient one reports: entropy a contributor withheld (a veto of its
+        contribution, on the record), entropy mixed in without commit-then-reveal."""
+        return [f"{c.name}: {w}" for c in self.commitments for w in c.warnings]
 
-    def lines(self, allow_rigged: bool = False) -> list[str]:
+    def ok(self, allow_rigged: bool = False, strict: bool = False) -> bool:
+        """Every revealed commitment matches its presses, nothing is unaccounted for, and (unless allowed) none
+        was rigged: a rigged secret was derived from a seed someone chose, so matching it proves nothing.
+        ``strict``: no warnings either."""
+        return not self.mismatches and (allow_rigged or not self.rigged) and not (strict and self.warnings)
+
+    def lines(self, allow_rigged: bool = False, strict: bool = False) -> list[str]:
         """What ``verify`` prints: each finding, then a summary."""
-        out = list(self.mismatches)
+        out = list(self.mismatches) + [f"warning: {w}" for w in self.warnings]
         for c in self.rigged:
             out.append(
                 f"{c.name} is rigged: its secret was derived from a seed the table was given, so whoever chose the "
@@ -110,11 +120,12 @@ class AuditReport:
             )
         presses = sum(c.presses for c in self.revealed)
         rounds = len(self.revealed)
-        if self.ok(allow_rigged):
+        if self.ok(allow_rigged, strict):
             out.append(f"verified {rounds} commitment(s), {presses} press(es): every outcome matches its commitment")
         else:
             bad = len({id(c) for c in self.revealed if c.mismatches or (c.rigged and not allow_rigged)})
-            out.append(f"NOT verified: {len(self.mismatches)} mismatch(es); {bad} of {rounds} commitment(s) fail")
+            out.append(f"NOT verified: {len(self.mismatches)} mismatch(es); {bad} of {rounds} commitment(s) fail"
+                       + (f"; {len(self.warnings)} warning(s) (--strict)" if strict and self.warnings else ""))
         if self.open:
             out.append(f"{len(self.open)} commitment(s) still open (their secrets are revealed when they end)")
         if self.unchecked:
@@ -153,6 +164,8 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
                 ms_per_card=event.get("ms_per_card"),
                 rigged=event.get("rigged") is True,
             )
+        elif kind in _WINDOW and isinstance(key, str) and key in commitments:
+            _window_event(commitments[key], where, event)
         elif kind in _OPERATIONS or (kind in _REVEALS and key is not None):
             found = commitments.get(key) if isinstance(key, str) else None
             if found is None and not commitments:
@@ -219,6 +232,7 @@ def _check(c: Commitment) -> None:
             state = model.lid_opened(state)
         else:
             entropy = op.get("entropy")
+            _check_committed(c, where, op, due)
             if not isinstance(entropy, str) or ENTROPY_PATTERN.fullmatch(entropy) is None:
                 c.mismatches.append(f"{where}: entropy {entropy!r} is not 16-128 characters of hex or base64 text")
                 entropy = str(entropy)
@@ -227,3 +241,36 @@ def _check(c: Commitment) -> None:
         c.mismatches.append(
             f"{c.revealed_at}: the reveal counts {c.revealed_presses!r} press(es), the events hold {state['press']}"
         )
+
+
+def _window_event(c: Commitment, where: str, event: dict[str, Any]) -> None:
+    """A players' entropy commitment or a withheld one (rules/ejection_entropy.py)."""
+    digest, client = event.get("hash"), str(event.get("client"))
+    if event.get("type") == "ejection_entropy_commit":
+        if any(op.get("type") == "press" for _, op in c.operations):
+            c.mismatches.append(f"{where}: an entropy commitment after the first press (the window closes before it)")
+        if isinstance(digest, str):
+            c.commits[digest] = client
+        return
+    if digest not in c.commits:
+        c.mismatches.append(f"{where}: withheld entropy {digest!r} was never committed")
+    c.warnings.append(f"entropy withheld by client {client} ({where}): committed, not revealed before the first "
+                      "press, so its contributor chose to leave it out (or the table dropped it)")  # fmt: skip
+
+
+def _check_committed(c: Commitment, where: str, op: dict[str, Any], due: int) -> None:
+    """Entropy in the key must have been committed before any was revealed, and mixed in at the first press."""
+    digest = op.get("hash")
+    if digest is None:
+        c.warnings.append(f"{where}: entropy mixed in without commit-then-reveal (whoever knew the secret could have "
+                          "chosen it)")  # fmt: skip
+        return
+    entropy = op.get("entropy")
+    if digest not in c.commits or not isinstance(entropy, str) or sha256_hex(entropy) != digest:
+        c.mismatches.append(f"{where}: entropy that does not match any commitment of the round")
+    elif due != 0:
+        c.mismatches.append(f"{where}: committed entropy mixed in at press {due}, not at the first press")
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()

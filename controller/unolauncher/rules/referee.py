@@ -357,7 +357,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
             s = self._s
             opened = self._stream.open(s.options, cmd.get("secret"), s.ejection_seed, s.rigged, None)
             events.append({"type": "ejection_commit", "reason": "free", "round": None, **opened})
-        events.append(self._stream.press(player)[1])
+        events.extend(self._stream.press(player)[1])
         return events
 
     def _cmd_lid_opened(self, cmd: dict[str, Any]) -> list[Event]:
@@ -371,7 +371,9 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         """A player's random ``entropy``, mixed into the open commitment's key: the box cannot have known the
         outcomes of the presses that follow when it committed. ``commitment`` (optional) names the one the sender
         meant; any other open one refuses it."""
-        return [self._stream.add_entropy(cmd.get("entropy"), cmd.get("commitment"))]
+        stream = self._stream
+        return [stream.add_entropy(cmd.get("entropy"), cmd.get("commitment"), cmd.get("hash"), cmd.get("client"),
+                                   cmd.get("at"))]  # fmt: skip
 
     # ==================================================================================================
     # new game

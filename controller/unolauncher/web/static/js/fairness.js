@@ -1,7 +1,9 @@
 // The phone checks the launcher itself (docs/ejection.md, "Checking a round"): from the events it received, it
 // recomputes every press of every revealed round — the commitment is sha256 of the secret, each press's draw is
 // HMAC-SHA256(key, "press:i:player") — and shows a mark per round. It also adds this phone's own randomness to each
-// round once its commitment is out, so the box could not have known the outcomes when it committed.
+// round once its commitment is out, by commit-then-reveal (docs/fairness.md): it sends sha256 of its entropy at
+// once, the entropy itself once the table's commit window has closed (no tap), and says per round whether its own
+// contribution is in the mix the round used, was refused (and why), or was left out.
 //
 // Hashing comes from the vendored @noble/hashes (audited, no dependencies), not WebCrypto: crypto.subtle exists
 // only in secure contexts (https or localhost), and the dashboard is served over plain http on the table's network.
@@ -29,7 +31,10 @@ const MS_PER_CARD = 110;
 const MAX_PLAN_RUN_MS = 4000;
 const PLAN_FIELDS = ["fire", "cards", "run_ms", "power", "suspense_ms"];
 const OPERATIONS = new Set(["press", "ejection_lid", "ejection_entropy"]);
-const SENT_KEY = "unolauncher.entropy-sent";
+const SENT_KEY = "unolauncher.entropy-mine";
+const CLIENT_KEY = "unolauncher.entropy-client";
+const REVEAL_MARGIN_MS = 200; // after the table's commit window: the reveal must not arrive before it closes
+const MAX_EARLY_RETRIES = 10;
 
 const presses = (n) => `${n} press${n === 1 ? "" : "es"}`;
 const hmacHex = (key, message) => bytesToHex(hmac(sha256, utf8ToBytes(key), utf8ToBytes(message)));
@@ -112,23 +117,38 @@ export function checkRound(round) {
     } else {
       if (op.press !== due) return { status: "mismatch", detail: `${op.type} at press ${op.press}, press ${due} was due`, presses: due };
       if (op.type === "ejection_lid") state = { ...state, sinceLid: 0 };
-      else state = { ...state, key: hmacHex(state.key, `entropy:${op.entropy}`) };
+      else {
+        if (typeof op.hash === "string" && (!(round.commits || new Map()).has(op.hash) || commitmentOf(String(op.entropy)) !== op.hash)) {
+          return { status: "mismatch", detail: "entropy in the key that no phone committed to", presses: due };
+        }
+        state = { ...state, key: hmacHex(state.key, `entropy:${op.entropy}`) };
+      }
     }
   }
   if (state.press !== round.presses) return { status: "mismatch", detail: `${state.press} presses, the reveal says ${round.presses}`, presses: state.press };
-  return { status: round.rigged ? "rigged" : "verified", detail: "", presses: state.press };
+  const withheld = (round.withheld || []).map((c) => `entropy withheld by ${c}`).join(", ");
+  return { status: round.rigged ? "rigged" : "verified", detail: withheld, presses: state.press };
 }
 
 export class Fairness {
-  /** `sendRaw(command)` publishes a command without waiting for its reply (entropy needs none). */
+  /** `sendRaw(command)` publishes a command and returns its id (or null when the link is down); the page hands
+   * every reply to `takeReply` so that this phone reads the table's answer to its own entropy. */
   constructor(sendRaw) {
     this.sendRaw = sendRaw;
-    this.rounds = new Map(); // commitment -> {commitment, label, preset, custom, rigged, ops, secret, presses, seq, result}
+    this.rounds = new Map(); // commitment -> {commitment, label, preset, custom, rigged, ops, commits, withheld, secret, presses, seq, result}
     this.changed = false;
+    this.sentIds = new Map(); // command id -> {commitment, kind: "commit" | "reveal", tries}
+    this.mine = new Map(); // commitment -> {entropy, hash, status, detail}: this phone's own contribution
+    this.client = null;
     try {
-      this.sent = new Set(JSON.parse(sessionStorage.getItem(SENT_KEY) || "[]"));
+      this.mine = new Map(JSON.parse(sessionStorage.getItem(SENT_KEY) || "[]"));
+      this.client = sessionStorage.getItem(CLIENT_KEY);
     } catch {
-      this.sent = new Set();
+      // storage disabled: a reload forgets this phone's contributions (an unrevealed one shows as withheld)
+    }
+    if (!this.client || !/^[A-Za-z0-9_-]{1,40}$/.test(this.client)) {
+      this.client = `phone-${bytesToHex(crypto.getRandomValues(new Uint8Array(6)))}`;
+      try { sessionStorage.setItem(CLIENT_KEY, this.client); } catch { /* see above */ }
     }
   }
 
@@ -141,7 +161,7 @@ export class Fairness {
     if (event.type === "round_started" || event.type === "ejection_commit") {
       const label = event.type === "round_started" ? `Round ${event.round}`
         : event.reason === "free" ? "Free play" : `Round ${event.round} (after an undo)`;
-      const round = this.rounds.get(key) || { commitment: key, ops: [], secret: null, presses: 0, result: null };
+      const round = this.rounds.get(key) || { commitment: key, ops: [], commits: new Map(), withheld: [], secret: null, presses: 0, result: null };
       Object.assign(round, {
         label, preset: event.preset, custom: event.custom, ms_per_card: event.ms_per_card, rigged: event.rigged === true, seq,
       });
@@ -152,25 +172,79 @@ export class Fairness {
     } else {
       const round = this.rounds.get(key);
       if (!round) return; // opened before this page's first event: not checkable from here
-      if (OPERATIONS.has(event.type)) round.ops.push(event);
-      else if (typeof event.secret === "string") Object.assign(round, { secret: event.secret, presses: event.presses });
-      else return;
+      const mine = this.mine.get(key);
+      if (event.type === "ejection_entropy_commit") {
+        round.commits.set(event.hash, event.client);
+        if (mine && mine.hash === event.hash && mine.status === "committing") {
+          this.setMine(key, "committed", "");
+          setTimeout(() => this.reveal(key, 0), (Number(event.reveal_after_ms) || 500) + REVEAL_MARGIN_MS);
+        }
+      } else if (event.type === "ejection_entropy_withheld") {
+        round.withheld.push(String(event.client));
+        if (mine && mine.hash === event.hash) this.setMine(key, "left out", "the first press came before this phone's reveal");
+      } else if (OPERATIONS.has(event.type)) {
+        round.ops.push(event);
+        if (event.type === "ejection_entropy" && mine && mine.hash === event.hash) this.setMine(key, "in the mix", "");
+        if (event.type === "press" && event.index === 0 && mine && mine.status !== "in the mix" && mine.status !== "refused") {
+          this.setMine(key, "left out", "the round's first press came without it");
+        }
+      } else if (typeof event.secret === "string") Object.assign(round, { secret: event.secret, presses: event.presses });
+      else if (event.type !== "ejection_entropy_revealed") return;
     }
     const round = this.rounds.get(key);
     if (round && round.secret !== null) round.result = checkRound(round);
     this.changed = true;
   }
 
-  /** This phone's randomness for an open commitment, once: 128 bits from the browser's CSPRNG. */
+  /** This phone's randomness for an open commitment, once: 128 bits from the browser's CSPRNG, committed first. */
   contribute(commitment) {
-    if (this.sent.has(commitment)) return;
-    const bytes = crypto.getRandomValues(new Uint8Array(16));
-    if (!this.sendRaw({ type: "entropy", entropy: bytesToHex(bytes), commitment })) return;
-    this.sent.add(commitment);
+    if (this.mine.has(commitment)) return;
+    const entropy = bytesToHex(crypto.getRandomValues(new Uint8Array(16)));
+    const hash = commitmentOf(entropy);
+    const id = this.sendRaw({ type: "entropy", hash, client: this.client, commitment });
+    if (id === null || id === undefined || id === false) return;
+    this.sentIds.set(id, { commitment, kind: "commit" });
+    this.mine.set(commitment, { entropy, hash, status: "committing", detail: "" });
+    this.save();
+  }
+
+  reveal(commitment, tries) {
+    const mine = this.mine.get(commitment);
+    if (!mine || mine.status !== "committed") return;
+    const id = this.sendRaw({ type: "entropy", entropy: mine.entropy, commitment });
+    if (id !== null && id !== undefined && id !== false) this.sentIds.set(id, { commitment, kind: "reveal", tries });
+  }
+
+  /** The table's reply to one of this phone's entropy commands (true: it was one; the page does nothing else). */
+  takeReply(reply) {
+    const sent = this.sentIds.get(reply.id);
+    if (!sent) return false;
+    this.sentIds.delete(reply.id);
+    if (reply.ok !== false) {
+      if (sent.kind === "reveal") this.setMine(sent.commitment, "revealed", "");
+      return true;
+    }
+    if (reply.code === "entropy_too_early" && sent.tries < MAX_EARLY_RETRIES) {
+      setTimeout(() => this.reveal(sent.commitment, sent.tries + 1), 300);
+      return true;
+    }
+    this.setMine(sent.commitment, "refused", `${reply.code}: ${reply.message || ""}`.trim());
+    return true;
+  }
+
+  setMine(commitment, status, detail) {
+    const mine = this.mine.get(commitment);
+    if (!mine) return;
+    Object.assign(mine, { status, detail });
+    this.changed = true;
+    this.save();
+  }
+
+  save() {
     try {
-      sessionStorage.setItem(SENT_KEY, JSON.stringify([...this.sent].slice(-50)));
+      sessionStorage.setItem(SENT_KEY, JSON.stringify([...this.mine].slice(-50)));
     } catch {
-      // storage disabled: at worst this phone adds its entropy twice (the table takes up to 32 per round)
+      // storage disabled: see the constructor
     }
   }
 
@@ -201,6 +275,19 @@ export class Fairness {
       const label = document.createElement("strong");
       label.textContent = `${round.label} · ${round.preset}`;
       li.append(label, " ", mark);
+      if (round.result?.detail && round.result.status !== "mismatch" && round.result.status !== "incomplete") {
+        li.append(" ⚠ ", round.result.detail);
+      }
+      const mine = this.mine.get(round.commitment);
+      if (mine) {
+        const own = document.createElement("span");
+        own.className = "fairness-own";
+        own.dataset.status = mine.status;
+        own.textContent = mine.status === "in the mix" ? "this phone's entropy: in the mix ✓"
+          : mine.status === "refused" || mine.status === "left out" ? `⚠ this phone's entropy is NOT in the mix (${mine.status}${mine.detail ? `: ${mine.detail}` : ""})`
+            : `this phone's entropy: ${mine.status}`;
+        li.append(document.createElement("br"), own);
+      }
       if (round.secret !== null) {
         const secret = document.createElement("code");
         secret.className = "fairness-secret";

@@ -1,0 +1,176 @@
+"""docs/fairness.md, attacked: each line of the threat model performed against a real daemon (``unolauncher run``
+with its embedded broker), by a client with ``cmd`` access and by someone who reads the Pi's files.
+
+Players' entropy is commit-then-reveal (rules/ejection_entropy.py): someone who knows the round's secret (read from
+the journal) cannot add a contribution after seeing the others, cannot re-mix an old-style plain one, and can only
+withhold a committed one, which the journal, ``verify`` and ``verify --strict`` show. One client cannot use up a
+round's room, and the state directory is the daemon's user's alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.daemon import DaemonProcess, TableClient
+from support.net import wait_until
+from unolauncher.rules.ejection import EjectionModel
+from unolauncher.rules.ejection_entropy import COMMIT_WINDOW_MS, MAX_PER_CLIENT
+
+PLAYERS = ["ann", "bob", "cy"]
+DEAL = {"dealer": "cy", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 7}}
+NEW_GAME = {"type": "new_game", "ruleset": "attack", "players": PLAYERS, "mode": "table", "deal": DEAL}
+HONEST = {"launcher": {"allow_rigged": False}, "homeassistant": {"enabled": False}}
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[tuple[DaemonProcess, TableClient]]:
+    with (
+        DaemonProcess(tmp_path, overrides=HONEST) as daemon,
+        TableClient(daemon.mqtt_host, daemon.mqtt_port, daemon.table, name="attacker") as client,
+    ):
+        yield daemon, client
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def events_of(client: TableClient, kind: str, commitment: str) -> list[dict[str, Any]]:
+    with client.lock:
+        found = [e for _, e in sorted(client.events.items()) if e.get("type") == kind]
+    return [e for e in found if e.get("commitment") == commitment]
+
+
+def start_round(client: TableClient) -> str:
+    reply = client.command(NEW_GAME)
+    assert reply["ok"], reply
+    assert client.wait_for_seq(reply["seq"])
+    with client.lock:
+        started = [e for s, e in client.events.items() if e.get("type") == "round_started" and s <= reply["seq"]]
+    return str(max(started, key=lambda e: e["seq"])["commitment"])
+
+
+def reveal(client: TableClient, entropy: str, commitment: str) -> dict[str, Any]:
+    """Reveal after the commit window, as the phone does (again when the table says it is too early)."""
+    for _ in range(20):
+        reply = client.command({"type": "entropy", "entropy": entropy, "commitment": commitment})
+        if reply.get("code") != "entropy_too_early":
+            return reply
+        time.sleep(0.1)
+    raise AssertionError("the commit window never closed")
+
+
+def secret_from_files(daemon: DaemonProcess, commitment: str) -> str:
+    """What someone who can read the state directory learns: the open round's secret (the journal's commands)."""
+    db = sqlite3.connect(f"file:{daemon.state_dir / 'journal.sqlite3'}?mode=ro", uri=True)
+    try:
+        bodies = [json.loads(b) for (b,) in db.execute("SELECT body FROM journal WHERE kind = 'command'")]
+    finally:
+        db.close()
+    found = [b["secret"] for b in bodies if isinstance(b, dict) and sha(str(b.get("secret"))) == commitment]
+    assert found, "the secret is not in the journal: this test's premise (a file reader knows it) is gone"
+    return str(found[0])
+
+
+def verify(*args: str) -> tuple[int, str]:
+    done = subprocess.run([sys.executable, "-m", "unolauncher", "verify", *args], capture_output=True, text=True,
+                          timeout=60, check=False)  # fmt: skip
+    return done.returncode, done.stdout + done.stderr
+
+
+def first_press_cards(secret: str, contributions: list[str], player: str) -> int:
+    """The first press's card count for a key mixed from ``contributions`` in this order (docs/ejection.md)."""
+    model = EjectionModel("classic")
+    state = model.start(secret)
+    for entropy in contributions:
+        state = model.with_entropy(state, entropy)
+    plan = model.plan(state, player)[0]
+    return plan.cards if plan.fire else 0
+
+
+def test_the_state_directory_is_the_daemons_users_alone(table: tuple[DaemonProcess, TableClient]) -> None:
+    daemon, client = table
+    start_round(client)  # something in the journal
+    assert stat.S_IMODE(daemon.state_dir.stat().st_mode) == 0o700
+    files = [p for p in daemon.state_dir.iterdir() if p.name.startswith("journal.sqlite3")]
+    assert files and all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in files), [
+        (p.name, oct(p.stat().st_mode)) for p in files
+    ]
+
+
+def test_a_file_reader_who_knows_the_secret_cannot_choose_by_entropy(table: tuple[DaemonProcess, TableClient]) -> None:
+    daemon, client = table
+    commitment = start_round(client)
+    honest = secrets.token_hex(16)
+    # The honest phone commits at once; the cheater commits two candidates in the same window.
+    assert client.command({"type": "entropy", "hash": sha(honest), "client": "honest", "commitment": commitment})["ok"]
+    candidates = [secrets.token_hex(16), secrets.token_hex(16)]
+    for candidate in candidates:
+        mallory = {"type": "entropy", "hash": sha(candidate), "client": "mallory", "commitment": commitment}
+        reply = client.command(mallory)
+        assert reply["ok"], reply
+    secret = secret_from_files(daemon, commitment)
+    assert reveal(client, honest, commitment)["ok"]
+    # The cheater knows the secret and the honest contribution now: search for a contribution that gives ann a big
+    # first hit, and try to add it after the others — as the last plain contribution, or as a late commitment.
+    chosen = next(e for e in (secrets.token_hex(16) for _ in range(5000))
+                  if first_press_cards(secret, [honest, e], "ann") >= 9)  # fmt: skip
+    plain = client.command({"type": "entropy", "entropy": chosen, "commitment": commitment})
+    assert (plain["ok"], plain.get("code")) == (False, "entropy_not_committed"), plain
+    late = client.command({"type": "entropy", "hash": sha(chosen), "client": "mallory2", "commitment": commitment})
+    assert (late["ok"], late.get("code")) == (False, "entropy_window_closed"), late
+    # What is left: reveal or withhold each committed candidate. It reveals the first, withholds the second.
+    assert reveal(client, candidates[0], commitment)["ok"]
+    pressed = client.command({"type": "press"})  # ann hits the (virtual) launcher: the window is sealed
+    assert pressed["ok"], pressed
+    assert wait_until(lambda: events_of(client, "press", commitment), 10)
+    mixed = [e["entropy"] for e in events_of(client, "ejection_entropy", commitment)]
+    assert mixed == [honest, candidates[0]]  # in the order they were committed, the honest one included
+    withheld = events_of(client, "ejection_entropy_withheld", commitment)
+    assert [(w["client"], w["hash"]) for w in withheld] == [("mallory", sha(candidates[1]))]
+    # The round ends (a new game replaces it: its secret comes out); verify shows the veto, --strict fails on it.
+    start_round(client)
+    code, out = verify("--state-dir", str(daemon.state_dir))
+    assert code == 0 and "entropy withheld by client mallory" in out, out
+    code, out = verify("--state-dir", str(daemon.state_dir), "--strict")
+    assert code == 1 and "entropy withheld by client mallory" in out, out
+
+
+def test_one_client_cannot_use_up_a_rounds_entropy(table: tuple[DaemonProcess, TableClient]) -> None:
+    _, client = table
+    commitment = start_round(client)
+    refused = None
+    for _ in range(MAX_PER_CLIENT + 3):
+        reply = client.command({"type": "entropy", "hash": sha(secrets.token_hex(16)), "client": "flood",
+                                "commitment": commitment})  # fmt: skip
+        if not reply["ok"]:
+            refused = reply
+            break
+    assert refused is not None and refused["code"] == "too_much_entropy", refused
+    honest = secrets.token_hex(16)
+    assert client.command({"type": "entropy", "hash": sha(honest), "client": "honest", "commitment": commitment})["ok"]
+    assert reveal(client, honest, commitment)["ok"]
+
+
+def test_a_commitment_after_the_window_is_refused(table: tuple[DaemonProcess, TableClient]) -> None:
+    """The window is timed by the table from its first commitment; a sender's own ``at`` is overwritten."""
+    _, client = table
+    commitment = start_round(client)
+    first = secrets.token_hex(16)
+    assert client.command({"type": "entropy", "hash": sha(first), "client": "a", "commitment": commitment})["ok"]
+    time.sleep(COMMIT_WINDOW_MS / 1000 + 0.1)
+    late = {"type": "entropy", "hash": sha(secrets.token_hex(16)), "client": "b", "commitment": commitment, "at": 1}
+    reply = client.command(late)
+    assert (reply["ok"], reply.get("code")) == (False, "entropy_window_closed"), reply
