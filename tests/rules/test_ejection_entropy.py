@@ -67,6 +67,7 @@ def test_contributions_are_mixed_in_commit_order_at_the_first_press_and_a_withhe
     assert [e.get("entropy") for e in events[:2]] == [b, a] and events[2]["client"] == "p3"
     model = EjectionModel("classic")
     state = model.with_entropy(model.with_entropy(model.start(SECRET), b), a)
+    assert planned is not None
     assert model.plan(state, "ann")[0].to_json() == events[3]["plan"] == planned.to_json()  # the peek agreed
     assert ref.handle({"type": "entropy", "entropy": c, "at": 3000})[0]["code"] == "entropy_window_closed"
     replace_game(ref)

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from unolauncher.cli_output import write_stdout
 from unolauncher.errors import UnolauncherError
 from unolauncher.rules.ejection_audit import audit
 
@@ -56,12 +57,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         events = list(journal_events(Path(args.state_dir)) if args.state_dir else read_events(args.events))
+        report = audit(events)
+        lines = report.lines(args.allow_rigged, args.strict)
     except VerifyInputError as exc:
         print(f"unolauncher verify: {exc}", file=sys.stderr)
         return 2
-    report = audit(events)
-    for line in report.lines(args.allow_rigged, args.strict):
-        print(line)
+    except RecursionError:  # an event nested too deeply for the audit (json.loads takes ~1,000 levels)
+        print("unolauncher verify: an event is nested too deeply to be checked", file=sys.stderr)
+        return 2
+    written = write_stdout("".join(line + "\n" for line in lines), "unolauncher verify")
+    if written:
+        return written
     return 0 if report.ok(args.allow_rigged, args.strict) else 1
 
 
@@ -82,8 +88,8 @@ def journal_events(state_dir: Path) -> Iterator[tuple[str, dict[str, Any]]]:
     for seq, body in rows:
         try:
             event = json.loads(body)
-        except ValueError:
-            raise VerifyInputError(f"the journal's event seq {seq} is not JSON") from None
+        except (ValueError, TypeError, RecursionError):  # also a row that is not text, or nested too deeply
+            raise VerifyInputError(f"the journal's event seq {seq} is not JSON that can be read") from None
         if isinstance(event, dict):
             yield f"seq {seq}", event
 
@@ -112,6 +118,8 @@ def _parse_lines(handle: TextIO, name: str) -> Iterator[tuple[str, dict[str, Any
             event = json.loads(line)
         except ValueError:
             raise VerifyInputError(f"{name} line {number} is not valid JSON") from None
+        except RecursionError:
+            raise VerifyInputError(f"{name} line {number} is nested too deeply") from None
         if not isinstance(event, dict):
             raise VerifyInputError(f"{name} line {number} must be a JSON object")
         yield f"line {number}", event

@@ -252,7 +252,7 @@ def _window_event(c: Commitment, where: str, event: dict[str, Any]) -> None:
         if isinstance(digest, str):
             c.commits[digest] = client
         return
-    if digest not in c.commits:
+    if not isinstance(digest, str) or digest not in c.commits:
         c.mismatches.append(f"{where}: withheld entropy {digest!r} was never committed")
     c.warnings.append(f"entropy withheld by client {client} ({where}): committed, not revealed before the first "
                       "press, so its contributor chose to leave it out (or the table dropped it)")  # fmt: skip
@@ -266,7 +266,9 @@ def _check_committed(c: Commitment, where: str, op: dict[str, Any], due: int) ->
                           "chosen it)")  # fmt: skip
         return
     entropy = op.get("entropy")
-    if digest not in c.commits or not isinstance(entropy, str) or sha256_hex(entropy) != digest:
+    if not isinstance(digest, str) or digest not in c.commits or not isinstance(entropy, str) or (
+        sha256_hex(entropy) != digest
+    ):
         c.mismatches.append(f"{where}: entropy that does not match any commitment of the round")
     elif due != 0:
         c.mismatches.append(f"{where}: committed entropy mixed in at press {due}, not at the first press")
