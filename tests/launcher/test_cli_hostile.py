@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ GAME = {"type": "new_game", "ruleset": "attack", "players": ["ann", "bob"], "mod
         "deal": {"dealer": "bob", "starter": "red 5", "hands": {"ann": 7, "bob": 7}}}  # fmt: skip
 
 
-def unolauncher(*args: str, stdout: object = subprocess.PIPE, stdin: str | None = None) -> tuple[int, str, str]:
+def unolauncher(*args: str, stdout: Any = subprocess.PIPE, stdin: str | None = None) -> tuple[int, str, str]:
     done = subprocess.run([sys.executable, "-m", "unolauncher", *args], stdout=stdout, stderr=subprocess.PIPE,
                           input=stdin, text=True, timeout=120, check=False)  # fmt: skip
     return done.returncode, done.stdout or "", done.stderr
