@@ -174,3 +174,46 @@ def test_a_commitment_after_the_window_is_refused(table: tuple[DaemonProcess, Ta
     late = {"type": "entropy", "hash": sha(secrets.token_hex(16)), "client": "b", "commitment": commitment, "at": 1}
     reply = client.command(late)
     assert (reply["ok"], reply.get("code")) == (False, "entropy_window_closed"), reply
+
+
+def current_player(client: TableClient) -> str:
+    """Whose turn it is, from the retained state once it shows the last event."""
+    assert wait_until(lambda: client.state is not None and client.state.get("seq", 0) >= client.last_seq(), 10)
+    assert client.state is not None
+    return str(client.state["current"])
+
+
+def test_a_hit_with_a_count_is_refused_at_an_honest_table(table: tuple[DaemonProcess, TableClient]) -> None:
+    """Issue #25 item 2: a client settling its own hit with ``cards: 0``, no press, no plan."""
+    _, client = table
+    start_round(client)
+    player = current_player(client)
+    reply = client.command({"type": "hit", "player": player, "cards": 0})
+    assert (reply["ok"], reply.get("code")) == (False, "manual_hit_not_allowed"), reply
+    reply = client.command({"type": "hit", "player": player, "manual": False})
+    assert (reply["ok"], reply.get("code")) == (False, "not_allowed"), reply
+    assert current_player(client) == player  # nothing changed: the hit is still to be taken
+
+
+def test_a_manual_hit_at_a_rigged_table_is_on_the_record(tmp_path: Path) -> None:
+    """With ``allow_rigged`` (tests, demos) the count is accepted, marked ``manual`` under the open commitment, and
+    ``verify`` fails the round unless ``--allow-rigged``, from the journal and from an export."""
+    with (
+        DaemonProcess(tmp_path, overrides={"homeassistant": {"enabled": False}}) as daemon,
+        TableClient(daemon.mqtt_host, daemon.mqtt_port, daemon.table) as client,
+    ):
+        commitment = start_round(client)
+        reply = client.command({"type": "hit", "player": current_player(client), "cards": 0})
+        assert reply["ok"], reply
+        assert wait_until(lambda: any(e.get("manual") is True for e in events_of(client, "hit", commitment)), 10)
+        start_round(client)  # the round's secret comes out
+        code, out = verify("--state-dir", str(daemon.state_dir))
+        assert code == 1 and "1 hit(s) settled manually" in out, out
+        code, out = verify("--state-dir", str(daemon.state_dir), "--allow-rigged")
+        assert code == 0 and "settled manually" in out, out
+        exported = tmp_path / "game1.jsonl"
+        done = subprocess.run([sys.executable, "-m", "unolauncher", "export", "--state-dir", str(daemon.state_dir),
+                               "--game", "1", "--output", str(exported)], capture_output=True, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        code, out = verify("--events", str(exported))
+        assert code == 1 and "settled manually" in out, out

@@ -137,3 +137,15 @@ def test_a_finished_round_is_marked_verified_and_the_phone_adds_its_entropy(
     expect(mark.locator(".fairness-secret")).to_have_text(ended["secret"])
     expect(mark.locator(".fairness-own")).to_have_attribute("data-status", "in the mix")
     phones.shot(page, "fairness")
+
+
+def test_the_phone_marks_a_round_with_a_manual_hit_and_withheld_entropy(phones: PhoneFactory, dashboard_url: str) -> None:
+    """docs/fairness.md: a hit settled by a sent count shows as "manual", a withheld contribution is named."""
+    page = phones.open(dashboard_url)
+    rounds = played_rounds("classic")
+    assert [r["status"] for r in page.evaluate(CHECK, rounds)] == ["verified", "verified"]
+    rounds[0]["manual"] = 1
+    rounds[1]["withheld"] = ["phone-x"]
+    results = page.evaluate(CHECK, rounds)
+    assert results[0]["status"] == "manual" and "settled manually" in results[0]["detail"], results
+    assert results[1]["status"] == "verified" and "entropy withheld by phone-x" in results[1]["detail"], results

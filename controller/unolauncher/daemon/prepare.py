@@ -63,6 +63,17 @@ class CommandPreparer:
             raise CommandRefused(
                 "rigged_not_allowed", "The launcher's secrets are drawn by the table daemon; no command may bring one."
             )
+        if kind == "hit" and "manual" in command:
+            raise CommandRefused("not_allowed", "manual is set by the table daemon, not sent.")
+        if kind == "hit" and command.get("cards") is not None:
+            # A count typed in settles a hit without the launcher's plan (docs/fairness.md): a rig.
+            if not self.launcher.allow_rigged:
+                raise CommandRefused(
+                    "manual_hit_not_allowed",
+                    "A hit with a card count settles it without the launcher's plan; press the launcher (the table's "
+                    "[launcher] allow_rigged setting is off).",
+                )
+            return {**command, "manual": True}
         if kind == "entropy":
             # The commit-then-reveal window is timed by the table, never by the sender (docs/fairness.md).
             return {**command, "at": time.time_ns() // 1_000_000}

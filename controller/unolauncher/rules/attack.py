@@ -131,6 +131,10 @@ class AttackRules(Stock, Scoring):
                 entry[1] -= 1
             owed_left = entry[1]
         hit: Event = {"type": "hit", "player": s.players[seat], "cards": got, "owed_left": owed_left}
+        if cmd.get("manual") is True and self._stream.epoch is not None:
+            # A count sent by someone, not a launcher's run nor the model: on the record, under the open commitment
+            # (docs/fairness.md: the daemon accepts one only with [launcher] allow_rigged; verify flags the round).
+            hit.update(manual=True, commitment=self._stream.epoch["commitment"])
         events.insert(0, hit)
         if s.mode == "full" and got:
             hit["taken"] = s.hands[seat][-got:]

@@ -64,6 +64,7 @@ class Commitment:
     mismatches: list[str] = field(default_factory=list)
     commits: dict[str, str] = field(default_factory=dict)  # players' entropy commitments: hash -> client
     warnings: list[str] = field(default_factory=list)  # withheld entropy, entropy without commit-then-reveal
+    manual: list[str] = field(default_factory=list)  # where a hit was settled by a sent count, not by a plan
 
     @property
     def name(self) -> str:
@@ -108,7 +109,8 @@ class AuditReport:
         """Every revealed commitment matches its presses, nothing is unaccounted for, and (unless allowed) none
         was rigged: a rigged secret was derived from a seed someone chose, so matching it proves nothing.
         ``strict``: no warnings either."""
-        return not self.mismatches and (allow_rigged or not self.rigged) and not (strict and self.warnings)
+        rigs = self.rigged or any(c.manual for c in self.commitments)
+        return not self.mismatches and (allow_rigged or not rigs) and not (strict and self.warnings)
 
     def lines(self, allow_rigged: bool = False, strict: bool = False) -> list[str]:
         """What ``verify`` prints: each finding, then a summary."""
@@ -118,12 +120,18 @@ class AuditReport:
                 f"{c.name} is rigged: its secret was derived from a seed the table was given, so whoever chose the "
                 "seed knew its outcomes" + (" (accepted: --allow-rigged)" if allow_rigged else "")
             )
+        for c in self.commitments:
+            if c.manual:
+                out.append(
+                    f"{c.name}: {len(c.manual)} hit(s) settled manually, by a card count someone sent, not by the "
+                    f"launcher's plan ({', '.join(c.manual)})" + (" (accepted: --allow-rigged)" if allow_rigged else "")
+                )
         presses = sum(c.presses for c in self.revealed)
         rounds = len(self.revealed)
         if self.ok(allow_rigged, strict):
             out.append(f"verified {rounds} commitment(s), {presses} press(es): every outcome matches its commitment")
         else:
-            bad = len({id(c) for c in self.revealed if c.mismatches or (c.rigged and not allow_rigged)})
+            bad = len({id(c) for c in self.revealed if c.mismatches or ((c.rigged or c.manual) and not allow_rigged)})
             out.append(f"NOT verified: {len(self.mismatches)} mismatch(es); {bad} of {rounds} commitment(s) fail"
                        + (f"; {len(self.warnings)} warning(s) (--strict)" if strict and self.warnings else ""))
         if self.open:
@@ -164,6 +172,12 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
                 ms_per_card=event.get("ms_per_card"),
                 rigged=event.get("rigged") is True,
             )
+        elif kind == "hit" and event.get("manual") is True:
+            found = commitments.get(key) if isinstance(key, str) else None
+            if found is None:
+                problems.append(f"{where}: a hit settled manually, under no commitment the log opened")
+            else:
+                found.manual.append(where)
         elif kind in _WINDOW and isinstance(key, str) and key in commitments:
             _window_event(commitments[key], where, event)
         elif kind in _OPERATIONS or (kind in _REVEALS and key is not None):

@@ -288,7 +288,7 @@ COMMAND_FIELDS: dict[str, dict[str, Check]] = {
         "discarded": array(CARD, MAX_CARDS),
         "turned": CARD,
     },
-    "hit": {"player": PLAYER, "cards": COUNT},
+    "hit": {"player": PLAYER, "cards": COUNT, "manual": boolean},  # manual: the daemon marks a sent count
     "draw": {"player": PLAYER},
     "pass": {"player": PLAYER},
     "uno": {"player": PLAYER},

@@ -126,8 +126,10 @@ export function checkRound(round) {
     }
   }
   if (state.press !== round.presses) return { status: "mismatch", detail: `${state.press} presses, the reveal says ${round.presses}`, presses: state.press };
-  const withheld = (round.withheld || []).map((c) => `entropy withheld by ${c}`).join(", ");
-  return { status: round.rigged ? "rigged" : "verified", detail: withheld, presses: state.press };
+  const notes = (round.withheld || []).map((c) => `entropy withheld by ${c}`);
+  if (round.manual) notes.unshift(`${round.manual} hit(s) settled manually, not by the launcher's plan`);
+  const status = round.rigged ? "rigged" : round.manual ? "manual" : "verified";
+  return { status, detail: notes.join(", "), presses: state.press };
 }
 
 export class Fairness {
@@ -161,7 +163,7 @@ export class Fairness {
     if (event.type === "round_started" || event.type === "ejection_commit") {
       const label = event.type === "round_started" ? `Round ${event.round}`
         : event.reason === "free" ? "Free play" : `Round ${event.round} (after an undo)`;
-      const round = this.rounds.get(key) || { commitment: key, ops: [], commits: new Map(), withheld: [], secret: null, presses: 0, result: null };
+      const round = this.rounds.get(key) || { commitment: key, ops: [], commits: new Map(), withheld: [], manual: 0, secret: null, presses: 0, result: null };
       Object.assign(round, {
         label, preset: event.preset, custom: event.custom, ms_per_card: event.ms_per_card, rigged: event.rigged === true, seq,
       });
@@ -173,7 +175,9 @@ export class Fairness {
       const round = this.rounds.get(key);
       if (!round) return; // opened before this page's first event: not checkable from here
       const mine = this.mine.get(key);
-      if (event.type === "ejection_entropy_commit") {
+      if (event.type === "hit" && event.manual === true) {
+        round.manual += 1; // a count someone sent, not the launcher's plan (docs/fairness.md)
+      } else if (event.type === "ejection_entropy_commit") {
         round.commits.set(event.hash, event.client);
         if (mine && mine.hash === event.hash && mine.status === "committing") {
           this.setMine(key, "committed", "");
@@ -269,6 +273,7 @@ export class Fairness {
         verified: `✓ verified on this phone (${presses(round.result?.presses ?? 0)})`,
         mismatch: `✗ does not match: ${round.result?.detail}`,
         rigged: "⚠ rigged: its secret came from a chosen seed",
+        manual: `⚠ manual: presses match (${presses(round.result?.presses ?? 0)}), but`,
         incomplete: `… ${round.result?.detail}`,
         open: `committed ${round.commitment.slice(0, 12)}…, secret revealed when the round ends`,
       }[status];
