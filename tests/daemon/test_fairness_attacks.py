@@ -217,3 +217,66 @@ def test_a_manual_hit_at_a_rigged_table_is_on_the_record(tmp_path: Path) -> None
         assert done.returncode == 0, done.stderr
         code, out = verify("--events", str(exported))
         assert code == 1 and "settled manually" in out, out
+
+
+ALWAYS_FIRES = {"ejection_preset": "custom", "ejection_custom": {
+    "miss_hazard": [1.0], "hit_repeat": [1.0], "cards": {"3": 1}, "suspense_chance": 1.0, "suspense_ms": [1500, 1500],
+}}  # fmt: skip
+
+
+def pressed(client: TableClient, commitment: str, count: int) -> dict[str, Any]:
+    """Press the (virtual) launcher; the round's ``count``-th press event (1-based) once it is out."""
+    reply = client.command({"type": "press"})
+    assert reply["ok"], reply
+    assert wait_until(lambda: len(events_of(client, "press", commitment)) >= count, 10), "no press event"
+    return events_of(client, "press", commitment)[count - 1]
+
+
+def test_an_undone_press_is_not_drawn_again(table: tuple[DaemonProcess, TableClient]) -> None:
+    """Issue #25 item 3: undo a hit whose outcome you did not like, press again: the same plan, not a fresh draw."""
+    daemon, client = table
+    commitment = start_round(client)
+    player = current_player(client)
+    first = pressed(client, commitment, 1)
+    assert wait_until(lambda: any(e.get("type") == "hit" and e.get("player") == player
+                                  for e in list(client.events.values())), 10)  # fmt: skip
+    reply = client.command({"type": "undo"})
+    assert reply["ok"], reply
+    assert wait_until(lambda: events_of(client, "ejection_carry", commitment), 10), "the undo carried nothing"
+    assert current_player(client) == player  # the hit is owed again
+    again = pressed(client, commitment, 2)
+    same = ("index", "player", "plan", "draw")
+    assert again.get("retry") is True and [again[k] for k in same] == [first[k] for k in same], (first, again)
+    start_round(client)
+    code, out = verify("--state-dir", str(daemon.state_dir), "--strict")
+    assert code == 0 and "press 0 undone" in out, out
+
+
+def test_a_vetoed_fire_fires_the_same_plan_at_the_next_press(tmp_path: Path) -> None:
+    """Issue #25 item 4: see the plan in the ``press`` event, ``disable`` during the suspense so the fire fails
+    (``hit_failed``, the hit still owed), ``enable``, press again: the same plan comes out."""
+    with (
+        DaemonProcess(tmp_path, overrides=HONEST) as daemon,
+        TableClient(daemon.mqtt_host, daemon.mqtt_port, daemon.table) as client,
+    ):
+        reply = client.command({**NEW_GAME, "options": ALWAYS_FIRES})
+        assert reply["ok"], reply
+        assert client.wait_for_seq(reply["seq"])
+        commitment = next(e["commitment"] for e in client.events.values() if e.get("type") == "round_started")
+        player = current_player(client)
+        first = pressed(client, commitment, 1)
+        assert first["plan"]["fire"] and first["plan"]["suspense_ms"] == 1500
+        assert client.command({"type": "disable"})["ok"]  # the veto, inside the suspense
+        assert wait_until(lambda: [e for e in client.events.values() if e.get("type") == "hit_failed"], 10)
+        failed = next(e for e in client.events.values() if e.get("type") == "hit_failed")
+        assert failed["player"] == player and failed.get("carried") == 0, failed
+        assert events_of(client, "ejection_carry", commitment)[0]["index"] == 0
+        assert client.command({"type": "enable"})["ok"]
+        again = pressed(client, commitment, 2)
+        assert again.get("retry") is True and again["player"] == player  # the hit was still owed: the same player
+        assert (again["index"], again["plan"], again["draw"]) == (first["index"], first["plan"], first["draw"])
+        assert wait_until(lambda: [e for e in client.events.values() if e.get("type") == "hit"
+                                   and e.get("player") == player and e.get("cards") == 3], 15)  # fmt: skip
+        start_round(client)
+        code, out = verify("--state-dir", str(daemon.state_dir), "--strict")
+        assert code == 0 and "press 0 aborted" in out, out

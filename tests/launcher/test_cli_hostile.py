@@ -70,7 +70,7 @@ def test_verify_events_nested_too_deeply(tmp_path: Path) -> None:
 def test_verify_and_export_on_a_damaged_journal_row(journal: Path, tmp_path: Path, body: object) -> None:
     state = damaged_copy(journal, tmp_path, body)
     for args in (("verify", "--state-dir", str(state)), ("export", "--state-dir", str(state))):
-        code, out, err = unolauncher(*args)
+        code, _, err = unolauncher(*args)
         assert code == 2 and one_clear_line(err) and "seq" in err, (args, code, err)
 
 

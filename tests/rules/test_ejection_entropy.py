@@ -47,7 +47,7 @@ def replace_game(ref: Logged) -> None:
 
 
 def test_contributions_are_mixed_in_commit_order_at_the_first_press_and_a_withheld_one_is_recorded() -> None:
-    ref, log, commitment = play()
+    ref, log, _ = play()
     a, b, c = "a1" * 8, "b2" * 8, "c3" * 8
     for n, (e, client) in enumerate(((b, "p1"), (a, "p2"), (c, "p3"))):
         assert ref.handle({"type": "entropy", "hash": sha(e), "client": client, "at": 1000 + n})[0]["type"] == (

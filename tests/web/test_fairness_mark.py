@@ -5,6 +5,7 @@ adds the phone's own entropy to an open round, and marks a finished round verifi
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 from playwright.sync_api import expect
@@ -139,7 +140,9 @@ def test_a_finished_round_is_marked_verified_and_the_phone_adds_its_entropy(
     phones.shot(page, "fairness")
 
 
-def test_the_phone_marks_a_round_with_a_manual_hit_and_withheld_entropy(phones: PhoneFactory, dashboard_url: str) -> None:
+def test_the_phone_marks_a_round_with_a_manual_hit_and_withheld_entropy(
+    phones: PhoneFactory, dashboard_url: str
+) -> None:
     """docs/fairness.md: a hit settled by a sent count shows as "manual", a withheld contribution is named."""
     page = phones.open(dashboard_url)
     rounds = played_rounds("classic")
@@ -149,3 +152,43 @@ def test_the_phone_marks_a_round_with_a_manual_hit_and_withheld_entropy(phones: 
     results = page.evaluate(CHECK, rounds)
     assert results[0]["status"] == "manual" and "settled manually" in results[0]["detail"], results
     assert results[1]["status"] == "verified" and "entropy withheld by phone-x" in results[1]["detail"], results
+
+
+def test_the_phone_checks_an_undone_press_fired_again_with_its_plan(phones: PhoneFactory, dashboard_url: str) -> None:
+    """Issue #25 item 3: an undone press's plan is carried (``ejection_carry``) and fired again (``retry``); the
+    phone accepts exactly that plan again and nothing else."""
+    ref = Referee()
+    log: list[dict[str, Any]] = []
+
+    def apply(command: dict[str, Any]) -> list[dict[str, Any]]:
+        events = ref.handle(command)
+        assert events[0]["type"] != "rejected", events
+        log.extend({**e, "seq": len(log) + i + 1} for i, e in enumerate(events))
+        return events
+
+    apply({"type": "new_game", "ruleset": "attack", "players": PLAYERS, "mode": "table", "secret": secret(7),
+           "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 7}}})  # fmt: skip
+    for _ in range(3):
+        player = ref.hitter()
+        apply({"type": "pressed", "player": player})
+        apply({"type": "hit", "player": player, "cards": 0})
+    apply({"type": "undo"})
+    retry = apply({"type": "pressed", "player": ref.hitter()})[-1]
+    assert retry.get("retry") is True
+    apply({"type": "new_game", "ruleset": "attack", "players": PLAYERS, "secret": secret(8)})  # the reveal
+    key = log[1]["commitment"]
+    ops = [e for e in log if e.get("commitment") == key and e["type"] in ("press", "ejection_carry")]
+    ops = json.loads(json.dumps(ops))  # the events as a phone gets them: no dict shared between two of them
+    reveal = next(e for e in log if e["type"] == "ejection_reveal")
+    round_ = {"commitment": key, "preset": "classic", "custom": None, "rigged": False, "ops": ops,
+              "secret": reveal["secret"], "presses": reveal["presses"]}  # fmt: skip
+    result = page_check(phones, dashboard_url, [round_])[0]
+    assert result["status"] == "verified" and "press 2 undone" in result["detail"], result
+    next(op for op in ops if op.get("retry"))["plan"]["cards"] += 1  # a different outcome the second time
+    assert page_check(phones, dashboard_url, [round_])[0]["status"] == "mismatch"
+
+
+def page_check(phones: PhoneFactory, url: str, rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    page = phones.open(url)
+    results: list[dict[str, Any]] = page.evaluate(CHECK, rounds)
+    return results

@@ -71,6 +71,9 @@ EVENTS: dict[str, EventType] = {
     "ejection_entropy_withheld": _e(
         "referee", "a committed randomness was not revealed by the first press", "commitment", "client"
     ),
+    "ejection_carry": _e(
+        "referee", "an aborted or undone press's plan is owed: the player's next press fires it", "index", "reason"
+    ),
     "ejection_lid": _e("referee", "the lid was opened: the launcher's press count restarts", "commitment"),
     # -- launcher (docs/protocol-mqtt.md "events") ------------------------------------------------------------------
     "fired": _e("launcher", "a launcher run ended", "player", "cards", "outcome"),

@@ -131,6 +131,8 @@ class AttackRules(Stock, Scoring):
                 entry[1] -= 1
             owed_left = entry[1]
         hit: Event = {"type": "hit", "player": s.players[seat], "cards": got, "owed_left": owed_left}
+        if cmd.get("manual") is not True:
+            self._stream.settle(s.players[seat])  # the press whose plan this hit settled (an undo carries it)
         if cmd.get("manual") is True and self._stream.epoch is not None:
             # A count sent by someone, not a launcher's run nor the model: on the record, under the open commitment
             # (docs/fairness.md: the daemon accepts one only with [launcher] allow_rigged; verify flags the round).

@@ -39,7 +39,7 @@ from unolauncher.rules.ejection import (
 )
 
 PLAN_FIELDS = tuple(FirePlan(fire=False).to_json())
-_OPERATIONS = ("press", "ejection_lid", "ejection_entropy")
+_OPERATIONS = ("press", "ejection_lid", "ejection_entropy", "ejection_carry")
 _REVEALS = ("round_ended", "ejection_reveal")
 _WINDOW = ("ejection_entropy_commit", "ejection_entropy_withheld")  # the players' entropy window (docs/fairness.md)
 
@@ -65,6 +65,7 @@ class Commitment:
     commits: dict[str, str] = field(default_factory=dict)  # players' entropy commitments: hash -> client
     warnings: list[str] = field(default_factory=list)  # withheld entropy, entropy without commit-then-reveal
     manual: list[str] = field(default_factory=list)  # where a hit was settled by a sent count, not by a plan
+    notes: list[str] = field(default_factory=list)  # aborted and undone presses (their plans carried)
 
     @property
     def name(self) -> str:
@@ -115,6 +116,7 @@ class AuditReport:
     def lines(self, allow_rigged: bool = False, strict: bool = False) -> list[str]:
         """What ``verify`` prints: each finding, then a summary."""
         out = list(self.mismatches) + [f"warning: {w}" for w in self.warnings]
+        out += [f"note: {c.name}: {n}" for c in self.commitments for n in c.notes]
         for c in self.rigged:
             out.append(
                 f"{c.name} is rigged: its secret was derived from a seed the table was given, so whoever chose the "
@@ -214,9 +216,29 @@ def _check(c: Commitment) -> None:
         c.mismatches.append(f"{c.opened_at}: the ejection preset cannot be used ({exc})")
         return
     state = model.start(secret)
+    recorded_presses: dict[Any, tuple[Any, Any, Any]] = {}  # index -> (player, plan, draw) as recorded
+    carried: dict[Any, str] = {}  # index -> why its plan is owed again (an aborted run, an undo)
     for where, op in c.operations:
         kind, due = op["type"], state["press"]
+        if kind == "ejection_carry":
+            index, reason = op.get("index"), str(op.get("reason"))
+            if index not in recorded_presses:
+                c.mismatches.append(f"{where}: a carried press {index!r} that was never made")
+            carried[index] = reason
+            c.notes.append(f"press {index} {'undone' if reason == 'undone' else f'aborted ({reason})'}: its plan "
+                           "stays owed, the player's next press fires it again")  # fmt: skip
+            continue
+        if kind == "press" and op.get("retry") is True:
+            index = op.get("index")
+            again = (op.get("player"), op.get("plan"), op.get("draw"))
+            if carried.pop(index, None) is None or recorded_presses.get(index) != again:
+                c.mismatches.append(f"{where}: press {index!r} repeated, but not the plan an aborted or undone "
+                                    "press left owed")  # fmt: skip
+            c.presses += 1  # checked: the same plan again
+            continue
         if kind == "press":
+            if isinstance(op.get("index"), int):
+                recorded_presses[op["index"]] = (op.get("player"), op.get("plan"), op.get("draw"))
             index = op.get("index")
             if index != due:
                 c.mismatches.append(f"{where}: press index {index!r} where press {due} was due (a press is missing, "

@@ -51,7 +51,7 @@ class EjectionStream:
     """The open epoch (if any), the script rig and the counters that name derived secrets. See the module doc."""
 
     # ``data``: the whole state (read it, never change it: it is shared, which is what makes saving it free).
-    __slots__ = ("_ahead", "_model_of", "_sealed_of", "data")
+    __slots__ = ("_ahead", "_link", "_model_of", "_sealed_of", "data")
 
     def __init__(self, data: dict[str, Any] | None = None) -> None:
         self.data: dict[str, Any] = data if data is not None else {
@@ -67,6 +67,8 @@ class EjectionStream:
         self._model_of: tuple[str, Any, Any, EjectionModel] | None = None
         # The open epoch as its first press will see it (its entropy window sealed): (epoch, sealed epoch, events).
         self._sealed_of: tuple[dict[str, Any], dict[str, Any], list[Event]] | None = None
+        # The press the last settle() linked to a hit (the referee keeps it with the hit, for an undo).
+        self._link: dict[str, Any] | None = None
 
     # -- state ----------------------------------------------------------------------------------------------------
     def copy(self) -> EjectionStream:
@@ -135,23 +137,64 @@ class EjectionStream:
         epoch = self.data["epoch"]
         if epoch is None:
             return None
+        carried = _carried(epoch, player)
+        if carried is not None:
+            return FirePlan.from_json(carried["plan"])
         return self._plan(self._sealed(epoch)[0], player)[0]
 
     def press(self, player: str | None) -> tuple[FirePlan, list[Event]]:
         """The next press of the open epoch (the caller opened one): its plan, and its events: the entropy window's
         seal at the epoch's first press (``ejection_entropy`` / ``ejection_entropy_withheld``), then ``press``."""
         epoch, sealed_events = self._sealed(self.data["epoch"])
+        carried = _carried(epoch, player)
+        if carried is not None:  # an aborted or undone press of this player's: its plan again, not a fresh draw
+            record = {**carried, "commitment": epoch["commitment"]}
+            rest = [c for c in epoch["carry"] if c is not carried]
+            self._set_epoch({**epoch, "carry": rest, "last_press": record})
+            event: Event = {"type": "press", **record, "retry": True}
+            return FirePlan.from_json(carried["plan"]), [*sealed_events, event]
         plan, model_state, draw = self._plan(epoch, player)
-        self._set_epoch({**epoch, "model": model_state})
-        event: Event = {
-            "type": "press",
-            "player": player,
-            "index": epoch["model"]["press"],
-            "plan": plan.to_json(),
-            "draw": draw,
-            "commitment": epoch["commitment"],
-        }
-        return plan, [*sealed_events, event]
+        record = {"index": epoch["model"]["press"], "player": player, "plan": plan.to_json(), "draw": draw,
+                  "commitment": epoch["commitment"]}  # fmt: skip
+        self._set_epoch({**epoch, "model": model_state, "last_press": record})
+        return plan, [*sealed_events, {"type": "press", **record}]
+
+    # -- a plan drawn and not settled stays owed (docs/fairness.md, "Aborted and undone presses") ------------------
+    def settle(self, player: str) -> int | None:
+        """A hit by ``player`` settled the epoch's last press (if it was theirs and not settled yet): its index, or
+        ``None``. The press is kept for :meth:`take_link` (an undo of this hit carries it)."""
+        epoch = self.data["epoch"]
+        last = None if epoch is None else epoch.get("last_press")
+        self._link = None
+        if last is None or last["player"] != player or last.get("settled"):
+            return None
+        self._set_epoch({**epoch, "last_press": {**last, "settled": True}})
+        self._link = last
+        return int(last["index"])
+
+    def take_link(self) -> dict[str, Any] | None:
+        link, self._link = self._link, None
+        return link
+
+    def fire_failed(self, player: Any, reason: str) -> Event | None:
+        """The last press's run failed (no card came out): its plan is carried to ``player``'s next press."""
+        epoch = self.data["epoch"]
+        last = None if epoch is None else epoch.get("last_press")
+        if player is None or last is None or last["player"] != player or last.get("settled"):
+            return None
+        self._set_epoch({**epoch, "last_press": {**last, "settled": True}})
+        return self.carry(last, reason)
+
+    def carry(self, press: dict[str, Any], reason: str) -> Event | None:
+        """``press`` (a record of this epoch) is owed again: the next press by its player fires its plan."""
+        epoch = self.data["epoch"]
+        if epoch is None or press.get("commitment") != epoch["commitment"] or press.get("player") is None:
+            return None
+        kept = {k: press[k] for k in ("index", "player", "plan", "draw")}
+        carry = [c for c in epoch.get("carry", []) if c["index"] != kept["index"]]
+        self._set_epoch({**epoch, "carry": [*carry, kept]})
+        return {"type": "ejection_carry", "commitment": epoch["commitment"], "index": kept["index"],
+                "player": kept["player"], "reason": reason}  # fmt: skip
 
     def lid(self) -> Event | None:
         """The lid was opened: the sequence count restarts. ``None`` when no epoch is open (nothing to restart)."""
@@ -251,6 +294,13 @@ class EjectionStream:
         plan, model_state, draw = self._model(epoch).press(epoch["model"], player)
         self._ahead = (epoch, player, plan, model_state, draw)
         return plan, model_state, draw
+
+
+def _carried(epoch: dict[str, Any], player: str | None) -> dict[str, Any] | None:
+    """The first plan carried to ``player``'s next press, if any."""
+    if player is None:
+        return None
+    return next((c for c in epoch.get("carry", ()) if c["player"] == player), None)
 
 
 def descriptor(epoch: dict[str, Any]) -> dict[str, Any]:

@@ -30,7 +30,7 @@ const SPIN_UP_MS = 150;
 const MS_PER_CARD = 110;
 const MAX_PLAN_RUN_MS = 4000;
 const PLAN_FIELDS = ["fire", "cards", "run_ms", "power", "suspense_ms"];
-const OPERATIONS = new Set(["press", "ejection_lid", "ejection_entropy"]);
+const OPERATIONS = new Set(["press", "ejection_lid", "ejection_entropy", "ejection_carry"]);
 const SENT_KEY = "unolauncher.entropy-mine";
 const CLIENT_KEY = "unolauncher.entropy-client";
 const REVEAL_MARGIN_MS = 200; // after the table's commit window: the reveal must not arrive before it closes
@@ -104,8 +104,26 @@ export function checkRound(round) {
   const seen = ops.filter((e) => e.type === "press").length;
   if (seen < round.presses) return { status: "incomplete", detail: `${round.presses - seen} press(es) not received yet`, presses: seen };
   let state = { key: round.secret, press: 0, run: 0, sinceLid: 0 };
+  const made = new Map(); // index -> the press as recorded (an aborted or undone one fires again: docs/fairness.md)
+  const carried = new Map(); // index -> why its plan is owed again
+  const notes = [];
+  const same = (a, b) => a.player === b.player && a.draw === b.draw && PLAN_FIELDS.every((f) => (a.plan || {})[f] === (b.plan || {})[f]);
   for (const op of ops) {
     const due = state.press;
+    if (op.type === "ejection_carry") {
+      if (!made.has(op.index)) return { status: "mismatch", detail: `press ${op.index} carried but never made`, presses: due };
+      carried.set(op.index, op.reason);
+      notes.push(`press ${op.index} ${op.reason === "undone" ? "undone (re-pressed with its plan)" : `aborted (${op.reason})`}`);
+      continue;
+    }
+    if (op.type === "press" && op.retry === true) {
+      if (!carried.has(op.index) || !same(made.get(op.index), op)) {
+        return { status: "mismatch", detail: `press ${op.index} repeated without the plan it owed`, presses: due };
+      }
+      carried.delete(op.index);
+      continue;
+    }
+    if (op.type === "press") made.set(op.index, op);
     if (op.type === "press") {
       if (op.index !== due) return { status: "mismatch", detail: `press ${op.index} where press ${due} was due`, presses: due };
       const [wanted, next] = plan(model, state, typeof op.player === "string" ? op.player : null);
@@ -126,7 +144,7 @@ export function checkRound(round) {
     }
   }
   if (state.press !== round.presses) return { status: "mismatch", detail: `${state.press} presses, the reveal says ${round.presses}`, presses: state.press };
-  const notes = (round.withheld || []).map((c) => `entropy withheld by ${c}`);
+  notes.push(...(round.withheld || []).map((c) => `entropy withheld by ${c}`));
   if (round.manual) notes.unshift(`${round.manual} hit(s) settled manually, not by the launcher's plan`);
   const status = round.rigged ? "rigged" : round.manual ? "manual" : "verified";
   return { status, detail: notes.join(", "), presses: state.press };
