@@ -280,3 +280,19 @@ def test_a_vetoed_fire_fires_the_same_plan_at_the_next_press(tmp_path: Path) -> 
         start_round(client)
         code, out = verify("--state-dir", str(daemon.state_dir), "--strict")
         assert code == 0 and "press 0 aborted" in out, out
+
+
+@pytest.mark.parametrize(
+    ("cards", "named"),
+    [({"1": 1, "4": 1, "04": 2}, "'04'"), ({"1": 1, "٤": 1}, "'٤'"), ({"1": 1, "+4": 1}, "'+4'")],
+    ids=["leading-zero", "arabic-indic-digit", "sign"],
+)
+def test_a_custom_table_with_a_second_spelling_of_a_count_is_refused(
+    table: tuple[DaemonProcess, TableClient], cards: dict[str, int], named: str
+) -> None:
+    """Issue #25 item 5: keys that Python's int() reads but the journal, verify and the phones read otherwise."""
+    _, client = table
+    options = {"ejection_preset": "custom", "ejection_custom": {"miss_hazard": [0.5, 1.0], "cards": cards}}
+    reply = client.command({**NEW_GAME, "options": options})
+    assert (reply["ok"], reply.get("code")) == (False, "bad_option"), reply
+    assert named in reply["message"] and "without a leading zero" in reply["message"], reply

@@ -46,6 +46,8 @@ function params(preset, custom, msPerCard) {
   const p = preset === "custom" ? custom : PRESETS[preset];
   if (!p || typeof p !== "object") return null;
   const sequence = Array.isArray(p.sequence) ? p.sequence : [];
+  // One spelling per count, as the referee refuses any other (docs/ejection.md): "4", never "04" or "٤".
+  if (!Object.keys(p.cards || {}).every((n) => /^[1-9][0-9]?$/.test(n))) return null;
   const weights = Object.entries(p.cards || {}).map(([n, w]) => [Number.parseInt(n, 10), Number(w)])
     .filter(([, w]) => w > 0).sort((a, b) => a[0] - b[0]);
   let total = 0;
