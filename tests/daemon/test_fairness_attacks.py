@@ -296,3 +296,67 @@ def test_a_custom_table_with_a_second_spelling_of_a_count_is_refused(
     reply = client.command({**NEW_GAME, "options": options})
     assert (reply["ok"], reply.get("code")) == (False, "bad_option"), reply
     assert named in reply["message"] and "without a leading zero" in reply["message"], reply
+
+
+def test_a_chosen_deal_is_rigged_and_a_deleted_flag_is_found(tmp_path: Path) -> None:
+    """Issue #25 item 6: with ``allow_rigged`` a full-mode ``deal`` (the sender chose every card) is marked
+    ``rigged``; a journal whose flag was deleted afterwards fails ``verify --state-dir`` all the same."""
+    from rules.rigs import rig  # the tests' full-mode deal builder
+
+    with (
+        DaemonProcess(tmp_path, overrides={"homeassistant": {"enabled": False}}) as daemon,
+        TableClient(daemon.mqtt_host, daemon.mqtt_port, daemon.table) as client,
+    ):
+        command = rig("attack", {"ann": ["red 1", "blue 2"], "bob": ["blue 7"], "cy": ["yellow 3"]}, "red 5")
+        del command["seed"]  # the daemon draws the shuffle and the launcher's secret: only the cards are chosen
+        reply = client.command(command)
+        assert reply["ok"], reply
+        assert client.wait_for_seq(reply["seq"])
+        started = next(e for e in client.events.values() if e.get("type") == "round_started")
+        assert started.get("rigged") is True, started
+        assert client.command({**NEW_GAME, "mode": "table"})["ok"]  # its secret comes out
+        code, out = verify("--state-dir", str(daemon.state_dir))
+        assert code == 1 and "is rigged" in out, out
+    journal = sqlite3.connect(daemon.state_dir / "journal.sqlite3")  # the daemon is gone: edit its journal
+    body = journal.execute("SELECT body FROM journal WHERE seq = ?", (started["seq"],)).fetchone()[0]
+    edited = {k: v for k, v in json.loads(body).items() if k != "rigged"}
+    journal.execute("UPDATE journal SET body = ? WHERE seq = ?", (json.dumps(edited), started["seq"]))
+    journal.commit()
+    journal.close()
+    code, out = verify("--state-dir", str(daemon.state_dir))
+    assert code == 1 and "but the event is not marked rigged" in out, out
+    code, out = verify("--state-dir", str(daemon.state_dir), "--allow-rigged")
+    assert code == 1, out  # an edited journal is a mismatch, not a rig one may accept
+
+
+def test_verify_reports_a_hidden_reveal_and_a_truncated_export(table: tuple[DaemonProcess, TableClient]) -> None:
+    """Issue #25 item 8: a reveal replaced by a harmless event (``seq`` still unbroken) leaves a round "open" although
+    the next one was dealt; an export whose opening lines were cut leaves presses of a commitment it never opens.
+    Both are reported and fail, not passed as "open" or "unchecked"."""
+    daemon, client = table
+    commitment = start_round(client)
+    pressed(client, commitment, 1)
+    start_round(client)  # a new game replaces the round: ejection_reveal
+    code, out = verify("--state-dir", str(daemon.state_dir), "--strict")
+    assert code == 0, out
+    reveal = events_of(client, "ejection_reveal", commitment)[0]
+    copy = daemon.workdir / "edited"
+    copy.mkdir()
+    source, target = sqlite3.connect(daemon.state_dir / "journal.sqlite3"), sqlite3.connect(copy / "journal.sqlite3")
+    source.backup(target)
+    source.close()
+    harmless = json.dumps({"type": "turn", "player": "ann", "seq": reveal["seq"]})
+    target.execute("UPDATE journal SET body = ? WHERE seq = ?", (harmless, reveal["seq"]))
+    target.commit()
+    target.close()
+    code, out = verify("--state-dir", str(copy))
+    assert code == 1 and "was never revealed, yet a later commitment was opened" in out, out
+    exported = daemon.workdir / "game1.jsonl"
+    done = subprocess.run([sys.executable, "-m", "unolauncher", "export", "--state-dir", str(daemon.state_dir),
+                           "--game", "1", "--output", str(exported)], capture_output=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = exported.read_text().splitlines()
+    opening = next(i for i, line in enumerate(lines) if json.loads(line)["type"] == "round_started")
+    exported.write_text("\n".join(lines[opening + 1 :]) + "\n")
+    code, out = verify("--events", str(exported))
+    assert code == 1 and "its opening lines are missing" in out, out

@@ -66,6 +66,7 @@ class Commitment:
     warnings: list[str] = field(default_factory=list)  # withheld entropy, entropy without commit-then-reveal
     manual: list[str] = field(default_factory=list)  # where a hit was settled by a sent count, not by a plan
     notes: list[str] = field(default_factory=list)  # aborted and undone presses (their plans carried)
+    superseded: bool = False  # a later commitment was opened while this one was still unrevealed
 
     @property
     def name(self) -> str:
@@ -164,6 +165,11 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
             if not isinstance(key, str) or key in commitments:
                 problems.append(f"{where}: commitment {key!r} is malformed or opened twice")
                 continue
+            for earlier in commitments.values():  # the daemon reveals a commitment before it opens the next one
+                if earlier.secret is None and not earlier.superseded:
+                    earlier.superseded = True
+                    problems.append(f"{where}: {earlier.name} was never revealed, yet a later commitment was opened "
+                                    "(a reveal is missing)")  # fmt: skip
             commitments[key] = Commitment(
                 commitment=key,
                 opened_at=where,
@@ -174,6 +180,13 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
                 ms_per_card=event.get("ms_per_card"),
                 rigged=event.get("rigged") is True,
             )
+            if isinstance(event.get("_journal_rig"), str) and event.get("rigged") is not True:
+                # verify --state-dir read the command behind it: a rigged round whose flag is gone (an edited journal)
+                commitments[key].rigged = True
+                commitments[key].mismatches.append(
+                    f"{where}: its command rigged the round ({event['_journal_rig']}), but the event is not marked "
+                    "rigged"
+                )
         elif kind == "hit" and event.get("manual") is True:
             found = commitments.get(key) if isinstance(key, str) else None
             if found is None:
@@ -184,8 +197,11 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
             _window_event(commitments[key], where, event)
         elif kind in _OPERATIONS or (kind in _REVEALS and key is not None):
             found = commitments.get(key) if isinstance(key, str) else None
-            if found is None and not commitments:
+            if found is None and not commitments and kind in _REVEALS:
                 unchecked += 1  # the log begins after this commitment was opened: nothing to check it against
+            elif found is None and not commitments:
+                problems.append(f"{where}: {kind} of a commitment the log does not open (its opening lines are "
+                                "missing: a truncated export?)")  # fmt: skip
             elif found is None:
                 problems.append(f"{where}: {kind} under commitment {key!r}, which no event opened")
             elif found.secret is not None:

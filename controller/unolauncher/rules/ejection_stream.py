@@ -98,13 +98,20 @@ class EjectionStream:
         self.data = {**self.data, "opened": 0, "script": list(script), "script_pos": 0}
 
     def open(
-        self, options: dict[str, Any], secret: Any, seed: int, rigged_game: bool, round_no: int | None
+        self,
+        options: dict[str, Any],
+        secret: Any,
+        seed: int,
+        rigged_game: bool,
+        round_no: int | None,
+        chosen_deal: bool = False,
     ) -> dict[str, Any]:
         """Open an epoch (the caller closed any open one first); returns its public descriptor: ``commitment``,
         ``preset`` (``custom`` too for that preset, ``ms_per_card`` for a calibrated launcher) and ``rigged: true``
-        when the secret is derived."""
+        when the secret is derived, or the round's cards were chosen by a command (``chosen_deal``: a full-mode
+        ``deal``; the daemon's secret still keys it)."""
         opened = self.data["opened"]
-        rigged = rigged_game or secret is None or bool(self.data["script"])
+        rigged = rigged_game or secret is None or bool(self.data["script"]) or chosen_deal
         if rigged_game or secret is None:
             secret = derive_secret(seed, f"{'free' if round_no is None else round_no}.{opened}")
         epoch = {
