@@ -50,7 +50,7 @@ def main(argv: list[str]) -> int:
     if task == "run":
         ensure_venv("")
         state = ROOT / ".state"
-        state.mkdir(exist_ok=True)
+        state.mkdir(exist_ok=True, mode=0o700)  # the launcher's secrets (the daemon tightens it too)
         cmd = [str(BIN / "unolauncher"), "run", "--state-dir", str(state), *rest]
     elif task == "test":
         ensure_venv("test")

@@ -211,7 +211,7 @@ def test_custom_sequence_table() -> None:
         ({"miss_hazard": [0.5]}, "needs 'cards'"),
         ({"miss_hazard": [1.5], "cards": {"1": 1}}, "between 0 and 1"),
         ({"miss_hazard": [0.0], "cards": {"1": 1}}, "may never fire"),
-        ({"miss_hazard": [0.5], "cards": {"x": 1}}, "not a whole number"),
+        ({"miss_hazard": [0.5], "cards": {"x": 1}}, "in ASCII digits without a leading zero"),
         ({"miss_hazard": [0.5], "cards": {"40": 1}}, "from 1 to 30"),
         ({"miss_hazard": [0.5], "cards": {"2": 0}}, "must not all be zero"),
         ({"miss_hazard": [0.5], "cards": {"2": 1}, "speed": 3}, "unknown custom ejection key 'speed'"),

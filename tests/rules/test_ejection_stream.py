@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from unolauncher.rules.bots import Bot
-from unolauncher.rules.ejection import EjectionModel, commitment, mix_entropy, press_draw
+from unolauncher.rules.ejection import EjectionModel, FirePlan, commitment, mix_entropy, press_draw
 from unolauncher.rules.ejection_audit import audit
 from unolauncher.rules.referee import Referee
 
@@ -44,20 +44,29 @@ def test_a_round_is_committed_before_its_presses_and_each_press_is_recorded() ->
 
 
 def test_undo_never_rewinds_the_launcher_so_no_outcome_comes_round_twice() -> None:
+    """An undone press is never drawn again (issue #25 item 3: no re-roll): its plan is carried to the player's next
+    press (``ejection_carry``, then a ``press`` with ``retry``), and the record goes on from there."""
     ref = Referee()
     table_game(ref)
     first = ok(ref, {"type": "pressed", "player": "ann"})[0]
     ok(ref, {"type": "hit", "player": "ann", "cards": first["plan"]["cards"]})
-    assert kinds(ok(ref, {"type": "undo", "secret": secret(2)})) == ["undone"]  # inside the round: no new commitment
+    undone = ok(ref, {"type": "undo", "secret": secret(2)})  # inside the round: no new commitment
+    assert kinds(undone) == ["undone", "ejection_carry"] and undone[1]["index"] == 0 and "launcher_press" not in (
+        undone[0]["command"]
+    )
+    assert ref.next_fire_plan("ann") == FirePlan.from_json(first["plan"])
     again = ok(ref, {"type": "pressed", "player": "ann"})[0]
-    assert again["index"] == 1 and again["commitment"] == first["commitment"]  # press 0 is used up for good
-    # Hits the model decided (no count) keep what came out, so an undo replays them without pressing again.
+    assert again == {**first, "retry": True}  # the same plan, draw and number: not a fresh draw
     ok(ref, {"type": "hit", "player": "ann", "cards": 0})
+    # Hits the model decided (no count) keep what came out, so an undo replays them without pressing again.
     decided = ok(ref, {"type": "hit"})
-    assert of(decided, "press")[0]["index"] == 2
-    undone = ok(ref, {"type": "undo"})[0]
-    assert undone["command"] == {"type": "hit", "cards": decided[0]["cards"]}
-    assert ref.next_fire_plan(ref.hitter()) is not None and of(ok(ref, {"type": "hit"}), "press")[0]["index"] == 3
+    assert of(decided, "press")[0]["index"] == 1
+    undone = ok(ref, {"type": "undo"})
+    assert undone[0]["command"] == {"type": "hit", "cards": decided[0]["cards"]} and kinds(undone)[1:] == [
+        "ejection_carry"
+    ]
+    retried = of(ok(ref, {"type": "hit"}), "press")[0]
+    assert retried["index"] == 1 and retried.get("retry") is True
 
 
 def test_an_undo_back_into_a_revealed_round_commits_afresh() -> None:

@@ -94,12 +94,18 @@ def conserved(ref: Referee) -> bool:
 
 
 # What the launcher's record adds to a command's events: never rewound by undo, so left out when comparing games.
-LAUNCHER_EVENTS = {"press", "ejection_commit", "ejection_reveal", "ejection_entropy", "ejection_lid"}
+LAUNCHER_EVENTS = {"press", "ejection_commit", "ejection_reveal", "ejection_entropy", "ejection_lid", "ejection_carry",
+                   "ejection_entropy_withheld"}
 LAUNCHER_FIELDS = {"commitment", "secret", "presses", "preset", "custom", "rigged"}
 
 
 def game_part(data: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in data.items() if key != "stream"}
+    """The game without the launcher's record — which includes the note a hit in the undo history keeps of the press
+    it settled (``launcher_press``: an undo carries that press's plan, docs/fairness.md)."""
+    game = {key: value for key, value in data.items() if key != "stream"}
+    if isinstance(game.get("history"), list):
+        game["history"] = [{k: v for k, v in c.items() if k != "launcher_press"} for c in game["history"]]
+    return game
 
 
 def game_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ adds the phone's own entropy to an open round, and marks a finished round verifi
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 from playwright.sync_api import expect
@@ -115,9 +116,13 @@ def test_a_finished_round_is_marked_verified_and_the_phone_adds_its_entropy(
     assert wait_until(lambda: any(before < e["seq"] <= reply["seq"] for e in table.events("round_started")), 10)
     started = next(e for e in table.events("round_started") if before < e["seq"] <= reply["seq"])
     assert "rigged" not in started
-    assert wait_until(lambda: any(e["commitment"] == started["commitment"] for e in table.events("ejection_entropy")),
-                      10), "the phone added no entropy"  # fmt: skip
-    assert table.command({"type": "press"})["ok"]  # ann hits the (virtual) launcher
+    # Commit-then-reveal without a tap: the phone commits at once, reveals after the table's window.
+    assert wait_until(lambda: any(e["commitment"] == started["commitment"]
+                                  for e in table.events("ejection_entropy_revealed")), 10), "the phone revealed none"
+    committed = next(e for e in table.events("ejection_entropy_commit") if e["commitment"] == started["commitment"])
+    assert table.command({"type": "press"})["ok"]  # ann hits the (virtual) launcher: the window is sealed
+    assert wait_until(lambda: any(e["commitment"] == started["commitment"] and e.get("hash") == committed["hash"]
+                                  for e in table.events("ejection_entropy")), 10), "the phone's entropy: not in the mix"
     assert wait_until(lambda: any(e["seq"] > reply["seq"] for e in table.events("hit")), 10)
     assert table.command({"type": "play", "player": "bob", "card": "red 7"})["ok"]  # bob goes out
     assert table.command({"type": "score", "hands": {"ann": 20, "cy": 30}})["ok"]
@@ -131,4 +136,59 @@ def test_a_finished_round_is_marked_verified_and_the_phone_adds_its_entropy(
     expect(mark).to_have_attribute("data-status", "verified", timeout=10_000)
     expect(mark).to_contain_text("verified on this phone (1 press)")
     expect(mark.locator(".fairness-secret")).to_have_text(ended["secret"])
+    expect(mark.locator(".fairness-own")).to_have_attribute("data-status", "in the mix")
     phones.shot(page, "fairness")
+
+
+def test_the_phone_marks_a_round_with_a_manual_hit_and_withheld_entropy(
+    phones: PhoneFactory, dashboard_url: str
+) -> None:
+    """docs/fairness.md: a hit settled by a sent count shows as "manual", a withheld contribution is named."""
+    page = phones.open(dashboard_url)
+    rounds = played_rounds("classic")
+    assert [r["status"] for r in page.evaluate(CHECK, rounds)] == ["verified", "verified"]
+    rounds[0]["manual"] = 1
+    rounds[1]["withheld"] = ["phone-x"]
+    results = page.evaluate(CHECK, rounds)
+    assert results[0]["status"] == "manual" and "settled manually" in results[0]["detail"], results
+    assert results[1]["status"] == "verified" and "entropy withheld by phone-x" in results[1]["detail"], results
+
+
+def test_the_phone_checks_an_undone_press_fired_again_with_its_plan(phones: PhoneFactory, dashboard_url: str) -> None:
+    """Issue #25 item 3: an undone press's plan is carried (``ejection_carry``) and fired again (``retry``); the
+    phone accepts exactly that plan again and nothing else."""
+    ref = Referee()
+    log: list[dict[str, Any]] = []
+
+    def apply(command: dict[str, Any]) -> list[dict[str, Any]]:
+        events = ref.handle(command)
+        assert events[0]["type"] != "rejected", events
+        log.extend({**e, "seq": len(log) + i + 1} for i, e in enumerate(events))
+        return events
+
+    apply({"type": "new_game", "ruleset": "attack", "players": PLAYERS, "mode": "table", "secret": secret(7),
+           "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 7}}})  # fmt: skip
+    for _ in range(3):
+        player = ref.hitter()
+        apply({"type": "pressed", "player": player})
+        apply({"type": "hit", "player": player, "cards": 0})
+    apply({"type": "undo"})
+    retry = apply({"type": "pressed", "player": ref.hitter()})[-1]
+    assert retry.get("retry") is True
+    apply({"type": "new_game", "ruleset": "attack", "players": PLAYERS, "secret": secret(8)})  # the reveal
+    key = log[1]["commitment"]
+    ops = [e for e in log if e.get("commitment") == key and e["type"] in ("press", "ejection_carry")]
+    ops = json.loads(json.dumps(ops))  # the events as a phone gets them: no dict shared between two of them
+    reveal = next(e for e in log if e["type"] == "ejection_reveal")
+    round_ = {"commitment": key, "preset": "classic", "custom": None, "rigged": False, "ops": ops,
+              "secret": reveal["secret"], "presses": reveal["presses"]}  # fmt: skip
+    result = page_check(phones, dashboard_url, [round_])[0]
+    assert result["status"] == "verified" and "press 2 undone" in result["detail"], result
+    next(op for op in ops if op.get("retry"))["plan"]["cards"] += 1  # a different outcome the second time
+    assert page_check(phones, dashboard_url, [round_])[0]["status"] == "mismatch"
+
+
+def page_check(phones: PhoneFactory, url: str, rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    page = phones.open(url)
+    results: list[dict[str, Any]] = page.evaluate(CHECK, rounds)
+    return results

@@ -66,6 +66,14 @@ EVENTS: dict[str, EventType] = {
     "ejection_commit": _e("referee", "the launcher committed to a new secret", "reason", "round", "commitment"),
     "ejection_reveal": _e("referee", "the launcher's secret behind a commitment revealed", "reason", "commitment"),
     "ejection_entropy": _e("referee", "a phone added randomness to the launcher", "commitment"),
+    "ejection_entropy_commit": _e("referee", "a phone committed to randomness (its sha256)", "commitment", "client"),
+    "ejection_entropy_revealed": _e("referee", "a phone revealed its committed randomness", "commitment", "client"),
+    "ejection_entropy_withheld": _e(
+        "referee", "a committed randomness was not revealed by the first press", "commitment", "client"
+    ),
+    "ejection_carry": _e(
+        "referee", "an aborted or undone press's plan is owed: the player's next press fires it", "index", "reason"
+    ),
     "ejection_lid": _e("referee", "the lid was opened: the launcher's press count restarts", "commitment"),
     # -- launcher (docs/protocol-mqtt.md "events") ------------------------------------------------------------------
     "fired": _e("launcher", "a launcher run ended", "player", "cards", "outcome"),

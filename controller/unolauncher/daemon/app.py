@@ -52,6 +52,7 @@ from unolauncher.daemon.mqtt_settings import bus_settings
 from unolauncher.daemon.notify import Notifier
 from unolauncher.daemon.prepare import CommandPreparer, offered_presets
 from unolauncher.daemon.press_gate import CLICK_HIT_DELAY_S
+from unolauncher.daemon.private_files import make_private
 from unolauncher.daemon.table import Table
 from unolauncher.daemon.watchdog import Watchdog
 from unolauncher.launcher.factory import LauncherSetupError, create_launcher
@@ -188,7 +189,7 @@ class Daemon:
         """The state directory and its journal; a problem with either is one line naming ``table.state_dir``."""
         path = self.state_dir / JOURNAL_FILE
         try:
-            self.state_dir.mkdir(parents=True, exist_ok=True)
+            make_private(self.state_dir, path)  # the secrets before their reveal: the daemon's user only
             return Journal(path)
         except OSError as exc:
             raise ConfigError(f"table.state_dir {self.state_dir} cannot be used: {exc.strerror or exc}") from None

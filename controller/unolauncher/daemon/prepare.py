@@ -26,6 +26,7 @@ Example::
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -56,12 +57,26 @@ class CommandPreparer:
 
     def __call__(self, command: dict[str, Any]) -> dict[str, Any]:
         kind = command.get("type")
-        if kind in ("pressed", "lid_opened"):
+        if kind in ("pressed", "lid_opened", "fire_failed"):
             raise CommandRefused("not_allowed", f"{kind} is reported by the launcher itself, not sent as a command.")
         if "secret" in command:
             raise CommandRefused(
                 "rigged_not_allowed", "The launcher's secrets are drawn by the table daemon; no command may bring one."
             )
+        if kind == "hit" and "manual" in command:
+            raise CommandRefused("not_allowed", "manual is set by the table daemon, not sent.")
+        if kind == "hit" and command.get("cards") is not None:
+            # A count typed in settles a hit without the launcher's plan (docs/fairness.md): a rig.
+            if not self.launcher.allow_rigged:
+                raise CommandRefused(
+                    "manual_hit_not_allowed",
+                    "A hit with a card count settles it without the launcher's plan; press the launcher (the table's "
+                    "[launcher] allow_rigged setting is off).",
+                )
+            return {**command, "manual": True}
+        if kind == "entropy":
+            # The commit-then-reveal window is timed by the table, never by the sender (docs/fairness.md).
+            return {**command, "at": time.time_ns() // 1_000_000}
         if kind not in ("new_game", "next_round", "undo"):
             return command
         launcher = self.launcher

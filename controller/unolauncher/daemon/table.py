@@ -54,6 +54,7 @@ from typing import Any
 
 from unolauncher.daemon.commands import DAEMON_COMMANDS, QUERIES, decode_command, reply, unknown_player
 from unolauncher.daemon.emergency_stop import EmergencyStop
+from unolauncher.daemon.failed_fire import failed_fire_record
 from unolauncher.daemon.handlers import DaemonCommands
 from unolauncher.daemon.interfaces import (
     CommandRefused,
@@ -333,15 +334,8 @@ class Table(Journalling):
         self._queue.put(_JOURNAL)
 
     def _hit_locked(self, player: str | None, plan: FirePlan, result: FireResult) -> None:
-        if plan.fire and result.cards_out == 0 and result.outcome != "ok":
-            failed: dict[str, Any] = {
-                "type": "hit_failed",
-                "player": player,
-                "reason": result.outcome,
-                "message": f"The launcher's run ended without a card ({result.detail or result.outcome}); "
-                + ("press again." if player else "nothing was owed."),
-            }
-            self._unjournalled.append(Record(None, [failed], origin="launcher"))
+        if plan.fire and result.cards_out == 0 and result.outcome != "ok":  # the plan stays owed with the hit
+            self._unjournalled.append(failed_fire_record(self.referee, player, result.outcome, result.detail))
         elif player is None:
             # Lockout off and nobody owed a hit: the launcher fired, but there is nobody to give the cards to.
             self._unjournalled.append(

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from unolauncher.cli_output import write_stdout
 from unolauncher.launcher.verify_cli import VerifyInputError, journal_events
 
 
@@ -35,10 +36,13 @@ def run(args: argparse.Namespace) -> int:
     except VerifyInputError as exc:
         print(f"unolauncher export: {exc}", file=sys.stderr)
         return 2
-    text = "".join(json.dumps(e, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n" for e in chosen)
+    try:
+        text = "".join(json.dumps(e, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n" for e in chosen)
+    except (RecursionError, ValueError):  # a damaged row nested too deeply (or with a number JSON has no text for)
+        print("unolauncher export: an event of that game cannot be written as JSON", file=sys.stderr)
+        return 2
     if args.output is None:
-        sys.stdout.write(text)
-        return 0
+        return write_stdout(text, "unolauncher export")
     try:
         Path(args.output).write_text(text, encoding="utf-8")
     except OSError as exc:

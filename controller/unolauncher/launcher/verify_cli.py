@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from unolauncher.cli_output import write_stdout
 from unolauncher.errors import UnolauncherError
 from unolauncher.rules.ejection_audit import audit
 
@@ -47,41 +48,87 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-rigged", action="store_true", help="accept rounds whose secret came from a chosen seed (tests, demos)"
     )
+    parser.add_argument(
+        "--strict", action="store_true",
+        help="fail on warnings too: withheld entropy, entropy mixed in without commit-then-reveal",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        events = list(journal_events(Path(args.state_dir)) if args.state_dir else read_events(args.events))
+        source = journal_events(Path(args.state_dir), rigs=True) if args.state_dir else read_events(args.events)
+        events = list(source)
+        report = audit(events)
+        lines = report.lines(args.allow_rigged, args.strict)
     except VerifyInputError as exc:
         print(f"unolauncher verify: {exc}", file=sys.stderr)
         return 2
-    report = audit(events)
-    for line in report.lines(args.allow_rigged):
-        print(line)
-    return 0 if report.ok(args.allow_rigged) else 1
+    except RecursionError:  # an event nested too deeply for the audit (json.loads takes ~1,000 levels)
+        print("unolauncher verify: an event is nested too deeply to be checked", file=sys.stderr)
+        return 2
+    written = write_stdout("".join(line + "\n" for line in lines), "unolauncher verify")
+    if written:
+        return written
+    return 0 if report.ok(args.allow_rigged, args.strict) else 1
 
 
-def journal_events(state_dir: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+def journal_events(state_dir: Path, rigs: bool = False) -> Iterator[tuple[str, dict[str, Any]]]:
     """Every event in a state directory's journal, in ``seq`` order, as ("seq N", event). Read-only: a running
-    daemon is not disturbed."""
+    daemon is not disturbed. ``rigs``: a round whose command rigged it (no daemon secret, a launcher script, a chosen
+    full-mode deal) gets ``_journal_rig`` (why) on its opening event, so that the audit finds a deleted ``rigged``."""
     path = state_dir / JOURNAL_FILE
     if not path.is_file():
         raise VerifyInputError(f"{state_dir} holds no journal ({JOURNAL_FILE})")
+    kinds = "('event', 'command')" if rigs else "('event')"
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            rows = db.execute("SELECT seq, body FROM journal WHERE kind = 'event' ORDER BY seq").fetchall()
+            rows = db.execute(f"SELECT kind, seq, body FROM journal WHERE kind IN {kinds} ORDER BY pos").fetchall()
         finally:
             db.close()
     except sqlite3.Error as exc:
         raise VerifyInputError(f"the journal {path} cannot be read ({exc})") from None
-    for seq, body in rows:
+    rig = RigTracker()
+    for kind, seq, body in rows:
         try:
-            event = json.loads(body)
-        except ValueError:
-            raise VerifyInputError(f"the journal's event seq {seq} is not JSON") from None
-        if isinstance(event, dict):
-            yield f"seq {seq}", event
+            row = json.loads(body)
+        except (ValueError, TypeError, RecursionError):  # also a row that is not text, or nested too deeply
+            what = f"event seq {seq}" if kind == "event" else "command row"
+            raise VerifyInputError(f"the journal's {what} is not JSON that can be read") from None
+        if not isinstance(row, dict):
+            continue
+        if kind == "command":
+            rig.command(row)
+        elif rig.reason is not None and row.get("type") in ("round_started", "ejection_commit"):
+            yield f"seq {seq}", {**row, "_journal_rig": rig.reason}
+        else:
+            yield f"seq {seq}", row
+
+
+class RigTracker:
+    """Why the journal's last round-opening command rigged its round (``reason``), or ``None``."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self.game: str | None = None  # what rigged the whole game (every commitment it opens)
+        self.mode = "full"
+
+    def command(self, command: dict[str, Any]) -> None:
+        kind = command.get("type")
+        deal = command.get("deal")
+        chosen = isinstance(deal, dict) and "hands" in deal
+        if kind == "new_game":
+            self.mode = str(command.get("mode", "full"))
+            launcher = command.get("launcher")
+            script = launcher.get("script") if isinstance(launcher, dict) else None
+            self.game = "no secret drawn by the daemon" if "secret" not in command else (
+                "a launcher script" if script else None
+            )  # fmt: skip
+            self.reason = self.game or ("a chosen deal" if chosen and self.mode != "table" else None)
+        elif kind == "next_round":
+            self.reason = self.game or ("a chosen deal" if chosen and self.mode != "table" else None)
+        elif kind in ("undo", "pressed"):
+            self.reason = self.game
 
 
 def read_events(path: str) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -108,6 +155,8 @@ def _parse_lines(handle: TextIO, name: str) -> Iterator[tuple[str, dict[str, Any
             event = json.loads(line)
         except ValueError:
             raise VerifyInputError(f"{name} line {number} is not valid JSON") from None
+        except RecursionError:
+            raise VerifyInputError(f"{name} line {number} is nested too deeply") from None
         if not isinstance(event, dict):
             raise VerifyInputError(f"{name} line {number} must be a JSON object")
         yield f"line {number}", event

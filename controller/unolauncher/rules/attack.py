@@ -131,6 +131,12 @@ class AttackRules(Stock, Scoring):
                 entry[1] -= 1
             owed_left = entry[1]
         hit: Event = {"type": "hit", "player": s.players[seat], "cards": got, "owed_left": owed_left}
+        if cmd.get("manual") is not True:
+            self._stream.settle(s.players[seat])  # the press whose plan this hit settled (an undo carries it)
+        if cmd.get("manual") is True and self._stream.epoch is not None:
+            # A count sent by someone, not a launcher's run nor the model: on the record, under the open commitment
+            # (docs/fairness.md: the daemon accepts one only with [launcher] allow_rigged; verify flags the round).
+            hit.update(manual=True, commitment=self._stream.epoch["commitment"])
         events.insert(0, hit)
         if s.mode == "full" and got:
             hit["taken"] = s.hands[seat][-got:]
@@ -157,7 +163,7 @@ class AttackRules(Stock, Scoring):
         if stream.epoch is None:  # only a state from before launcher commitments existed
             return 0
         plan, press = stream.press(player)
-        events.append(press)
+        events.extend(press)
         scripted = stream.next_script()
         if scripted is not None:
             return scripted

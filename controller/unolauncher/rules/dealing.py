@@ -119,7 +119,8 @@ class Dealing(AttackRules):
             "starter": starter,
             "hands": {name: s.count(i) for i, name in enumerate(s.players)},
         }
-        started.update(self._stream.open(s.options, secret, s.ejection_seed, s.rigged, s.round))
+        chosen = rigged and s.mode == "full" and "hands" in deal  # the sender chose every card: a rigged round
+        started.update(self._stream.open(s.options, secret, s.ejection_seed, s.rigged, s.round, chosen))
         events.append(started)
         first = s.step(dealer)
         if rs.attack:  # ATK-17

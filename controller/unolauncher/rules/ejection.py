@@ -69,6 +69,7 @@ MS_PER_CARD_RANGE = (20, 1000)  # 50 down to 1 card per second
 MAX_PLAN_RUN_MS = 4000
 
 SECRET_PATTERN = re.compile(r"[0-9a-f]{64}")
+CARD_KEY = re.compile(r"[1-9][0-9]?")  # a custom table's card count: canonical ASCII digits (the range is checked)
 # What a player's entropy may look like: hex or base64 text, long enough to carry real randomness.
 ENTROPY_PATTERN = re.compile(r"[A-Za-z0-9+/=_-]{16,128}")
 _SCALE = 2.0**-64
@@ -295,10 +296,14 @@ def params_from_table(table: Mapping[str, Any]) -> PresetParams:
         raise EjectionConfigError("custom 'cards' must be a table of card count -> weight")
     cards: dict[int, float] = {}
     for key, weight in raw_cards.items():
-        try:
+        if type(key) is int or (isinstance(key, str) and CARD_KEY.fullmatch(key)):  # one spelling (ejection.md)
             count = int(key)
-        except (TypeError, ValueError):
-            raise EjectionConfigError(f"custom card count {key!r} is not a whole number") from None
+        else:
+            raise EjectionConfigError(
+                f"custom card count {key!r} must be written in ASCII digits without a leading zero, e.g. \"4\""
+            )
+        if count in cards:
+            raise EjectionConfigError(f"custom card count {count} is given twice")
         cards[count] = weight
     sequence = table.get("sequence", ())
     if not isinstance(sequence, list | tuple) or not all(isinstance(n, int) for n in sequence):

@@ -39,8 +39,9 @@ from unolauncher.rules.ejection import (
 )
 
 PLAN_FIELDS = tuple(FirePlan(fire=False).to_json())
-_OPERATIONS = ("press", "ejection_lid", "ejection_entropy")
+_OPERATIONS = ("press", "ejection_lid", "ejection_entropy", "ejection_carry")
 _REVEALS = ("round_ended", "ejection_reveal")
+_WINDOW = ("ejection_entropy_commit", "ejection_entropy_withheld")  # the players' entropy window (docs/fairness.md)
 
 
 @dataclass
@@ -61,6 +62,11 @@ class Commitment:
     revealed_at: str | None = None
     presses: int = 0
     mismatches: list[str] = field(default_factory=list)
+    commits: dict[str, str] = field(default_factory=dict)  # players' entropy commitments: hash -> client
+    warnings: list[str] = field(default_factory=list)  # withheld entropy, entropy without commit-then-reveal
+    manual: list[str] = field(default_factory=list)  # where a hit was settled by a sent count, not by a plan
+    notes: list[str] = field(default_factory=list)  # aborted and undone presses (their plans carried)
+    superseded: bool = False  # a later commitment was opened while this one was still unrevealed
 
     @property
     def name(self) -> str:
@@ -95,26 +101,42 @@ class AuditReport:
     def mismatches(self) -> list[str]:
         return self.problems + [f"{c.name}: {m}" for c in self.commitments for m in c.mismatches]
 
-    def ok(self, allow_rigged: bool = False) -> bool:
-        """Every revealed commitment matches its presses, nothing is unaccounted for, and (unless allowed) none
-        was rigged: a rigged secret was derived from a seed someone chose, so matching it proves nothing."""
-        return not self.mismatches and (allow_rigged or not self.rigged)
+    @property
+    def warnings(self) -> list[str]:
+        """What a strict audit fails on and a lenient one reports: entropy a contributor withheld (a veto of its
+        contribution, on the record), entropy mixed in without commit-then-reveal."""
+        return [f"{c.name}: {w}" for c in self.commitments for w in c.warnings]
 
-    def lines(self, allow_rigged: bool = False) -> list[str]:
+    def ok(self, allow_rigged: bool = False, strict: bool = False) -> bool:
+        """Every revealed commitment matches its presses, nothing is unaccounted for, and (unless allowed) none
+        was rigged: a rigged secret was derived from a seed someone chose, so matching it proves nothing.
+        ``strict``: no warnings either."""
+        rigs = self.rigged or any(c.manual for c in self.commitments)
+        return not self.mismatches and (allow_rigged or not rigs) and not (strict and self.warnings)
+
+    def lines(self, allow_rigged: bool = False, strict: bool = False) -> list[str]:
         """What ``verify`` prints: each finding, then a summary."""
-        out = list(self.mismatches)
+        out = list(self.mismatches) + [f"warning: {w}" for w in self.warnings]
+        out += [f"note: {c.name}: {n}" for c in self.commitments for n in c.notes]
         for c in self.rigged:
             out.append(
                 f"{c.name} is rigged: its secret was derived from a seed the table was given, so whoever chose the "
                 "seed knew its outcomes" + (" (accepted: --allow-rigged)" if allow_rigged else "")
             )
+        for c in self.commitments:
+            if c.manual:
+                out.append(
+                    f"{c.name}: {len(c.manual)} hit(s) settled manually, by a card count someone sent, not by the "
+                    f"launcher's plan ({', '.join(c.manual)})" + (" (accepted: --allow-rigged)" if allow_rigged else "")
+                )
         presses = sum(c.presses for c in self.revealed)
         rounds = len(self.revealed)
-        if self.ok(allow_rigged):
+        if self.ok(allow_rigged, strict):
             out.append(f"verified {rounds} commitment(s), {presses} press(es): every outcome matches its commitment")
         else:
-            bad = len({id(c) for c in self.revealed if c.mismatches or (c.rigged and not allow_rigged)})
-            out.append(f"NOT verified: {len(self.mismatches)} mismatch(es); {bad} of {rounds} commitment(s) fail")
+            bad = len({id(c) for c in self.revealed if c.mismatches or ((c.rigged or c.manual) and not allow_rigged)})
+            out.append(f"NOT verified: {len(self.mismatches)} mismatch(es); {bad} of {rounds} commitment(s) fail"
+                       + (f"; {len(self.warnings)} warning(s) (--strict)" if strict and self.warnings else ""))
         if self.open:
             out.append(f"{len(self.open)} commitment(s) still open (their secrets are revealed when they end)")
         if self.unchecked:
@@ -143,6 +165,11 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
             if not isinstance(key, str) or key in commitments:
                 problems.append(f"{where}: commitment {key!r} is malformed or opened twice")
                 continue
+            for earlier in commitments.values():  # the daemon reveals a commitment before it opens the next one
+                if earlier.secret is None and not earlier.superseded:
+                    earlier.superseded = True
+                    problems.append(f"{where}: {earlier.name} was never revealed, yet a later commitment was opened "
+                                    "(a reveal is missing)")  # fmt: skip
             commitments[key] = Commitment(
                 commitment=key,
                 opened_at=where,
@@ -153,10 +180,28 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
                 ms_per_card=event.get("ms_per_card"),
                 rigged=event.get("rigged") is True,
             )
+            if isinstance(event.get("_journal_rig"), str) and event.get("rigged") is not True:
+                # verify --state-dir read the command behind it: a rigged round whose flag is gone (an edited journal)
+                commitments[key].rigged = True
+                commitments[key].mismatches.append(
+                    f"{where}: its command rigged the round ({event['_journal_rig']}), but the event is not marked "
+                    "rigged"
+                )
+        elif kind == "hit" and event.get("manual") is True:
+            found = commitments.get(key) if isinstance(key, str) else None
+            if found is None:
+                problems.append(f"{where}: a hit settled manually, under no commitment the log opened")
+            else:
+                found.manual.append(where)
+        elif kind in _WINDOW and isinstance(key, str) and key in commitments:
+            _window_event(commitments[key], where, event)
         elif kind in _OPERATIONS or (kind in _REVEALS and key is not None):
             found = commitments.get(key) if isinstance(key, str) else None
-            if found is None and not commitments:
+            if found is None and not commitments and kind in _REVEALS:
                 unchecked += 1  # the log begins after this commitment was opened: nothing to check it against
+            elif found is None and not commitments:
+                problems.append(f"{where}: {kind} of a commitment the log does not open (its opening lines are "
+                                "missing: a truncated export?)")  # fmt: skip
             elif found is None:
                 problems.append(f"{where}: {kind} under commitment {key!r}, which no event opened")
             elif found.secret is not None:
@@ -187,9 +232,29 @@ def _check(c: Commitment) -> None:
         c.mismatches.append(f"{c.opened_at}: the ejection preset cannot be used ({exc})")
         return
     state = model.start(secret)
+    recorded_presses: dict[Any, tuple[Any, Any, Any]] = {}  # index -> (player, plan, draw) as recorded
+    carried: dict[Any, str] = {}  # index -> why its plan is owed again (an aborted run, an undo)
     for where, op in c.operations:
         kind, due = op["type"], state["press"]
+        if kind == "ejection_carry":
+            index, reason = op.get("index"), str(op.get("reason"))
+            if index not in recorded_presses:
+                c.mismatches.append(f"{where}: a carried press {index!r} that was never made")
+            carried[index] = reason
+            c.notes.append(f"press {index} {'undone' if reason == 'undone' else f'aborted ({reason})'}: its plan "
+                           "stays owed, the player's next press fires it again")  # fmt: skip
+            continue
+        if kind == "press" and op.get("retry") is True:
+            index = op.get("index")
+            again = (op.get("player"), op.get("plan"), op.get("draw"))
+            if carried.pop(index, None) is None or recorded_presses.get(index) != again:
+                c.mismatches.append(f"{where}: press {index!r} repeated, but not the plan an aborted or undone "
+                                    "press left owed")  # fmt: skip
+            c.presses += 1  # checked: the same plan again
+            continue
         if kind == "press":
+            if isinstance(op.get("index"), int):
+                recorded_presses[op["index"]] = (op.get("player"), op.get("plan"), op.get("draw"))
             index = op.get("index")
             if index != due:
                 c.mismatches.append(f"{where}: press index {index!r} where press {due} was due (a press is missing, "
@@ -219,6 +284,7 @@ def _check(c: Commitment) -> None:
             state = model.lid_opened(state)
         else:
             entropy = op.get("entropy")
+            _check_committed(c, where, op, due)
             if not isinstance(entropy, str) or ENTROPY_PATTERN.fullmatch(entropy) is None:
                 c.mismatches.append(f"{where}: entropy {entropy!r} is not 16-128 characters of hex or base64 text")
                 entropy = str(entropy)
@@ -227,3 +293,38 @@ def _check(c: Commitment) -> None:
         c.mismatches.append(
             f"{c.revealed_at}: the reveal counts {c.revealed_presses!r} press(es), the events hold {state['press']}"
         )
+
+
+def _window_event(c: Commitment, where: str, event: dict[str, Any]) -> None:
+    """A players' entropy commitment or a withheld one (rules/ejection_entropy.py)."""
+    digest, client = event.get("hash"), str(event.get("client"))
+    if event.get("type") == "ejection_entropy_commit":
+        if any(op.get("type") == "press" for _, op in c.operations):
+            c.mismatches.append(f"{where}: an entropy commitment after the first press (the window closes before it)")
+        if isinstance(digest, str):
+            c.commits[digest] = client
+        return
+    if not isinstance(digest, str) or digest not in c.commits:
+        c.mismatches.append(f"{where}: withheld entropy {digest!r} was never committed")
+    c.warnings.append(f"entropy withheld by client {client} ({where}): committed, not revealed before the first "
+                      "press, so its contributor chose to leave it out (or the table dropped it)")  # fmt: skip
+
+
+def _check_committed(c: Commitment, where: str, op: dict[str, Any], due: int) -> None:
+    """Entropy in the key must have been committed before any was revealed, and mixed in at the first press."""
+    digest = op.get("hash")
+    if digest is None:
+        c.warnings.append(f"{where}: entropy mixed in without commit-then-reveal (whoever knew the secret could have "
+                          "chosen it)")  # fmt: skip
+        return
+    entropy = op.get("entropy")
+    if not isinstance(digest, str) or digest not in c.commits or not isinstance(entropy, str) or (
+        sha256_hex(entropy) != digest
+    ):
+        c.mismatches.append(f"{where}: entropy that does not match any commitment of the round")
+    elif due != 0:
+        c.mismatches.append(f"{where}: committed entropy mixed in at press {due}, not at the first press")
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -158,6 +158,9 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
             # The model (or the script) decided the count: keep what came out, so that an undo replaying this
             # hit takes the same cards without pressing again.
             kept["cards"] = events[0]["cards"]
+        link = self._stream.take_link() if keep == _HIT else None
+        if link is not None:
+            kept["launcher_press"] = link  # an undo of this hit carries the press's plan (never a fresh draw)
         self._history.append(kept)
         return events
 
@@ -323,6 +326,8 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
             self._rebuild(prior, history[:-1])
             events: list[Event] = [{"type": "undone", "command": copy_json(redacted(taken_back))}]
             self._recommit_after_undo(taken_back, command.get("secret"), events)
+            press = taken_back.get("launcher_press")  # a launcher hit: its plan is owed again, never drawn afresh
+            events.extend(e for e in [press and self._stream.carry(press, "undone")] if e)
         except Exception as exc:  # state, undo history and the launcher's record as they were
             self._stream.data = stream
             self._rebuild(prior, history)
@@ -358,8 +363,13 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
             s = self._s
             opened = self._stream.open(s.options, cmd.get("secret"), s.ejection_seed, s.rigged, None)
             events.append({"type": "ejection_commit", "reason": "free", "round": None, **opened})
-        events.append(self._stream.press(player)[1])
+        events.extend(self._stream.press(player)[1])
         return events
+
+    def _cmd_fire_failed(self, cmd: dict[str, Any]) -> list[Event]:
+        """The launcher's run for ``player``'s last press failed (no card): its plan fires at their next press."""
+        carried = self._stream.fire_failed(cmd.get("player"), str(cmd.get("reason")))
+        return [carried] if carried else refuse("nothing_to_carry", "That player's last press is settled already.")
 
     def _cmd_lid_opened(self, cmd: dict[str, Any]) -> list[Event]:
         """The launcher's lid was opened (a refill): the sequence count restarts."""
@@ -372,7 +382,9 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         """A player's random ``entropy``, mixed into the open commitment's key: the box cannot have known the
         outcomes of the presses that follow when it committed. ``commitment`` (optional) names the one the sender
         meant; any other open one refuses it."""
-        return [self._stream.add_entropy(cmd.get("entropy"), cmd.get("commitment"))]
+        stream = self._stream
+        return [stream.add_entropy(cmd.get("entropy"), cmd.get("commitment"), cmd.get("hash"), cmd.get("client"),
+                                   cmd.get("at"))]  # fmt: skip
 
     # ==================================================================================================
     # new game
@@ -445,13 +457,14 @@ _HANDLERS = {
     "suggest": Referee._cmd_suggest,
     "reload": Referee._cmd_reload,
     "pressed": Referee._cmd_pressed,
+    "fire_failed": Referee._cmd_fire_failed,
     "lid_opened": Referee._cmd_lid_opened,
     "entropy": Referee._cmd_entropy,
     "undo": Referee._undo,  # special-cased in handle()
 }
 COMMAND_TYPES = tuple(_HANDLERS)
 # Commands that only touch the launcher's record (EjectionStream): never in the undo history, never replayed by it.
-LAUNCHER_COMMANDS = frozenset({"pressed", "lid_opened", "entropy"})
+LAUNCHER_COMMANDS = frozenset({"pressed", "lid_opened", "entropy", "fire_failed"})
 _ROUND_STARTS = frozenset({"new_game", "next_round"})
 # Commands whose nested fields the referee reads: the undo history keeps a deep copy of these (and of any command
 # carrying Discard All's ``discarded`` list; a shallow copy of the others), so a caller that reuses its dicts

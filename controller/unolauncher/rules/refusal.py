@@ -54,8 +54,9 @@ def rejected_event(command: Any, code: str, message: str) -> Event:
 def redacted(command: Any) -> Any:
     """The command as an event may echo it (``rejected``, ``undone``): without a launcher ``secret``, which must
     stay unpublished until its round's reveal."""
-    if type(command) is dict and "secret" in command:
-        return {key: value for key, value in command.items() if key != "secret"}
+    if type(command) is dict and ("secret" in command or "launcher_press" in command):
+        # launcher_press: the press an undo history's hit settled (the referee's own note, not the sender's)
+        return {key: value for key, value in command.items() if key not in ("secret", "launcher_press")}
     return command
 
 

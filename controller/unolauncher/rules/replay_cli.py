@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from unolauncher import strict_json
+from unolauncher.cli_output import write_stdout
 from unolauncher.rules.referee import Referee
 
 MAX_LINE = 64 * 1024  # as for a command on MQTT
@@ -62,10 +63,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"unolauncher replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
     try:
-        out = sys.stdout
-        for line in replay_lines(stream, with_state=args.state):
-            out.write(line + "\n")
-        out.flush()
+        lines = (line + "\n" for line in replay_lines(stream, with_state=args.state))
+        written = write_stdout(lines, "unolauncher replay")
+        if written:
+            return written
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

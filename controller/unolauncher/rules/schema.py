@@ -288,7 +288,7 @@ COMMAND_FIELDS: dict[str, dict[str, Check]] = {
         "discarded": array(CARD, MAX_CARDS),
         "turned": CARD,
     },
-    "hit": {"player": PLAYER, "cards": COUNT},
+    "hit": {"player": PLAYER, "cards": COUNT, "manual": boolean},  # manual: the daemon marks a sent count
     "draw": {"player": PLAYER},
     "pass": {"player": PLAYER},
     "uno": {"player": PLAYER},
@@ -303,7 +303,11 @@ COMMAND_FIELDS: dict[str, dict[str, Check]] = {
     # The launcher's record (docs/ejection.md): presses and lid openings come from the daemon, entropy from players.
     "pressed": {"player": PLAYER, "secret": SECRET},
     "lid_opened": {},
-    "entropy": {"entropy": text(128), "commitment": text(64)},
+    "fire_failed": {"player": PLAYER, "reason": text()},  # the daemon's: a run failed, its plan stays owed
+    # entropy: a commitment (hash, client) or its reveal (entropy); ``at`` is the daemon's stamp (docs/fairness.md)
+    "entropy": {
+        "entropy": text(128), "commitment": text(64), "hash": text(64), "client": text(40), "at": integer(0, INT_MAX)
+    },
 }
 
 # The refusal code for a wrong value in a field (and anything nested in it); ``bad_field`` for the others.

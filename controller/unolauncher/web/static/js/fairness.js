@@ -1,7 +1,9 @@
 // The phone checks the launcher itself (docs/ejection.md, "Checking a round"): from the events it received, it
 // recomputes every press of every revealed round — the commitment is sha256 of the secret, each press's draw is
 // HMAC-SHA256(key, "press:i:player") — and shows a mark per round. It also adds this phone's own randomness to each
-// round once its commitment is out, so the box could not have known the outcomes when it committed.
+// round once its commitment is out, by commit-then-reveal (docs/fairness.md): it sends sha256 of its entropy at
+// once, the entropy itself once the table's commit window has closed (no tap), and says per round whether its own
+// contribution is in the mix the round used, was refused (and why), or was left out.
 //
 // Hashing comes from the vendored @noble/hashes (audited, no dependencies), not WebCrypto: crypto.subtle exists
 // only in secure contexts (https or localhost), and the dashboard is served over plain http on the table's network.
@@ -28,8 +30,11 @@ const SPIN_UP_MS = 150;
 const MS_PER_CARD = 110;
 const MAX_PLAN_RUN_MS = 4000;
 const PLAN_FIELDS = ["fire", "cards", "run_ms", "power", "suspense_ms"];
-const OPERATIONS = new Set(["press", "ejection_lid", "ejection_entropy"]);
-const SENT_KEY = "unolauncher.entropy-sent";
+const OPERATIONS = new Set(["press", "ejection_lid", "ejection_entropy", "ejection_carry"]);
+const SENT_KEY = "unolauncher.entropy-mine";
+const CLIENT_KEY = "unolauncher.entropy-client";
+const REVEAL_MARGIN_MS = 200; // after the table's commit window: the reveal must not arrive before it closes
+const MAX_EARLY_RETRIES = 10;
 
 const presses = (n) => `${n} press${n === 1 ? "" : "es"}`;
 const hmacHex = (key, message) => bytesToHex(hmac(sha256, utf8ToBytes(key), utf8ToBytes(message)));
@@ -41,6 +46,8 @@ function params(preset, custom, msPerCard) {
   const p = preset === "custom" ? custom : PRESETS[preset];
   if (!p || typeof p !== "object") return null;
   const sequence = Array.isArray(p.sequence) ? p.sequence : [];
+  // One spelling per count, as the referee refuses any other (docs/ejection.md): "4", never "04" or "٤".
+  if (!Object.keys(p.cards || {}).every((n) => /^[1-9][0-9]?$/.test(n))) return null;
   const weights = Object.entries(p.cards || {}).map(([n, w]) => [Number.parseInt(n, 10), Number(w)])
     .filter(([, w]) => w > 0).sort((a, b) => a[0] - b[0]);
   let total = 0;
@@ -99,8 +106,26 @@ export function checkRound(round) {
   const seen = ops.filter((e) => e.type === "press").length;
   if (seen < round.presses) return { status: "incomplete", detail: `${round.presses - seen} press(es) not received yet`, presses: seen };
   let state = { key: round.secret, press: 0, run: 0, sinceLid: 0 };
+  const made = new Map(); // index -> the press as recorded (an aborted or undone one fires again: docs/fairness.md)
+  const carried = new Map(); // index -> why its plan is owed again
+  const notes = [];
+  const same = (a, b) => a.player === b.player && a.draw === b.draw && PLAN_FIELDS.every((f) => (a.plan || {})[f] === (b.plan || {})[f]);
   for (const op of ops) {
     const due = state.press;
+    if (op.type === "ejection_carry") {
+      if (!made.has(op.index)) return { status: "mismatch", detail: `press ${op.index} carried but never made`, presses: due };
+      carried.set(op.index, op.reason);
+      notes.push(`press ${op.index} ${op.reason === "undone" ? "undone (re-pressed with its plan)" : `aborted (${op.reason})`}`);
+      continue;
+    }
+    if (op.type === "press" && op.retry === true) {
+      if (!carried.has(op.index) || !same(made.get(op.index), op)) {
+        return { status: "mismatch", detail: `press ${op.index} repeated without the plan it owed`, presses: due };
+      }
+      carried.delete(op.index);
+      continue;
+    }
+    if (op.type === "press") made.set(op.index, op);
     if (op.type === "press") {
       if (op.index !== due) return { status: "mismatch", detail: `press ${op.index} where press ${due} was due`, presses: due };
       const [wanted, next] = plan(model, state, typeof op.player === "string" ? op.player : null);
@@ -112,23 +137,40 @@ export function checkRound(round) {
     } else {
       if (op.press !== due) return { status: "mismatch", detail: `${op.type} at press ${op.press}, press ${due} was due`, presses: due };
       if (op.type === "ejection_lid") state = { ...state, sinceLid: 0 };
-      else state = { ...state, key: hmacHex(state.key, `entropy:${op.entropy}`) };
+      else {
+        if (typeof op.hash === "string" && (!(round.commits || new Map()).has(op.hash) || commitmentOf(String(op.entropy)) !== op.hash)) {
+          return { status: "mismatch", detail: "entropy in the key that no phone committed to", presses: due };
+        }
+        state = { ...state, key: hmacHex(state.key, `entropy:${op.entropy}`) };
+      }
     }
   }
   if (state.press !== round.presses) return { status: "mismatch", detail: `${state.press} presses, the reveal says ${round.presses}`, presses: state.press };
-  return { status: round.rigged ? "rigged" : "verified", detail: "", presses: state.press };
+  notes.push(...(round.withheld || []).map((c) => `entropy withheld by ${c}`));
+  if (round.manual) notes.unshift(`${round.manual} hit(s) settled manually, not by the launcher's plan`);
+  const status = round.rigged ? "rigged" : round.manual ? "manual" : "verified";
+  return { status, detail: notes.join(", "), presses: state.press };
 }
 
 export class Fairness {
-  /** `sendRaw(command)` publishes a command without waiting for its reply (entropy needs none). */
+  /** `sendRaw(command)` publishes a command and returns its id (or null when the link is down); the page hands
+   * every reply to `takeReply` so that this phone reads the table's answer to its own entropy. */
   constructor(sendRaw) {
     this.sendRaw = sendRaw;
-    this.rounds = new Map(); // commitment -> {commitment, label, preset, custom, rigged, ops, secret, presses, seq, result}
+    this.rounds = new Map(); // commitment -> {commitment, label, preset, custom, rigged, ops, commits, withheld, secret, presses, seq, result}
     this.changed = false;
+    this.sentIds = new Map(); // command id -> {commitment, kind: "commit" | "reveal", tries}
+    this.mine = new Map(); // commitment -> {entropy, hash, status, detail}: this phone's own contribution
+    this.client = null;
     try {
-      this.sent = new Set(JSON.parse(sessionStorage.getItem(SENT_KEY) || "[]"));
+      this.mine = new Map(JSON.parse(sessionStorage.getItem(SENT_KEY) || "[]"));
+      this.client = sessionStorage.getItem(CLIENT_KEY);
     } catch {
-      this.sent = new Set();
+      // storage disabled: a reload forgets this phone's contributions (an unrevealed one shows as withheld)
+    }
+    if (!this.client || !/^[A-Za-z0-9_-]{1,40}$/.test(this.client)) {
+      this.client = `phone-${bytesToHex(crypto.getRandomValues(new Uint8Array(6)))}`;
+      try { sessionStorage.setItem(CLIENT_KEY, this.client); } catch { /* see above */ }
     }
   }
 
@@ -141,7 +183,7 @@ export class Fairness {
     if (event.type === "round_started" || event.type === "ejection_commit") {
       const label = event.type === "round_started" ? `Round ${event.round}`
         : event.reason === "free" ? "Free play" : `Round ${event.round} (after an undo)`;
-      const round = this.rounds.get(key) || { commitment: key, ops: [], secret: null, presses: 0, result: null };
+      const round = this.rounds.get(key) || { commitment: key, ops: [], commits: new Map(), withheld: [], manual: 0, secret: null, presses: 0, result: null };
       Object.assign(round, {
         label, preset: event.preset, custom: event.custom, ms_per_card: event.ms_per_card, rigged: event.rigged === true, seq,
       });
@@ -152,25 +194,81 @@ export class Fairness {
     } else {
       const round = this.rounds.get(key);
       if (!round) return; // opened before this page's first event: not checkable from here
-      if (OPERATIONS.has(event.type)) round.ops.push(event);
-      else if (typeof event.secret === "string") Object.assign(round, { secret: event.secret, presses: event.presses });
-      else return;
+      const mine = this.mine.get(key);
+      if (event.type === "hit" && event.manual === true) {
+        round.manual += 1; // a count someone sent, not the launcher's plan (docs/fairness.md)
+      } else if (event.type === "ejection_entropy_commit") {
+        round.commits.set(event.hash, event.client);
+        if (mine && mine.hash === event.hash && mine.status === "committing") {
+          this.setMine(key, "committed", "");
+          setTimeout(() => this.reveal(key, 0), (Number(event.reveal_after_ms) || 500) + REVEAL_MARGIN_MS);
+        }
+      } else if (event.type === "ejection_entropy_withheld") {
+        round.withheld.push(String(event.client));
+        if (mine && mine.hash === event.hash) this.setMine(key, "left out", "the first press came before this phone's reveal");
+      } else if (OPERATIONS.has(event.type)) {
+        round.ops.push(event);
+        if (event.type === "ejection_entropy" && mine && mine.hash === event.hash) this.setMine(key, "in the mix", "");
+        if (event.type === "press" && event.index === 0 && mine && mine.status !== "in the mix" && mine.status !== "refused") {
+          this.setMine(key, "left out", "the round's first press came without it");
+        }
+      } else if (typeof event.secret === "string") Object.assign(round, { secret: event.secret, presses: event.presses });
+      else if (event.type !== "ejection_entropy_revealed") return;
     }
     const round = this.rounds.get(key);
     if (round && round.secret !== null) round.result = checkRound(round);
     this.changed = true;
   }
 
-  /** This phone's randomness for an open commitment, once: 128 bits from the browser's CSPRNG. */
+  /** This phone's randomness for an open commitment, once: 128 bits from the browser's CSPRNG, committed first. */
   contribute(commitment) {
-    if (this.sent.has(commitment)) return;
-    const bytes = crypto.getRandomValues(new Uint8Array(16));
-    if (!this.sendRaw({ type: "entropy", entropy: bytesToHex(bytes), commitment })) return;
-    this.sent.add(commitment);
+    if (this.mine.has(commitment)) return;
+    const entropy = bytesToHex(crypto.getRandomValues(new Uint8Array(16)));
+    const hash = commitmentOf(entropy);
+    const id = this.sendRaw({ type: "entropy", hash, client: this.client, commitment });
+    if (id === null || id === undefined || id === false) return;
+    this.sentIds.set(id, { commitment, kind: "commit" });
+    this.mine.set(commitment, { entropy, hash, status: "committing", detail: "" });
+    this.save();
+  }
+
+  reveal(commitment, tries) {
+    const mine = this.mine.get(commitment);
+    if (!mine || mine.status !== "committed") return;
+    const id = this.sendRaw({ type: "entropy", entropy: mine.entropy, commitment });
+    if (id !== null && id !== undefined && id !== false) this.sentIds.set(id, { commitment, kind: "reveal", tries });
+  }
+
+  /** The table's reply to one of this phone's entropy commands (true: it was one; the page does nothing else). */
+  takeReply(reply) {
+    const sent = this.sentIds.get(reply.id);
+    if (!sent) return false;
+    this.sentIds.delete(reply.id);
+    if (reply.ok !== false) {
+      if (sent.kind === "reveal") this.setMine(sent.commitment, "revealed", "");
+      return true;
+    }
+    if (reply.code === "entropy_too_early" && sent.tries < MAX_EARLY_RETRIES) {
+      setTimeout(() => this.reveal(sent.commitment, sent.tries + 1), 300);
+      return true;
+    }
+    this.setMine(sent.commitment, "refused", `${reply.code}: ${reply.message || ""}`.trim());
+    return true;
+  }
+
+  setMine(commitment, status, detail) {
+    const mine = this.mine.get(commitment);
+    if (!mine) return;
+    Object.assign(mine, { status, detail });
+    this.changed = true;
+    this.save();
+  }
+
+  save() {
     try {
-      sessionStorage.setItem(SENT_KEY, JSON.stringify([...this.sent].slice(-50)));
+      sessionStorage.setItem(SENT_KEY, JSON.stringify([...this.mine].slice(-50)));
     } catch {
-      // storage disabled: at worst this phone adds its entropy twice (the table takes up to 32 per round)
+      // storage disabled: see the constructor
     }
   }
 
@@ -195,12 +293,26 @@ export class Fairness {
         verified: `✓ verified on this phone (${presses(round.result?.presses ?? 0)})`,
         mismatch: `✗ does not match: ${round.result?.detail}`,
         rigged: "⚠ rigged: its secret came from a chosen seed",
+        manual: `⚠ manual: presses match (${presses(round.result?.presses ?? 0)}), but`,
         incomplete: `… ${round.result?.detail}`,
         open: `committed ${round.commitment.slice(0, 12)}…, secret revealed when the round ends`,
       }[status];
       const label = document.createElement("strong");
       label.textContent = `${round.label} · ${round.preset}`;
       li.append(label, " ", mark);
+      if (round.result?.detail && round.result.status !== "mismatch" && round.result.status !== "incomplete") {
+        li.append(" ⚠ ", round.result.detail);
+      }
+      const mine = this.mine.get(round.commitment);
+      if (mine) {
+        const own = document.createElement("span");
+        own.className = "fairness-own";
+        own.dataset.status = mine.status;
+        own.textContent = mine.status === "in the mix" ? "this phone's entropy: in the mix ✓"
+          : mine.status === "refused" || mine.status === "left out" ? `⚠ this phone's entropy is NOT in the mix (${mine.status}${mine.detail ? `: ${mine.detail}` : ""})`
+            : `this phone's entropy: ${mine.status}`;
+        li.append(document.createElement("br"), own);
+      }
       if (round.secret !== null) {
         const secret = document.createElement("code");
         secret.className = "fairness-secret";

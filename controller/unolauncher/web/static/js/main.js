@@ -260,6 +260,7 @@ function onEvent(event) {
 }
 
 function onReply(reply) {
+  if (app.fairness.takeReply(reply)) return app.fairness.changed && app.fairness.render($("fairness"));
   if (app.moves.take(reply)) {
     renderMoveControls();
     app.picker.refresh(app.state);
