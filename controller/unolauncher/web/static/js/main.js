@@ -378,6 +378,7 @@ function renderMoveControls() {
   setBlocked($("btn-draw"), !app.moves.allows(current, "draw"));
   setBlocked($("btn-pass"), !app.moves.allows(current, "pass"));
   setBlocked($("btn-uno"), !playing || (unoFor !== null && !app.moves.allows(unoFor, "uno")));
+  $("uno-who").textContent = unoFor ? ` ${unoFor}` : playing ? "…" : ""; // whom one tap calls it for, or "asks"
 }
 
 /** Ask the referee what these players may do now (each once per state; nothing is sent while the link is down). */
