@@ -5,7 +5,6 @@ Real Chromium against ``unolauncher run``."""
 from __future__ import annotations
 
 from playwright.sync_api import expect
-
 from rules.rigs import rig
 
 from .conftest import PhoneFactory, TableHandle
@@ -35,7 +34,7 @@ def test_uno_asks_whom_while_someone_can_be_caught_and_never_credits_the_caught_
     # dad calls his own UNO: mom stays catchable.
     sheet.locator("#seat-actions > .chips:not(.catchers) .chip", has_text="dad").click()
     expect(sheet).to_be_hidden()
-    expect(page.locator(f'.seat[data-player="mom"] .uno-flag.warn')).to_be_visible()
+    expect(page.locator('.seat[data-player="mom"] .uno-flag.warn')).to_be_visible()
     calls = [c for c in table.commands[sent:] if c["type"] == "uno"]
     assert [c["player"] for c in calls] == ["dad"], calls
     # The same button then lets kid catch mom (she never called).
