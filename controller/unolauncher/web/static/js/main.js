@@ -7,6 +7,7 @@ import { History } from "./history.js";
 import { DealSheet } from "./deal.js";
 import { Fairness } from "./fairness.js";
 import { MoveBook } from "./moves.js";
+import { renderCatchable } from "./screen.js";
 import {
   renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs, readScores,
   applyLink, setBlocked, link,
@@ -342,6 +343,7 @@ function renderTableView() {
   renderBanner($("banner"), state, Boolean(app.link && app.link.connected));
   renderTable($("ring"), $("ring-center"), state, (player) => app.seat.open(player));
   renderOwed($("owed"), state);
+  renderCatchable($("catchable"), state, (player) => app.seat.open(player));
   renderPrompt($("pending-box"), $("pending-body"), state, {
     send,
     reloadRequested: app.reloadRequested,

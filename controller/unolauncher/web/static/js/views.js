@@ -112,11 +112,11 @@ export function renderTable(ring, center, state, onSeat) {
   players.forEach((player, i) => {
     // Seat 0 at the bottom, then clockwise on screen (y grows downwards, so +angle turns clockwise).
     const angle = Math.PI / 2 + (2 * Math.PI * i) / n;
-    const x = 50 + 39 * Math.cos(angle);
-    const y = 50 + 38 * Math.sin(angle);
     const seat = button(null, "seat", () => onSeat(player));
-    seat.style.left = `${x}%`;
-    seat.style.top = `${y}%`;
+    // On an ellipse inset by half a seat (and its "to play" tag), so that no seat sticks out of the ring, whatever
+    // shape the one-screen layout gives it (portrait: tall, landscape: the left half).
+    seat.style.left = `calc(50% + ${Math.cos(angle).toFixed(4)} * (50% - var(--seat-dx, 46px)))`;
+    seat.style.top = `calc(50% + ${Math.sin(angle).toFixed(4)} * (50% - var(--seat-dy, 42px)))`;
     seat.dataset.player = player;
     const hand = state.hands ? state.hands[player] : undefined;
     const hits = owed.get(player) || 0;
@@ -210,6 +210,7 @@ export function renderPrompt(box, body, state, ctx) {
   const pending = state && state.pending && typeof state.pending === "object" ? state.pending : null;
   const row = el("div", "chips");
   let title = null;
+  let note = null; // a short explanation under the question
   if (pending) {
     const player = pending.player || state.current;
     const kind = String(pending.kind || pending.type || "choice");
@@ -227,13 +228,18 @@ export function renderPrompt(box, body, state, ctx) {
         row.append(commandButton(target, "chip", (b) => send({ type: "choose", player, target }, b)));
       }
     } else if (kind === "challenge") {
+      const by = pending.by || "the player";
       title = `${player}: challenge ${pending.by ? pending.by + "’s " : "the "}Wild Draw Four?`;
-      row.append(commandButton("Accept (draw 4)", "btn", (b) => send({ type: "accept", player }, b)));
+      row.append(commandButton("Accept +4", "btn", (b) => send({ type: "accept", player }, b)));
       if (state.mode === "table") {
-        // MK-14 in table mode: the players look at the hand and report the outcome.
-        row.append(commandButton("Challenge: guilty", "btn", (b) => send({ type: "challenge", player, guilty: true }, b)));
-        row.append(commandButton("Challenge: not guilty", "btn", (b) => send({ type: "challenge", player, guilty: false }, b)));
+        // MK-14 in table mode: the players look at the hand and report the outcome; say what each outcome means.
+        note = `Guilty: ${by} held a card of the colour before the +4, so ${by} draws 4. `
+          + `Not guilty: ${player} draws 6 and loses the turn. Accept: ${player} draws 4 and loses the turn.`;
+        row.append(commandButton("Guilty", "btn", (b) => send({ type: "challenge", player, guilty: true }, b)));
+        row.append(commandButton("Not guilty", "btn", (b) => send({ type: "challenge", player, guilty: false }, b)));
       } else {
+        note = `Accept: ${player} draws 4 and loses the turn. Challenge: if ${by} held a card of the colour before `
+          + `the +4, ${by} draws 4; if not, ${player} draws 6 and loses the turn.`;
         row.append(commandButton("Challenge", "btn", (b) => send({ type: "challenge", player }, b)));
       }
     } else if (kind === "score") {
@@ -260,7 +266,9 @@ export function renderPrompt(box, body, state, ctx) {
   }
   box.hidden = title === null;
   if (title === null) return false;
-  body.append(el("p", "pending-title", title), row);
+  body.append(el("p", "pending-title", title));
+  if (note) body.append(el("p", "pending-note", note));
+  body.append(row);
   return true;
 }
 
