@@ -259,6 +259,7 @@ class Daemon:
                 "table": self.topics.table_id,
                 "base": self.topics.base + "/",
                 "launcher": "virtual" if self.virtual is not None else "real",
+                "allow_rigged": self.config.launcher.allow_rigged,  # the page offers a seed only if it is taken
             },
         )
         try:

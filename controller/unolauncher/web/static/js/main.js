@@ -7,7 +7,7 @@ import { History } from "./history.js";
 import { DealSheet } from "./deal.js";
 import { Fairness } from "./fairness.js";
 import { MoveBook } from "./moves.js";
-import { renderCatchable } from "./screen.js";
+import { renderCatchable, calloutFor, showCallout, hitBlocker, plainRefusal } from "./screen.js";
 import {
   renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs, readScores,
   applyLink, setBlocked, link,
@@ -38,6 +38,7 @@ const app = {
   seen: new Set(), // event seqs already shown (QoS 1 redelivery and resends can arrive twice)
   resendAsked: 0, // highest seq a resend was already asked up to
   reloadRequested: false,
+  reloadSeq: 0, // seq of the event that set reloadRequested
   history: null,
   fairness: null, // the phone's own check of every revealed round (fairness.js)
   moves: null, // the referee's answer to "what may this player do now" (moves.js): the controls follow it
@@ -239,13 +240,22 @@ function onEvent(event) {
   // a reconnect) are history: shown in the feed, but no "+n" rising from a seat and nothing counted as unread.
   const live = seq !== null && app.liveFrom !== null && seq > app.liveFrom;
   const before = app.reloadRequested;
-  if (event.type === "reload_request") app.reloadRequested = true;
-  if (["reloaded", "reshuffled", "game_started"].includes(event.type)) app.reloadRequested = false;
+  // The newest of a reload request and a reload decides (a backfilled older game_started must not clear it).
+  const at = seq ?? Number.MAX_SAFE_INTEGER;
+  const reloadNews = event.type === "reload_request" || ["reloaded", "reshuffled", "game_started"].includes(event.type);
+  if (reloadNews && at >= app.reloadSeq) {
+    app.reloadSeq = at;
+    app.reloadRequested = event.type === "reload_request";
+  }
   app.history.observeEvent(event);
   app.fairness.observeEvent(event);
   addFeed(event, seq, live);
+  if (live) showCallout($("callout"), calloutFor(event));
   if (live && event.type === "hit" && seq === app.maxSeq) showLastHit(event);
-  if (before !== app.reloadRequested) renderTableView();
+  if (before !== app.reloadRequested) {
+    renderTableView();
+    renderLauncherView();
+  }
   if (app.history.changedByLastEvent) {
     renderLauncherView();
     renderScoresView();
@@ -266,7 +276,7 @@ function onReply(reply) {
   app.pending.delete(reply.id);
   clearTimeout(entry.timer);
   entry.control?.classList.remove("busy");
-  if (reply.ok === false) showRefusal(entry.control, reply.message || reply.code || "Refused.");
+  if (reply.ok === false) showRefusal(entry.control, plainRefusal(reply));
   else {
     clearRefusal(entry.control);
     entry.onOk?.();
@@ -357,7 +367,8 @@ function renderTableView() {
   if (state) {
     const owed = Array.isArray(state.owed) && state.owed.length ? state.owed[0].player : null;
     const who = playing ? owed || state.current : null;
-    $("press-who").textContent = who ? `for ${who}` : "";
+    const why = hitBlocker(state, { reloadRequested: app.reloadRequested, stopped: launcherStopped() });
+    $("press-who").textContent = why || (who ? `for ${who}` : "");
   }
   // Which buttons exist depends on the rule set only, so nothing moves during a game: Draw is for the draw rules;
   // Pass is always there (in UNO Attack it only ends a Skip/Reverse chain, ATK-08, and is off otherwise).
@@ -400,7 +411,8 @@ function renderStop() {
   $("estop-stopped").hidden = !stopped;
   setBlocked($("btn-stop"), stopped);
   setBlocked($("btn-enable"), !stopped);
-  setBlocked($("press"), stopped); // the daemon would refuse it (press_refused, disabled): show it before the tap
+  // Off while the daemon would refuse it (stopped) or nobody may hit (the reason is on the button: hitBlocker).
+  setBlocked($("press"), stopped || hitBlocker(app.state, { reloadRequested: app.reloadRequested }) !== null);
 }
 
 function renderScoresView() {
@@ -413,7 +425,7 @@ function renderScoresView() {
 }
 
 function renderLauncherView() {
-  renderLauncher($("launcher"), app.launcher, app.history);
+  renderLauncher($("launcher"), app.launcher, app.history, { empty: app.reloadRequested });
   // The daemon's lid/load commands drive the simulated toy (demo and tests); a real launcher has a real lid.
   $("virtual-controls").hidden = !isVirtual();
   $("btn-lid").textContent = app.launcher && app.launcher.lid_open ? "Close the lid" : "Open the lid";
@@ -648,6 +660,7 @@ async function main() {
     want: (player) => askMoves(player),
   });
   app.setup = new Setup($("setup-form"), { start: startGame });
+  $("setup-seed").hidden = config.allow_rigged !== true; // a table that refuses a chosen seed does not offer one
   app.deal = new DealSheet($("deal-sheet"));
   app.seat = new SeatSheet($("seat-sheet"), {
     send,

@@ -216,14 +216,18 @@ export function renderPrompt(box, body, state, ctx) {
     const kind = String(pending.kind || pending.type || "choice");
     box.dataset.kind = kind;
     if (kind === "color") {
-      title = `${player}: choose the colour`;
+      // Which card asks (MK-12 Bob-omb, an Item Box with nothing to turn, a Wild turned up at the start).
+      title = pending.reason === "bob-omb" ? `Bob-omb: ${player} draws 2 and chooses the colour`
+        : pending.reason === "item-box" ? `Item Box (nothing to turn): ${player} chooses the colour`
+          : pending.reason === "start" ? `${player}: choose the colour to start with`
+            : `${player}: choose the colour`;
       for (const colour of COLOURS) {
         const b = commandButton(capitalise(colour), `swatch c-${colour}`, (b) => send({ type: "choose", player, color: colour }, b));
         b.dataset.color = colour;
         row.append(b);
       }
     } else if (kind === "target") {
-      title = `${player}: choose a player`;
+      title = pending.reason === "green-shell" ? `Green Shell: ${player} chooses who draws 1` : `${player}: choose a player`;
       for (const target of (state.players || []).filter((p) => p !== player)) {
         row.append(commandButton(target, "chip", (b) => send({ type: "choose", player, target }, b)));
       }
@@ -252,6 +256,10 @@ export function renderPrompt(box, body, state, ctx) {
     box.dataset.kind = "next_round";
     title = `Round ${state.round} is scored.`;
     row.append(commandButton("Deal the next round", "btn primary", (b) => ctx.dealNext(b)));
+  } else if (ctx.reloadRequested && state && state.phase === "playing") {
+    box.dataset.kind = "reload";
+    title = "The launcher is empty: load the discard pile (all but the top card).";
+    row.append(commandButton("Launcher reloaded", "btn primary", (b) => send({ type: "reload" }, b)));
   } else if (state && state.uno_exposed && state.phase === "playing") {
     // ATK-18 / MK-15: catchable until the next player acts — make it impossible to miss at the table.
     const exposed = state.uno_exposed;
@@ -259,10 +267,6 @@ export function renderPrompt(box, body, state, ctx) {
     title = `${exposed} has one card left and has not called UNO!`;
     row.append(commandButton(`${exposed} calls UNO`, "btn uno", (b) => send({ type: "uno", player: exposed }, b)));
     row.append(button(`Catch ${exposed}…`, "btn", () => ctx.catchPlayer(exposed)));
-  } else if (ctx.reloadRequested && state && state.phase === "playing") {
-    box.dataset.kind = "reload";
-    title = "The launcher is empty: load the discard pile (all but the top card).";
-    row.append(commandButton("Launcher reloaded", "btn primary", (b) => send({ type: "reload" }, b)));
   }
   box.hidden = title === null;
   if (title === null) return false;
@@ -372,8 +376,12 @@ export function describeEvent(ev) {
     case "reloaded":
     case "reshuffled":
       return ["↻", `${plural(n(ev.cards), "card")} reshuffled into the ${ev.type === "reloaded" ? "launcher" : "stock"}`, "info"];
-    case "undone":
-      return ["↶", `Undone${ev.command && ev.command.type ? `: ${ev.command.type}${ev.command.card ? ` ${ev.command.card}` : ""}` : ""}`, "info"];
+    case "undone": {
+      const c = ev.command || {};
+      // A hit taken back: its cards are in someone's hand, the referee no longer counts them there — say so.
+      if (c.type === "hit" && n(c.cards)) return ["↶", `Undone: ${c.player ? `${c.player}’s ` : ""}hit — put the ${plural(n(c.cards), "card")} back in the launcher`, "bad"];
+      return ["↶", `Undone${c.type ? `: ${c.type}${c.card ? ` ${c.card}` : ""}` : ""}`, "info"];
+    }
     case "jam":
       return ["⚠", ev.message || "Launcher jammed — open the lid and clear it", "bad"];
     case "magazine_empty":
@@ -510,10 +518,10 @@ export function readScores(node) {
 
 // ---- launcher ------------------------------------------------------------------------------------------
 
-export function renderLauncher(node, status, history) {
+export function renderLauncher(node, status, history, { empty = false } = {}) {
   node.replaceChildren();
   const tiles = el("div", "tiles");
-  const mood = !status ? ["unknown", "No launcher status yet"] :
+  const mood = empty ? ["jam", "EMPTY — reload it on the Table view"] : !status ? ["unknown", "No launcher status yet"] :
     status.enabled === false ? ["stopped", "STOPPED — enable it on the Table view"] :
     status.jammed ? ["jam", "JAMMED — open the lid"] :
     status.lid_open ? ["lid", "Lid open"] :
