@@ -7,6 +7,7 @@ import { History } from "./history.js";
 import { DealSheet } from "./deal.js";
 import { Fairness } from "./fairness.js";
 import { MoveBook } from "./moves.js";
+import { attachCounters } from "./counter.js";
 import { renderCatchable, calloutFor, showCallout, hitBlocker, plainRefusal } from "./screen.js";
 import {
   renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs, readScores,
@@ -421,6 +422,7 @@ function renderScoresView() {
   const scoring = Boolean(app.state && app.state.phase === "scoring" && app.state.players);
   $("score-form").hidden = !scoring;
   if (scoring) scoreInputs($("score-inputs"), app.state);
+  if (scoring) attachCounters($("score-inputs"), app.state); // tap the cards left, the hand's points add up
   setBlocked($("score-form").querySelector("button[type=submit]"), !scoring);
 }
 
