@@ -8,6 +8,7 @@ import { DealSheet } from "./deal.js";
 import { Fairness } from "./fairness.js";
 import { MoveBook } from "./moves.js";
 import { attachCounters } from "./counter.js";
+import { AtTheTable } from "./awake.js";
 import { renderCatchable, calloutFor, showCallout, hitBlocker, plainRefusal } from "./screen.js";
 import {
   renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs, readScores,
@@ -193,6 +194,7 @@ function onState(state) {
   if (state.phase !== "playing") app.reloadRequested = false;
   app.moves.reset(); // what anyone may do is asked again for this state (askMoves, from renderTableView)
   renderAll();
+  app.atTable.update(state); // keep the screen on during a game; this phone's player's turn/hit alerts
   if (!performance.getEntriesByName("uno-state").length) performance.mark("uno-state");
   document.body.dataset.hasState = "1";
 }
@@ -662,6 +664,7 @@ async function main() {
     want: (player) => askMoves(player),
   });
   app.setup = new Setup($("setup-form"), { start: startGame });
+  app.atTable = new AtTheTable($("view-setup"));
   $("setup-seed").hidden = config.allow_rigged !== true; // a table that refuses a chosen seed does not offer one
   app.deal = new DealSheet($("deal-sheet"));
   app.seat = new SeatSheet($("seat-sheet"), {
