@@ -51,6 +51,7 @@ const app = {
 };
 // Read-only hooks for the browser tests (state, seqs, connection) — nothing here changes behaviour.
 window.unoDashboard = app;
+window.unoBoot?.started(); // every script arrived (js/boot.js)
 
 // ---- settings (remembered on the phone) -------------------------------------------------------------------
 
