@@ -9,7 +9,7 @@ import { Fairness } from "./fairness.js";
 import { MoveBook } from "./moves.js";
 import { attachCounters } from "./counter.js";
 import { AtTheTable } from "./awake.js";
-import { renderCatchable, calloutFor, showCallout, hitBlocker, plainRefusal } from "./screen.js";
+import { renderCatchable, calloutFor, showCallout, hitBlocker, plainRefusal, watchForTable } from "./screen.js";
 import {
   renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs, readScores,
   applyLink, setBlocked, link,
@@ -123,6 +123,7 @@ function onStatus(kind, detail) {
     }
   }
   if (kind === "online") {
+    watchForTable(app, $("banner")); // a mistyped ?table= id says "no such table"
     app.resendAsked = 0; // a new connection may have missed anything: allow catching up again
     if (!performance.getEntriesByName("uno-connected").length) performance.mark("uno-connected");
   }

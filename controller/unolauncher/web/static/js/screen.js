@@ -111,3 +111,17 @@ export function plainRefusal(reply) {
     .replace(/\s*\((?:ATK|MK)-\d\d\)|\s*(?:ATK|MK)-\d\d:?/g, "")
     .trim();
 }
+
+// ---- a mistyped table id ---------------------------------------------------------------------------------------
+
+/** Connected to the broker, yet after `ms` there is neither a retained state nor a status for this table: no daemon
+ * ever ran a table by that name here. Say so instead of showing what looks like an empty live table. */
+export function watchForTable(app, banner, ms = 3000) {
+  clearTimeout(watchForTable.timer);
+  watchForTable.timer = setTimeout(() => {
+    if (!app.connected || app.state || app.daemonOnline !== null) return;
+    banner.className = "banner wrap idle";
+    banner.textContent = `No such table: “${app.config.table}” — nothing on this broker has that name. Check the table id in the address.`;
+    banner.dataset.noTable = "1";
+  }, ms);
+}
