@@ -279,6 +279,52 @@ def test_atk18_calling_uno_first_or_the_next_player_starting_makes_it_safe() -> 
     refused(ref, {"type": "catch", "player": "cy", "target": "ann"}, "nothing_to_catch")
 
 
+def test_atk18_an_attack_attack_target_who_is_not_next_hitting_leaves_the_catch_window_open() -> None:
+    # ATK-13 + ATK-18: ann's Wild Attack-Attack leaves her one card and names cy; bob is the next player. cy's hits
+    # are not bob starting, so ann can still be caught until bob acts.
+    players = ["ann", "bob", "cy", "dee"]
+    hands = {"ann": ["wild attack-attack", "red 2"], "bob": ["red 7", "red 9"], "cy": ["yellow 3"], "dee": ["blue 4"]}
+    for catcher in ("dee", "cy"):
+        ref, _ = start(A, hands, "red 5", players=players)
+        ok(ref, {"type": "play", "player": "ann", "card": "wild attack-attack", "color": "red", "target": "cy"})
+        assert ref.public_state()["uno_exposed"] == "ann"
+        ok(ref, {"type": "hit", "player": "cy", "cards": 1})
+        ok(ref, {"type": "hit", "player": "cy", "cards": 1})
+        assert ref.public_state()["current"] == "bob" and ref.public_state()["uno_exposed"] == "ann"
+        events = ok(ref, {"type": "catch", "player": catcher, "target": "ann"})
+        assert kinds(events) == ["caught", "penalty", "owed"] and ref.hitter() == "ann"
+    ref, _ = start(A, hands, "red 5", players=players)
+    ok(ref, {"type": "play", "player": "ann", "card": "wild attack-attack", "color": "red", "target": "cy"})
+    ok(ref, {"type": "hit", "player": "cy", "cards": 1})
+    ok(ref, {"type": "hit", "player": "cy", "cards": 1})
+    ok(ref, {"type": "play", "player": "bob", "card": "red 7"})  # the next player starts: the window closes
+    refused(ref, {"type": "catch", "player": "dee", "target": "ann"}, "nothing_to_catch")
+
+
+def test_atk18_a_penalty_hit_by_someone_else_leaves_the_catch_window_open() -> None:
+    # ATK-22 then ATK-18: cy's suggestion penalty hits come before bob's turn but are not bob starting.
+    hands = {"ann": ["red 1", "red 2"], "bob": ["blue 7", "red 9"], "cy": ["yellow 3"]}
+    ref, _ = start(A, hands, "red 5", options={"suggestion_penalty": True})
+    ok(ref, {"type": "play", "player": "ann", "card": "red 1"})
+    ok(ref, {"type": "suggest", "player": "cy"})
+    for _ in range(4):
+        ok(ref, {"type": "hit", "player": "cy", "cards": 0})
+    assert ref.public_state()["current"] == "bob" and ref.public_state()["uno_exposed"] == "ann"
+    ok(ref, {"type": "catch", "player": "cy", "target": "ann"})
+
+
+def test_atk18_the_catch_window_survives_a_saved_state_from_before_it_knew_the_next_player() -> None:
+    hands = {"ann": ["red 1", "red 2"], "bob": ["blue 7", "red 9", "red 8"], "cy": ["yellow 3"]}
+    ref, _ = start(A, hands, "red 5")
+    ok(ref, {"type": "play", "player": "ann", "card": "red 1"})
+    saved = ref.to_json()
+    del saved["state"]["uno_next"]  # a journal snapshot written before the field existed
+    old = Referee.from_json(saved)
+    assert old.public_state()["uno_exposed"] == "ann"
+    ok(old, {"type": "play", "player": "bob", "card": "red 9"})
+    assert old.public_state()["uno_exposed"] is None
+
+
 def test_atk19_a_last_card_that_makes_someone_hit_is_hit_before_scoring() -> None:
     hands = {"ann": ["red hit-2"], "bob": ["blue 7", "blue 9"], "cy": ["yellow 3"]}
     ref, _ = start(A, hands, "red 5", stock_top=["green 8", "wild"])

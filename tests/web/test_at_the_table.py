@@ -453,7 +453,7 @@ def test_the_feed_and_prompts_use_plain_words(
     assert unknown[1] == "Brand new thing"
     # Prompts keep the players' names as typed (no Title Case), and no rule codes anywhere on the pages.
     assert table.command({"type": "play", "player": "ann", "card": "wild item-box", "turned": "green 7"})["ok"]
-    expect(page.locator("#pending-box .pending-title")).to_have_text("ann: choose a player")
+    expect(page.locator("#pending-box .pending-title")).to_have_text("Green Shell: ann chooses who draws 1")
     assert page.evaluate("getComputedStyle(document.querySelector('.pending-title')).textTransform") == "none"
     prompt_text = page.locator("#pending-box").inner_text()
     assert not RULE_CODE.search(prompt_text), prompt_text

@@ -290,6 +290,7 @@ class Daemon:
                 "base": self.topics.base + "/",
                 "launcher": "virtual" if self.virtual is not None else "real",
                 "mqtt5": bool(self.endpoints.get("mqtt5")),  # the page speaks MQTT 5 where the daemon does
+                "allow_rigged": self.config.launcher.allow_rigged,  # the page offers a seed only if it is taken
             },
         )
         try:

@@ -164,8 +164,8 @@ class MarioKartRules(Stock, Scoring):
         ):
             return None
         seat = s.current
-        if s.uno_exposed >= 0:
-            s.uno_exposed = -1  # someone else started, or the exposed player now holds two cards
+        if s.uno_exposed >= 0 and (s.uno_exposed == seat or s.uno_next < 0 or s.uno_next == seat):
+            s.uno_exposed = -1  # the next player started, or the exposed player now holds two cards
         card = s.stock.pop()
         s.hands[seat].append(card)
         s.declared[seat] = False

@@ -55,8 +55,8 @@ class CardPlay(AttackRules, MarioKartRules):
         hand = s.hands[seat]
         if plain and not s.chain and len(hand) > 1 and len(cmd) == 3 and card in hand:
             # A plain card (number, or a face without an action here) that does not end the round.
-            if s.uno_exposed >= 0 and s.uno_exposed != seat:
-                s.uno_exposed = -1
+            if s.uno_exposed >= 0 and s.uno_exposed != seat and (s.uno_next < 0 or s.uno_next == seat):
+                s.uno_exposed = -1  # self._close_exposure(seat), inlined on the fast path
             hand.remove(card)
             s.discard.append(card)
             s.color = color
@@ -65,9 +65,9 @@ class CardPlay(AttackRules, MarioKartRules):
                 s.last_player = seat
             s.drew = False
             s.drawn = None
-            if len(hand) == 1 and not s.declared[seat]:
-                s.uno_exposed = seat
             s.current = nxt = (seat + s.direction) % len(s.players)
+            if len(hand) == 1 and not s.declared[seat]:
+                s.uno_exposed, s.uno_next = seat, nxt  # self._expose(seat, ""), inlined
             return [
                 {"type": "played", "player": name, "card": card, "color": color},
                 {"type": "turn", "player": s.players[nxt]},
@@ -159,8 +159,7 @@ class CardPlay(AttackRules, MarioKartRules):
         s = self._s
         full = s.mode == "full"
         hand = s.hands[seat] if full else None
-        if s.uno_exposed >= 0 and s.uno_exposed != seat:
-            s.uno_exposed = -1  # ATK-18: the next player started, the catch window is closed
+        self._close_exposure(seat)  # ATK-18: the next player started, the catch window is closed
         prev_color = s.color
         if hand is not None:
             hand.remove(card)
@@ -196,7 +195,7 @@ class CardPlay(AttackRules, MarioKartRules):
         else:
             self._draw_rules_effect(seat, face, prev_color, turned, cmd, out, events)
         if not out and (len(s.hands[seat]) if full else s.table_counts[seat]) == 1 and not s.declared[seat]:
-            s.uno_exposed = seat  # ATK-18 / MK-15: can be caught until the next player starts
+            self._expose(seat, action)  # ATK-18 / MK-15: can be caught until the next player starts
         if out and s.phase == PLAYING and not s.owed and s.pending is None:
             self._end_round(events)
         return events

@@ -72,9 +72,13 @@ _FIELDS: tuple[str, ...] = (
     "table_counts",
     "table_stock",
     "uno_exposed",
+    "uno_next",
     "wd4",
     "winner",
 )
+
+# Fields newer than some saved states (journal snapshots): their value when a saved state lacks them.
+_ADDED_LATER: dict[str, Any] = {"uno_next": -1}
 
 
 class GameState:
@@ -108,6 +112,10 @@ class GameState:
         self.pending: dict[str, Any] | None = None
         self.declared: list[bool] = []  # UNO called and still valid
         self.uno_exposed: int = -1  # ATK-18/MK-15: seat that can be caught right now
+        # ATK-18: the "next player" whose first action closes that window (-1: not known yet, e.g. during a
+        # Skip/Reverse chain; then anyone else's action closes it). Hits owed by someone else (a Wild
+        # Attack-Attack's target, a penalty) leave it open.
+        self.uno_next: int = -1
         self.scores: list[int] = []
         self.winner: int = -1
         self.round_winner: int = -1
@@ -151,6 +159,8 @@ class GameState:
             if name == "rng":
                 version, internal, gauss = data[name]
                 state.rng.setstate((version, tuple(internal), gauss))
+            elif name not in data and name in _ADDED_LATER:
+                setattr(state, name, _ADDED_LATER[name])  # a state saved before the field existed
             else:
                 setattr(state, name, copy_json(data[name]))
         return state

@@ -72,6 +72,8 @@ class TurnOrder:
         s.drew = False
         s.drawn = None
         s.current = nxt = (seat + s.direction * (1 + skips)) % n
+        if s.uno_exposed == seat:
+            s.uno_next = nxt  # ATK-18: the exposed player's turn ends here (a Skip/Reverse chain, say)
         events.append({"type": "turn", "player": s.players[nxt]})
 
     def _took_turn(self, seat: int) -> None:
@@ -109,6 +111,20 @@ class TurnOrder:
         return events
 
     def _close_exposure(self, seat: int) -> None:
-        """ATK-18: the catch window closes when anyone else starts acting."""
-        if self._s.uno_exposed >= 0 and self._s.uno_exposed != seat:
-            self._s.uno_exposed = -1
+        """ATK-18: the catch window closes when the next player starts (``uno_next``; anyone else's action while
+        that is not known yet). A Wild Attack-Attack's target or a penalised player hitting first does not close
+        it."""
+        s = self._s
+        if s.uno_exposed >= 0 and s.uno_exposed != seat and (s.uno_next < 0 or s.uno_next == seat):
+            s.uno_exposed = -1
+
+    def _expose(self, seat: int, action: str) -> None:
+        """ATK-18 / MK-15: ``seat`` is left with one card after a play, not called: catchable until the next player
+        starts. That is the player whose turn it is now, except after a Wild Attack-Attack (its target hits first,
+        then play resumes with the next player); during a Skip/Reverse chain it is not known yet (``_pass_turn``)."""
+        s = self._s
+        s.uno_exposed = seat
+        if action == "attack" and s.owed:
+            s.uno_next = s.resume
+        else:
+            s.uno_next = s.current if s.current != seat else -1

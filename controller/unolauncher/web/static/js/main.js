@@ -8,6 +8,9 @@ import { DealSheet } from "./deal.js";
 import { Fairness } from "./fairness.js";
 import { MoveBook } from "./moves.js";
 import { Freshness } from "./freshness.js";
+import { attachCounters } from "./counter.js";
+import { AtTheTable } from "./awake.js";
+import { renderCatchable, calloutFor, showCallout, hitBlocker, plainRefusal, watchForTable } from "./screen.js";
 import {
   renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs, readScores,
   applyLink, setBlocked, link,
@@ -38,6 +41,7 @@ const app = {
   seen: new Set(), // event seqs already shown (QoS 1 redelivery and resends can arrive twice)
   resendAsked: 0, // highest seq a resend was already asked up to
   reloadRequested: false,
+  reloadSeq: 0, // seq of the event that set reloadRequested
   history: null,
   fairness: null, // the phone's own check of every revealed round (fairness.js)
   moves: null, // the referee's answer to "what may this player do now" (moves.js): the controls follow it
@@ -48,6 +52,7 @@ const app = {
 };
 // Read-only hooks for the browser tests (state, seqs, connection) — nothing here changes behaviour.
 window.unoDashboard = app;
+window.unoBoot?.started(); // every script arrived (js/boot.js)
 
 // ---- settings (remembered on the phone) -------------------------------------------------------------------
 
@@ -121,6 +126,7 @@ function onStatus(kind, detail) {
     }
   }
   if (kind === "online") {
+    watchForTable(app, $("banner")); // a mistyped ?table= id says "no such table"
     app.resendAsked = 0; // a new connection may have missed anything: allow catching up again
     if (!performance.getEntriesByName("uno-connected").length) performance.mark("uno-connected");
   }
@@ -196,6 +202,7 @@ function onState(state) {
   if (state.phase !== "playing") app.reloadRequested = false;
   app.moves.reset(); // what anyone may do is asked again for this state (askMoves, from renderTableView)
   renderAll();
+  app.atTable.update(state); // keep the screen on during a game; this phone's player's turn/hit alerts
   if (!performance.getEntriesByName("uno-state").length) performance.mark("uno-state");
   document.body.dataset.hasState = "1";
 }
@@ -244,13 +251,22 @@ function onEvent(event) {
   // a reconnect) are history: shown in the feed, but no "+n" rising from a seat and nothing counted as unread.
   const live = seq !== null && app.liveFrom !== null && seq > app.liveFrom;
   const before = app.reloadRequested;
-  if (event.type === "reload_request") app.reloadRequested = true;
-  if (["reloaded", "reshuffled", "game_started"].includes(event.type)) app.reloadRequested = false;
+  // The newest of a reload request and a reload decides (a backfilled older game_started must not clear it).
+  const at = seq ?? Number.MAX_SAFE_INTEGER;
+  const reloadNews = event.type === "reload_request" || ["reloaded", "reshuffled", "game_started"].includes(event.type);
+  if (reloadNews && at >= app.reloadSeq) {
+    app.reloadSeq = at;
+    app.reloadRequested = event.type === "reload_request";
+  }
   app.history.observeEvent(event);
   app.fairness.observeEvent(event);
   addFeed(event, seq, live);
+  if (live) showCallout($("callout"), calloutFor(event));
   if (live && event.type === "hit" && seq === app.maxSeq) showLastHit(event);
-  if (before !== app.reloadRequested) renderTableView();
+  if (before !== app.reloadRequested) {
+    renderTableView();
+    renderLauncherView();
+  }
   if (app.history.changedByLastEvent) {
     renderLauncherView();
     renderScoresView();
@@ -272,7 +288,7 @@ function onReply(reply) {
   app.pending.delete(reply.id);
   clearTimeout(entry.timer);
   entry.control?.classList.remove("busy");
-  if (reply.ok === false) showRefusal(entry.control, reply.message || reply.code || "Refused.");
+  if (reply.ok === false) showRefusal(entry.control, plainRefusal(reply));
   else {
     clearRefusal(entry.control);
     entry.onOk?.();
@@ -349,6 +365,7 @@ function renderTableView() {
   renderBanner($("banner"), state, Boolean(app.link && app.link.connected));
   renderTable($("ring"), $("ring-center"), state, (player) => app.seat.open(player));
   renderOwed($("owed"), state);
+  renderCatchable($("catchable"), state, (player) => app.seat.open(player));
   renderPrompt($("pending-box"), $("pending-body"), state, {
     send,
     reloadRequested: app.reloadRequested,
@@ -362,7 +379,8 @@ function renderTableView() {
   if (state) {
     const owed = Array.isArray(state.owed) && state.owed.length ? state.owed[0].player : null;
     const who = playing ? owed || state.current : null;
-    $("press-who").textContent = who ? `for ${who}` : "";
+    const why = hitBlocker(state, { reloadRequested: app.reloadRequested, stopped: launcherStopped() });
+    $("press-who").textContent = why || (who ? `for ${who}` : "");
   }
   // Which buttons exist depends on the rule set only, so nothing moves during a game: Draw is for the draw rules;
   // Pass is always there (in UNO Attack it only ends a Skip/Reverse chain, ATK-08, and is off otherwise).
@@ -385,6 +403,7 @@ function renderMoveControls() {
   setBlocked($("btn-draw"), !app.moves.allows(current, "draw"));
   setBlocked($("btn-pass"), !app.moves.allows(current, "pass"));
   setBlocked($("btn-uno"), !playing || (unoFor !== null && !app.moves.allows(unoFor, "uno")));
+  $("uno-who").textContent = unoFor ? ` ${unoFor}` : playing ? "…" : ""; // whom one tap calls it for, or "asks"
 }
 
 /** Ask the referee what these players may do now (each once per state; nothing is sent while the link is down). */
@@ -404,7 +423,8 @@ function renderStop() {
   $("estop-stopped").hidden = !stopped;
   setBlocked($("btn-stop"), stopped);
   setBlocked($("btn-enable"), !stopped);
-  setBlocked($("press"), stopped); // the daemon would refuse it (press_refused, disabled): show it before the tap
+  // Off while the daemon would refuse it (stopped) or nobody may hit (the reason is on the button: hitBlocker).
+  setBlocked($("press"), stopped || hitBlocker(app.state, { reloadRequested: app.reloadRequested }) !== null);
 }
 
 function renderScoresView() {
@@ -413,11 +433,12 @@ function renderScoresView() {
   const scoring = Boolean(app.state && app.state.phase === "scoring" && app.state.players);
   $("score-form").hidden = !scoring;
   if (scoring) scoreInputs($("score-inputs"), app.state);
+  if (scoring) attachCounters($("score-inputs"), app.state); // tap the cards left, the hand's points add up
   setBlocked($("score-form").querySelector("button[type=submit]"), !scoring);
 }
 
 function renderLauncherView() {
-  renderLauncher($("launcher"), app.launcher, app.history);
+  renderLauncher($("launcher"), app.launcher, app.history, { empty: app.reloadRequested });
   // The daemon's lid/load commands drive the simulated toy (demo and tests); a real launcher has a real lid.
   $("virtual-controls").hidden = !isVirtual();
   $("btn-lid").textContent = app.launcher && app.launcher.lid_open ? "Close the lid" : "Open the lid";
@@ -653,6 +674,8 @@ async function main() {
     want: (player) => askMoves(player),
   });
   app.setup = new Setup($("setup-form"), { start: startGame });
+  app.atTable = new AtTheTable($("view-setup"));
+  $("setup-seed").hidden = config.allow_rigged !== true; // a table that refuses a chosen seed does not offer one
   app.deal = new DealSheet($("deal-sheet"));
   app.seat = new SeatSheet($("seat-sheet"), {
     send,

@@ -55,16 +55,26 @@ export class SeatSheet {
     if (player === null) {
       this.dialog.querySelector("#seat-title").textContent = "Who calls UNO?";
       const chips = el("div", "chips");
-      for (const p of state.players) {
+      // Those who may call first (two cards or fewer); the others stay listed, greyed by the referee's answer.
+      const few = (p) => (state.hands && state.hands[p] <= 2 ? 0 : 1);
+      for (const p of [...state.players].sort((a, b) => few(a) - few(b))) {
         chips.append(this.offered(p, "chip", { type: "uno", player: p }, close));
       }
       actions.replaceChildren(chips);
+      const exposed = state.uno_exposed;
+      if (exposed) this.catchers(actions, exposed, close);
       return;
     }
     this.dialog.querySelector("#seat-title").textContent = player;
     actions.replaceChildren(this.offered(`${player} calls UNO`, "btn uno wide", { type: "uno", player }, close));
+    this.catchers(actions, player, close);
+  }
+
+  /** "`player` forgot UNO — caught by:" and a chip per other player (ATK-18, MK-15). */
+  catchers(actions, player, close) {
+    const state = this.state();
     actions.append(el("p", "muted small", `${player} forgot UNO — caught by:`));
-    const chips = el("div", "chips");
+    const chips = el("div", "chips catchers");
     for (const other of state.players.filter((p) => p !== player)) {
       chips.append(this.offered(other, "chip", { type: "catch", player: other, target: player }, close));
     }
@@ -79,15 +89,17 @@ export class SeatSheet {
     return b;
   }
 
-  /** Who the big UNO button calls it for without asking: the one player holding one card, if there is one. */
+  /** Who the big UNO button calls it for without asking (the button shows the name): the one player who may call
+   * (two cards or fewer) while nobody can be caught. With someone catchable the tap may be a catch, or another
+   * player's own call: it asks, so it never credits a call to someone who did not make it (ATK-18). */
   unoShortcut() {
     const state = this.state();
-    if (!state || !state.players || !state.hands) return null;
-    const onOne = state.players.filter((p) => state.hands[p] === 1);
-    return onOne.length === 1 ? onOne[0] : null;
+    if (!state || !state.players || !state.hands || state.uno_exposed) return null;
+    const few = state.players.filter((p) => state.hands[p] <= 2);
+    return few.length === 1 ? few[0] : null;
   }
 
-  /** The big UNO button: whoever holds one card calls it; if that is not clear, ask. */
+  /** The big UNO button: the one player who may call it, named on the button; else ask who calls (or who caught). */
   callUno(control) {
     const state = this.state();
     if (!state || !state.players) return;

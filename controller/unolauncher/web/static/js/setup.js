@@ -109,7 +109,7 @@ export class Setup {
     }
     options.ejection_preset = f.preset.value;
     const command = { type: "new_game", ruleset, players, mode: f.mode.value, options };
-    if (f.seed.value !== "") command.seed = Number(f.seed.value);
+    if (f.seed.value !== "" && !f.querySelector("#setup-seed").hidden) command.seed = Number(f.seed.value);
     localStorage.setItem(PLAYERS_KEY, JSON.stringify(players));
     this.clear();
     this.start(command, control);

@@ -112,11 +112,11 @@ export function renderTable(ring, center, state, onSeat) {
   players.forEach((player, i) => {
     // Seat 0 at the bottom, then clockwise on screen (y grows downwards, so +angle turns clockwise).
     const angle = Math.PI / 2 + (2 * Math.PI * i) / n;
-    const x = 50 + 39 * Math.cos(angle);
-    const y = 50 + 38 * Math.sin(angle);
     const seat = button(null, "seat", () => onSeat(player));
-    seat.style.left = `${x}%`;
-    seat.style.top = `${y}%`;
+    // On an ellipse inset by half a seat (and its "to play" tag), so that no seat sticks out of the ring, whatever
+    // shape the one-screen layout gives it (portrait: tall, landscape: the left half).
+    seat.style.left = `calc(50% + ${Math.cos(angle).toFixed(4)} * (50% - var(--seat-dx, 46px)))`;
+    seat.style.top = `calc(50% + ${Math.sin(angle).toFixed(4)} * (50% - var(--seat-dy, 42px)))`;
     seat.dataset.player = player;
     const hand = state.hands ? state.hands[player] : undefined;
     const hits = owed.get(player) || 0;
@@ -210,30 +210,40 @@ export function renderPrompt(box, body, state, ctx) {
   const pending = state && state.pending && typeof state.pending === "object" ? state.pending : null;
   const row = el("div", "chips");
   let title = null;
+  let note = null; // a short explanation under the question
   if (pending) {
     const player = pending.player || state.current;
     const kind = String(pending.kind || pending.type || "choice");
     box.dataset.kind = kind;
     if (kind === "color") {
-      title = `${player}: choose the colour`;
+      // Which card asks (MK-12 Bob-omb, an Item Box with nothing to turn, a Wild turned up at the start).
+      title = pending.reason === "bob-omb" ? `Bob-omb: ${player} draws 2 and chooses the colour`
+        : pending.reason === "item-box" ? `Item Box (nothing to turn): ${player} chooses the colour`
+          : pending.reason === "start" ? `${player}: choose the colour to start with`
+            : `${player}: choose the colour`;
       for (const colour of COLOURS) {
         const b = commandButton(capitalise(colour), `swatch c-${colour}`, (b) => send({ type: "choose", player, color: colour }, b));
         b.dataset.color = colour;
         row.append(b);
       }
     } else if (kind === "target") {
-      title = `${player}: choose a player`;
+      title = pending.reason === "green-shell" ? `Green Shell: ${player} chooses who draws 1` : `${player}: choose a player`;
       for (const target of (state.players || []).filter((p) => p !== player)) {
         row.append(commandButton(target, "chip", (b) => send({ type: "choose", player, target }, b)));
       }
     } else if (kind === "challenge") {
+      const by = pending.by || "the player";
       title = `${player}: challenge ${pending.by ? pending.by + "’s " : "the "}Wild Draw Four?`;
-      row.append(commandButton("Accept (draw 4)", "btn", (b) => send({ type: "accept", player }, b)));
+      row.append(commandButton("Accept +4", "btn", (b) => send({ type: "accept", player }, b)));
       if (state.mode === "table") {
-        // MK-14 in table mode: the players look at the hand and report the outcome.
-        row.append(commandButton("Challenge: guilty", "btn", (b) => send({ type: "challenge", player, guilty: true }, b)));
-        row.append(commandButton("Challenge: not guilty", "btn", (b) => send({ type: "challenge", player, guilty: false }, b)));
+        // MK-14 in table mode: the players look at the hand and report the outcome; say what each outcome means.
+        note = `Guilty: ${by} held a card of the colour before the +4, so ${by} draws 4. `
+          + `Not guilty: ${player} draws 6 and loses the turn. Accept: ${player} draws 4 and loses the turn.`;
+        row.append(commandButton("Guilty", "btn", (b) => send({ type: "challenge", player, guilty: true }, b)));
+        row.append(commandButton("Not guilty", "btn", (b) => send({ type: "challenge", player, guilty: false }, b)));
       } else {
+        note = `Accept: ${player} draws 4 and loses the turn. Challenge: if ${by} held a card of the colour before `
+          + `the +4, ${by} draws 4; if not, ${player} draws 6 and loses the turn.`;
         row.append(commandButton("Challenge", "btn", (b) => send({ type: "challenge", player }, b)));
       }
     } else if (kind === "score") {
@@ -246,6 +256,10 @@ export function renderPrompt(box, body, state, ctx) {
     box.dataset.kind = "next_round";
     title = `Round ${state.round} is scored.`;
     row.append(commandButton("Deal the next round", "btn primary", (b) => ctx.dealNext(b)));
+  } else if (ctx.reloadRequested && state && state.phase === "playing") {
+    box.dataset.kind = "reload";
+    title = "The launcher is empty: load the discard pile (all but the top card).";
+    row.append(commandButton("Launcher reloaded", "btn primary", (b) => send({ type: "reload" }, b)));
   } else if (state && state.uno_exposed && state.phase === "playing") {
     // ATK-18 / MK-15: catchable until the next player acts — make it impossible to miss at the table.
     const exposed = state.uno_exposed;
@@ -253,14 +267,12 @@ export function renderPrompt(box, body, state, ctx) {
     title = `${exposed} has one card left and has not called UNO!`;
     row.append(commandButton(`${exposed} calls UNO`, "btn uno", (b) => send({ type: "uno", player: exposed }, b)));
     row.append(button(`Catch ${exposed}…`, "btn", () => ctx.catchPlayer(exposed)));
-  } else if (ctx.reloadRequested && state && state.phase === "playing") {
-    box.dataset.kind = "reload";
-    title = "The launcher is empty: load the discard pile (all but the top card).";
-    row.append(commandButton("Launcher reloaded", "btn primary", (b) => send({ type: "reload" }, b)));
   }
   box.hidden = title === null;
   if (title === null) return false;
-  body.append(el("p", "pending-title", title), row);
+  body.append(el("p", "pending-title", title));
+  if (note) body.append(el("p", "pending-note", note));
+  body.append(row);
   return true;
 }
 
@@ -364,8 +376,12 @@ export function describeEvent(ev) {
     case "reloaded":
     case "reshuffled":
       return ["↻", `${plural(n(ev.cards), "card")} reshuffled into the ${ev.type === "reloaded" ? "launcher" : "stock"}`, "info"];
-    case "undone":
-      return ["↶", `Undone${ev.command && ev.command.type ? `: ${ev.command.type}${ev.command.card ? ` ${ev.command.card}` : ""}` : ""}`, "info"];
+    case "undone": {
+      const c = ev.command || {};
+      // A hit taken back: its cards are in someone's hand, the referee no longer counts them there — say so.
+      if (c.type === "hit" && n(c.cards)) return ["↶", `Undone: ${c.player ? `${c.player}’s ` : ""}hit — put the ${plural(n(c.cards), "card")} back in the launcher`, "bad"];
+      return ["↶", `Undone${c.type ? `: ${c.type}${c.card ? ` ${c.card}` : ""}` : ""}`, "info"];
+    }
     case "jam":
       return ["⚠", ev.message || "Launcher jammed — open the lid and clear it", "bad"];
     case "magazine_empty":
@@ -502,10 +518,10 @@ export function readScores(node) {
 
 // ---- launcher ------------------------------------------------------------------------------------------
 
-export function renderLauncher(node, status, history) {
+export function renderLauncher(node, status, history, { empty = false } = {}) {
   node.replaceChildren();
   const tiles = el("div", "tiles");
-  const mood = !status ? ["unknown", "No launcher status yet"] :
+  const mood = empty ? ["jam", "EMPTY — reload it on the Table view"] : !status ? ["unknown", "No launcher status yet"] :
     status.enabled === false ? ["stopped", "STOPPED — enable it on the Table view"] :
     status.jammed ? ["jam", "JAMMED — open the lid"] :
     status.lid_open ? ["lid", "Lid open"] :

@@ -1,0 +1,81 @@
+// The scoring counter (table mode): tap each card left in a player's hand by its value (0–9, 20, 30, 40, 50 as the
+// rule set counts them: ATK-20, MK-17) and the hand's points are added up for the score form. The number of cards
+// tapped is checked against the hand size the referee tracks, so a card left out (or counted twice) shows.
+import { DECKS, faceLabel } from "./cards.js";
+
+/** Points of a card as the rule set scores it: numbers at face value, action cards 20 (Discard All, Trade Hands
+ * 30), Wild Hit 4 40, the other Wilds 50.  cardValue("skip") === 20; cardValue("7") === 7 */
+export function cardValue(face) {
+  if (/^\d$/.test(face)) return Number(face);
+  if (face === "discard-all" || face === "trade-hands") return 30;
+  if (face === "wild hit-4") return 40;
+  if (face.startsWith("wild")) return 50;
+  return 20;
+}
+
+/** The keypad of a rule set: each value once, with the cards that are worth it. */
+export function keypad(ruleset) {
+  const deck = DECKS[ruleset] || DECKS.classic;
+  const keys = new Map();
+  for (const face of [...deck.faces, ...deck.wilds]) {
+    const value = cardValue(face);
+    if (!keys.has(value)) keys.set(value, []);
+    keys.get(value).push(face.startsWith("wild") ? (face === "wild" ? "Wild" : `Wild ${faceLabel(face.slice(5))}`) : faceLabel(face));
+  }
+  return [...keys.entries()].sort((a, b) => a[0] - b[0]).map(([value, cards]) => ({ value, cards }));
+}
+
+function node(tag, className, text) {
+  const n = document.createElement(tag);
+  if (className) n.className = className;
+  if (text !== undefined) n.textContent = text;
+  return n;
+}
+
+/** Add a counter under each player's field of the score form (`inputs`: #score-inputs), once per round. */
+export function attachCounters(inputs, state) {
+  if (!state || state.mode !== "table" || inputs.dataset.counters === String(state.round)) return;
+  inputs.dataset.counters = String(state.round);
+  const keys = keypad(state.ruleset);
+  for (const input of inputs.querySelectorAll("input")) {
+    const player = input.name;
+    const held = state.hands ? state.hands[player] : undefined;
+    if (held === 0) continue; // went out
+    const box = node("div", "counter");
+    box.dataset.player = player;
+    const taps = [];
+    const summary = node("p", "counter-sum small", "");
+    const pad = node("div", "counter-keys");
+    const show = () => {
+      const total = taps.reduce((s, v) => s + v, 0);
+      summary.textContent = taps.length ? `${taps.length} card${taps.length === 1 ? "" : "s"}: ${taps.join(" + ")} = ${total}` : "Tap each card in the hand";
+      if (Number.isInteger(held) && taps.length && taps.length !== held) {
+        summary.append(node("strong", "counter-check bad", ` · the referee counts ${held} card${held === 1 ? "" : "s"}`));
+      } else if (Number.isInteger(held) && taps.length === held) {
+        summary.append(node("span", "counter-check ok", " · ✓ all cards"));
+      }
+      if (taps.length) input.value = String(total);
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    };
+    for (const { value, cards } of keys) {
+      const key = node("button", "counter-key", value >= 20 ? `+${value}` : String(value));
+      key.type = "button";
+      key.title = `${value}: ${cards.join(", ")}`;
+      key.setAttribute("aria-label", `${player}: a card worth ${value} (${cards.join(", ")})`);
+      key.addEventListener("click", () => { taps.push(value); show(); });
+      pad.append(key);
+    }
+    const back = node("button", "counter-key ghost", "↶");
+    back.type = "button";
+    back.setAttribute("aria-label", `${player}: remove the last card`);
+    back.addEventListener("click", () => { taps.pop(); if (!taps.length) input.value = ""; show(); });
+    pad.append(back);
+    const toggle = node("button", "btn small ghost counter-open", `Count ${player}’s cards`);
+    toggle.type = "button";
+    toggle.addEventListener("click", () => { box.hidden = !box.hidden; toggle.setAttribute("aria-expanded", String(!box.hidden)); });
+    box.hidden = true;
+    box.append(pad, summary);
+    show();
+    input.closest("label").after(toggle, box);
+  }
+}
