@@ -25,13 +25,14 @@ from unolauncher.rules.referee import Referee
 
 pytestmark = pytest.mark.timeout(120)
 
-TABLE_TOPICS = ("reply", "state", "status", "launcher", "sensors", "press")
+TABLE_TOPICS = ("reply", "state", "status", "launcher", "sensors", "press", "alive", "motor", "refusal")
 
 
 def acl(table_may: tuple[str, ...], read_cmd: bool = True) -> str:
     """An ACL for user ``t1`` (the table) that allows exactly ``table_may`` (written) and, with ``read_cmd``, reading
     ``cmd``; the ``watcher`` login may read and write everything of the table."""
     lines = ["user t1", *(f"topic write unolauncher/t1/{name}" for name in table_may)]
+    lines.append("topic readwrite unolauncher/t1/probe")  # the daemon's own deafness probe (bus/deafness.py)
     if read_cmd:
         lines.append("topic read unolauncher/t1/cmd")
     return "\n".join([*lines, "user watcher", "topic readwrite unolauncher/#", ""])

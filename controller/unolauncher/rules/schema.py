@@ -16,7 +16,7 @@ Example::
     ...     check_command({"type": "hit", "pad": "x"}, COMMAND_FIELDS["hit"])
     ... except Refusal as refusal:
     ...     (refusal.code, refusal.message)
-    ('unknown_field', 'hit has no field "pad" (it has: player, cards).')
+    ('unknown_field', 'hit has no field "pad" (it has: player, cards, manual).')
 """
 
 from __future__ import annotations

@@ -408,6 +408,14 @@ export function describeEvent(ev) {
       return ["#", `Launcher secret revealed (${String(ev.reason || "").replaceAll("_", " ")}): ${String(ev.secret || "").slice(0, 12)}…`, "quiet"];
     case "ejection_entropy":
       return ["#", "A phone added randomness to the launcher", "quiet"];
+    case "ejection_entropy_commit":
+      return ["#", "A phone committed its randomness for this round", "quiet"];
+    case "ejection_entropy_revealed":
+      return ["#", "A phone revealed its randomness: mixed into this round", "quiet"];
+    case "ejection_entropy_withheld":
+      return ["⚠", "A phone committed randomness and never revealed it (the fairness check names it)", "bad"];
+    case "ejection_carry":
+      return ["#", `${p || "The next player"}: the next press fires the plan of the press that did not finish (not drawn again)`, "quiet"];
     case "ejection_lid":
       return ["#", "Lid opened: the launcher's press count restarts", "quiet"];
     case "hit_failed":
