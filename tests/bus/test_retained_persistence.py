@@ -8,6 +8,7 @@ the documented ``homeassistant.enabled = false`` restart.
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -21,6 +22,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from support.daemon import DaemonProcess, to_toml
 from support.net import wait_until
 from unolauncher.bus.client import stop_loop
+from unolauncher.bus.retained_store import RETAINED_FILE
 
 from .test_discovery import FakeHomeAssistant
 
@@ -69,6 +71,19 @@ def retained_after_restart(port: int, topics: list[str]) -> dict[str, bytes]:
         watcher.close()
 
 
+def on_disk(daemon: DaemonProcess, expected: dict[str, bytes], absent: tuple[str, ...] = ()) -> bool:
+    """The broker's retained store on disk holds ``expected`` and none of ``absent`` (read like any other reader)."""
+    path = daemon.state_dir / RETAINED_FILE
+    if not path.exists():
+        return False
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        rows = dict(db.execute("SELECT topic, payload FROM retained").fetchall())
+    finally:
+        db.close()
+    return all(bytes(rows.get(t, b"")) == p for t, p in expected.items()) and not any(t in rows for t in absent)
+
+
 def test_retained_messages_survive_a_clean_restart_and_a_sigkill(tmp_path: Path) -> None:
     daemon = DaemonProcess(tmp_path, "kitchen", overrides=HA)
     device = "homeassistant/device/unolauncher_kitchen/config"
@@ -84,11 +99,11 @@ def test_retained_messages_survive_a_clean_restart_and_a_sigkill(tmp_path: Path)
             announced = watcher.retained[device]
         finally:
             watcher.close()
-        # A client connecting now gets them as retained messages: the broker has them in memory, so on disk too
-        # (a live subscriber may see a publish before the broker stored it: amqtt delivers first, then retains).
+        # A client connecting now gets them as retained messages, and the broker's store has them on disk.
         expected = {"zigbee/bulb/config": b"kept", device: announced}
         topics = [*expected, "zigbee/old/config"]
         assert wait_until(lambda: retained_after_restart(daemon.mqtt_port, topics) == expected, 10)
+        assert wait_until(lambda: on_disk(daemon, expected, absent=("zigbee/old/config",)), 10)
         assert daemon.stop() == 0
 
         daemon.start()  # a clean restart: a new broker on a new port, the same state directory
@@ -104,9 +119,10 @@ def test_retained_messages_survive_a_clean_restart_and_a_sigkill(tmp_path: Path)
             assert wait_until(lambda: watcher.has("zigbee/bulb/config", b"changed before the crash"), 5)
         finally:
             watcher.close()
-        # Retained for a new client: in the broker's memory, which it fills only once the message is on disk.
+        # Retained for a new client (in the broker's memory), and on disk.
         changed = {"zigbee/bulb/config": b"changed before the crash"}
         assert wait_until(lambda: retained_after_restart(daemon.mqtt_port, ["zigbee/bulb/config"]) == changed, 10)
+        assert wait_until(lambda: on_disk(daemon, changed), 10)  # written (fsynced) by the broker's writer thread
         daemon.kill()  # SIGKILL: no clean-up
 
         daemon.start()

@@ -119,10 +119,14 @@ def test_a_deaf_daemon_notices_and_reconnects(tmp_path: Path) -> None:
 
     port = free_port()
     loop = asyncio.new_event_loop()
-    broker = Broker({"listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"}}, "plugins": {
-        "unolauncher.bus.broker_auth.AllowAnonymous": {}}}, loop=loop)
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
+
+    async def make_broker() -> Broker:  # on the broker's own loop: amqtt asks for the current loop while it builds
+        return Broker({"listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"}}, "plugins": {
+            "unolauncher.bus.broker_auth.AllowAnonymous": {}}}, loop=loop)
+
+    broker = asyncio.run_coroutine_threadsafe(make_broker(), loop).result(10)
     asyncio.run_coroutine_threadsafe(broker.start(), loop).result(10)
     heard: list[bytes] = []
     journal = Journal(tmp_path / "journal.sqlite")

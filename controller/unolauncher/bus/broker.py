@@ -335,9 +335,12 @@ def _guarded_broker(config: dict[str, Any], limits: _Limits, retained: RetainedS
             await super()._start_listeners()
 
         async def retain_message(self, source_session: Any, topic_name: Any, data: Any, qos: Any = None) -> None:
+            # In memory first, as amqtt always did, then on disk: amqtt delivers to the current subscribers just
+            # before it retains, so a client subscribing while a disk write was awaited in between got neither the
+            # live message nor the retained one (a phone opening the page without the table's status or state).
+            await super().retain_message(source_session, topic_name, data, qos)
             if retained is not None and topic_name is not None:
                 await retained.put_async(topic_name, data or b"", qos)
-            await super().retain_message(source_session, topic_name, data, qos)
 
         async def stream_connected(self, reader: Any, writer: Any, listener_name: str) -> None:
             transport = writer.transport

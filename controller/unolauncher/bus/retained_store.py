@@ -6,10 +6,11 @@ or ``ha-remove``'s deletions. mosquitto persists them (``persistence true``); th
 same, with the journal's durability (``store/journal.py``): one SQLite file in the state directory, WAL,
 ``synchronous=FULL``, so every committed change is fsynced.
 
-The broker calls :meth:`RetainedStore.put` for each retained publish before it stores the message in memory, from a
-single writer thread of its own (:meth:`RetainedStore.put_async`), so a message a new subscriber gets as retained is
-already on disk, and the broker's event loop never waits for an fsync. (amqtt delivers a publish to the clients
-subscribed at the time before it retains it: those may see it a moment before it is on disk.) An empty retained
+The broker calls :meth:`RetainedStore.put` for each retained publish right after it stored the message in memory,
+from a single writer thread of its own (:meth:`RetainedStore.put_async`, in publish order), so the broker's event loop
+never waits for an fsync and a client subscribing at any moment gets the message as retained (amqtt delivers to the
+current subscribers, then retains: a disk write awaited in between left a gap that lost a newcomer both). As with
+mosquitto's persistence, a message retained a moment before a crash may be missing after it. An empty retained
 payload deletes (MQTT 3.3.1-10). An unchanged payload is not written again (Home Assistant's discovery is
 republished on every birth message).
 
