@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from support.fault_daemon import EdgeThread, Recorder, start_game
+from support.fault_daemon import EdgeThread, Recorder, run_with_scenario, start_game
 
 
 def scenario(daemon: Any, fault: str) -> None:
@@ -133,18 +133,7 @@ def scenario(daemon: Any, fault: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    fault, rest = argv[0], argv[1:]
-    from unolauncher.cli import main as cli_main
-    from unolauncher.daemon import app
-
-    start = app.Daemon.start
-
-    def start_then_inject(self: Any) -> None:
-        start(self)
-        threading.Thread(target=scenario, args=(self, fault), name="fault-scenario", daemon=True).start()
-
-    app.Daemon.start = start_then_inject  # type: ignore[method-assign]
-    return cli_main(rest)
+    return run_with_scenario(scenario, argv)
 
 
 if __name__ == "__main__":

@@ -204,7 +204,9 @@ def scenario(daemon: Any, fault: str) -> None:
     record.write(mark="injected")
 
 
-def main(argv: list[str]) -> int:
+def run_with_scenario(inject: Callable[[Any, str], None], argv: list[str]) -> int:
+    """``unolauncher ARGV[1:]`` with ``inject(daemon, ARGV[0])`` started on a thread of its own once the daemon is up
+    (the entry point of every fault-injection daemon: this module's and ``reliability/motor_faults.py``)."""
     fault, rest = argv[0], argv[1:]
     from unolauncher.cli import main as cli_main
     from unolauncher.daemon import app
@@ -213,10 +215,14 @@ def main(argv: list[str]) -> int:
 
     def start_then_inject(self: Any) -> None:
         start(self)
-        threading.Thread(target=scenario, args=(self, fault), name="fault-scenario", daemon=True).start()
+        threading.Thread(target=inject, args=(self, fault), name="fault-scenario", daemon=True).start()
 
     app.Daemon.start = start_then_inject  # type: ignore[method-assign]
     return cli_main(rest)
+
+
+def main(argv: list[str]) -> int:
+    return run_with_scenario(scenario, argv)
 
 
 if __name__ == "__main__":
