@@ -106,7 +106,7 @@ def test_message_layouts_match_the_vectors():
     fields = frames["config_defaults"]["fields"]
     values = struct.unpack(msgs.CONFIG_FMT, unhex(frames["config_defaults"]["body"]))
     assert list(values) == [fields[name] for name in runner.CONFIG_ORDER]
-    assert VECTORS["motor"]["coast_ms"] == runner.COAST_MS
+    assert VECTORS["motor"]["brake_ms"] == runner.BRAKE_MS
     for name, (low, high) in VECTORS["config_limits"].items():
         assert tuple(runner.LIMITS[name]) == (low, high), name
 

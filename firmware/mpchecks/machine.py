@@ -5,6 +5,8 @@ interrupts: an allocation inside one raises ``MemoryError``, which :func:`hard_c
 and re-raises, so the check fails. Nothing here allocates on the path into a handler.
 """
 
+from array import array
+
 import micropython
 import vclock
 
@@ -14,6 +16,24 @@ next_reset_cause = PWRON_RESET
 pulled_down = set()  # GPIOs with an external pull-down fitted: they read low as inputs with the pull-up
 hard_errors = []  # MemoryErrors raised by hard handlers (kept for the checks' messages)
 hard_calls = [0]
+
+# Every write to an output pin or a PWM duty, in order: (ms, channel, level) with channel = the GPIO for a pin's
+# level (0/1) and the GPIO + PWM_CHANNEL for a PWM's duty (0-65535). Preallocated, so the lid's hard interrupt
+# handler can write pins with the heap locked; writes beyond TRACE_SLOTS are dropped and counted in trace_len.
+PWM_CHANNEL = 100
+TRACE_SLOTS = 1024
+trace = array("i", [0] * (3 * TRACE_SLOTS))
+trace_len = [0]
+
+
+def record(channel, level):
+    n = trace_len[0]
+    if n < TRACE_SLOTS:
+        i = 3 * n
+        trace[i] = vclock.ticks_ms()
+        trace[i + 1] = channel
+        trace[i + 2] = level
+    trace_len[0] = n + 1
 
 
 def reset_cause():
@@ -71,6 +91,7 @@ class Pin:
         if v is None:
             return self._value
         self._value = 1 if v else 0
+        record(self.id, self._value)
         return None
 
     def irq(self, handler=None, trigger=12, hard=False):
@@ -110,6 +131,7 @@ class PWM:
         if d < 0 or d > 65535:
             raise ValueError("duty_u16 out of range")
         self._duty = d
+        record(self.pin.id + PWM_CHANNEL, d)
         return None
 
     def deinit(self):

@@ -12,7 +12,7 @@ import json
 import struct
 from pathlib import Path
 
-from unolauncher.launcher.backends.gpio.settings import DeviceSettings
+from unolauncher.launcher.backends.gpio.settings import BRAKE_MS
 from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.interface import FirePlan
 
@@ -86,9 +86,9 @@ def main() -> None:
         "frames": frames,
         "bad_frames": bad,
         "replay": replay,
-        # Shared with the firmware (runner.COAST_MS, runner.LIMITS): the GPIO backend's coast before the retract,
+        # Shared with the firmware (runner.BRAKE_MS, runner.LIMITS): the GPIO backend's brake before a reversal,
         # and the ceilings of every CONFIG value.
-        "motor": {"coast_ms": DeviceSettings().settle_ms},
+        "motor": {"brake_ms": BRAKE_MS},
         "config_limits": {name: list(limits) for name, limits in sp.DEVICE_LIMITS.items()},
     }
     OUT.write_text(json.dumps(data, indent=1) + "\n")

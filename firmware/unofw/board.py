@@ -49,6 +49,11 @@ class Board:
     def motor_off(self):
         raise NotImplementedError
 
+    def motor_brake(self, forward):
+        """Short brake (both bridge outputs to one rail): ``forward`` is the way the motor last turned, whose
+        input goes high first so that no instant drives against it."""
+        raise NotImplementedError
+
     def guard(self, ms):
         """Arm an independent timer that switches the motor off after ``ms`` even if the main loop stalls."""
 

@@ -181,6 +181,7 @@ class Rp2040Board(Board):
         Pin = machine.Pin
         self._motor_pins()
         self._tripped = array("b", [0])  # guard timer fired: motor refused until reset
+        self._last_dir = array("b", [1])  # the way the motor was last driven: +1 forward, -1 reverse
         self._lid_edge = array("b", [0])  # the lid interrupt saw an opening
         self._led = Pin(p["led"], Pin.OUT, value=0)
         self._buzzer = Pin(p["buzzer"], Pin.OUT, value=0)
@@ -302,20 +303,23 @@ class Rp2040Board(Board):
 
     # motor
     def _hw_off(self):
-        # Safe from interrupt handlers: only register writes, no allocation.
+        # Safe from interrupt handlers: register writes only, no allocation (no tuples). The input of the last
+        # direction goes low last: out of a brake the instant between two writes drives the motor's own way.
+        fwd = self._last_dir[0] > 0
         if self._pwm is not None:
-            self._pwm.duty_u16(0)
-            self._in1.value(0)
-            self._in2.value(0)
+            self._pwm.duty_u16(0)  # TB6612FNG: PWM low with a direction set is already short brake, never drive
+            (self._in2 if fwd else self._in1).value(0)
+            (self._in1 if fwd else self._in2).value(0)
         else:
-            self._pwm_in1.duty_u16(0)
-            self._pwm_in2.duty_u16(0)
+            (self._pwm_in2 if fwd else self._pwm_in1).duty_u16(0)
+            (self._pwm_in1 if fwd else self._pwm_in2).duty_u16(0)
 
     def motor(self, power, forward):
         if self._tripped[0] or self._lid.value() == 1:
             self._hw_off()  # a tripped guard or an open lid: nothing drives the motor, whatever the loop asks
             return
         duty = int(max(0, min(100, power)) * 65535 // 100)
+        self._last_dir[0] = 1 if forward else -1
         if self._pwm is not None:
             # TB6612FNG: PWM off, then the direction, then the PWM (never both inputs high: that is a brake).
             self._pwm.duty_u16(0)
@@ -330,6 +334,38 @@ class Rp2040Board(Board):
 
     def motor_off(self):
         self._hw_off()
+
+    def motor_brake(self, forward):
+        """Short brake, both inputs high (TB6612FNG IN1 = IN2 = H; DRV8833 1/1), the input of the way the motor
+        last turned first: between the two writes it drives that way or brakes, never against it. A tripped guard
+        or an open lid (driver in standby): off instead."""
+        if self._tripped[0] or self._lid.value() == 1:
+            self._hw_off()
+            return
+        self._last_dir[0] = 1 if forward else -1
+        if self._pwm is not None:
+            self._pwm.duty_u16(0)  # with a direction set, PWM low is short brake already
+            first, second = (self._in1, self._in2) if forward else (self._in2, self._in1)
+            first.value(1)
+            second.value(1)
+        else:
+            first, second = (self._pwm_in1, self._pwm_in2) if forward else (self._pwm_in2, self._pwm_in1)
+            first.duty_u16(65535)
+            second.duty_u16(65535)
+
+    def bridge_state(self):
+        """The H-bridge read back from the pins: forward, reverse, brake or coast (tests, diagnostics)."""
+        if self._pwm is not None:
+            in1, in2 = self._in1.value(), self._in2.value()
+            if in1 == in2:
+                return "brake" if in1 else "coast"
+            if self._pwm.duty_u16() == 0:
+                return "brake"
+            return "forward" if in1 else "reverse"
+        fwd, rev = self._pwm_in1.duty_u16(), self._pwm_in2.duty_u16()
+        if fwd == rev:
+            return "brake" if fwd else "coast"
+        return "forward" if fwd > rev else "reverse"
 
     def motor_state(self):
         """(duty 0-65535, +1 forward / -1 reverse / 0 off) read back from the pins (tests and diagnostics)."""

@@ -1,10 +1,11 @@
-"""One motor run, the same semantics as the host's ``FirePlan`` / ``FireResult``, and the motor's coast gap.
+"""One motor run, the same semantics as the host's ``FirePlan`` / ``FireResult``, and the brake before a reversal.
 
-Phases: wait (suspense, and the coast gap if the motor last turned the other way) -> forward (closed loop to a
-card count with a jam timeout, or open loop for ``run_ms``) -> coast (motor off for ``COAST_MS``) -> retract
-(short reverse so the next card is pulled back, as the toy does) -> finished. A hard ``max_run_ms`` caps every
-forward phase whatever the plan says. Aborts (host stop, dead-man, lid opened, guard timer) switch the motor off
-at once and skip the retract.
+Phases: wait (suspense, and the gap if the motor last turned the other way) -> forward (closed loop to a card
+count with a jam timeout, or open loop for ``run_ms``) -> brake (the bridge shorts the motor for ``BRAKE_MS``)
+-> retract (short reverse so the next card is pulled back, as the toy does) -> brake again (``BRAKE_MS``, so the
+next forward never meets a motor still turning backwards) -> finished. A hard ``max_run_ms`` caps every forward
+phase whatever the plan says. Aborts (host stop, dead-man, lid opened, guard timer) switch the motor off (coast)
+at once and skip the retract; a reversal after a coast still waits ``BRAKE_MS``.
 
 Example::
 
@@ -17,10 +18,12 @@ Example::
 
 from unofw import msgs
 
-# Motor off for this long before it may turn the other way: reversing a spinning DC motor draws up to about twice
-# its stall current. The same gap as the GPIO backend's settle time (DeviceSettings.settle_ms); both are checked
-# against firmware/test_vectors.json ("motor" -> "coast_ms").
-COAST_MS = 40
+# Braked (both bridge outputs on the same rail, the motor's terminals shorted) for this long before the motor may
+# turn the other way: reversing a spinning DC motor draws up to about twice its stall current and slams the
+# gears; a short brake stops a small motor within a few milliseconds, where coasting takes far longer. The same
+# gap as the GPIO backend's (settings.BRAKE_MS); both are checked against firmware/test_vectors.json ("motor" ->
+# "brake_ms").
+BRAKE_MS = 40
 
 # Firmware-side ceilings of every CONFIG value, inclusive (the host checks the same table, serial_protocol's
 # DEVICE_LIMITS; both are checked against firmware/test_vectors.json "config_limits"). A CONFIG outside them is
@@ -63,7 +66,7 @@ class Config:
 
     def guard_ms(self):
         """How long after the motor starts the board's guard timer switches it off, whatever the loop does."""
-        return self.max_run_ms + COAST_MS + self.retract_ms + GUARD_MARGIN_MS
+        return self.max_run_ms + BRAKE_MS + self.retract_ms + GUARD_MARGIN_MS
 
 
 def config_problem(values):
@@ -90,14 +93,15 @@ REVERSE_DIR = -1
 
 class Motor:
     """The motor through the board, remembering which way it last turned and when it stopped, so that it never
-    goes from one direction straight into the other: the other direction waits ``COAST_MS`` after a stop.
+    goes from one direction straight into the other: the other direction waits ``BRAKE_MS`` after a stop (a
+    brake, or a coast after an abort).
 
     Example::
 
         motor = Motor(board)
         motor.drive(100, True, now)          # forward
-        motor.off(now + 200)
-        motor.ready(False, now + 210)        # False: still coasting
+        motor.brake(now + 200)               # terminals shorted: the motor stops within a few ms
+        motor.ready(False, now + 210)        # False: still inside the gap
         motor.ready(False, now + 240)        # True
     """
 
@@ -105,29 +109,43 @@ class Motor:
         self.board = board
         self.direction = 0  # what is driven now: FORWARD_DIR, REVERSE_DIR or 0 (off)
         self.last_direction = 0  # the direction of the last time it was on
-        self.off_at = 0
+        self.off_at = 0  # when it was last driven
+        self.braking = False
 
     def ready(self, forward, now):
-        """True when starting in this direction now keeps the coast gap."""
+        """True when starting in this direction now keeps the gap."""
         wanted = FORWARD_DIR if forward else REVERSE_DIR
         if self.direction != 0:
             return self.direction == wanted
         if self.last_direction == 0 or self.last_direction == wanted:
             return True
-        return self.board.ticks_diff(now, self.off_at) >= COAST_MS
+        return self.board.ticks_diff(now, self.off_at) >= BRAKE_MS
 
     def drive(self, power, forward, now):
-        """Drive at ``power`` percent; refused (motor off, False) when it would skip the coast gap."""
+        """Drive at ``power`` percent; refused (motor braked, False) when it would skip the gap."""
         if not self.ready(forward, now):
-            self.off(now)
+            self.brake(now)
             return False
         self.direction = FORWARD_DIR if forward else REVERSE_DIR
         self.last_direction = self.direction
+        self.braking = False
         self.board.motor(power, forward)
         return True
 
+    def brake(self, now):
+        """Short the motor (brake): the board raises the input of the last direction first, so the bridge never
+        drives against the way the motor turns, even for the microseconds between two register writes."""
+        self.board.motor_brake(self.last_direction != REVERSE_DIR)
+        self._stopped(now)
+        self.braking = True
+
     def off(self, now):
+        """Bridge outputs off (coast): aborts, and the end of a brake."""
         self.board.motor_off()
+        self._stopped(now)
+        self.braking = False
+
+    def _stopped(self, now):
         if self.direction != 0:
             self.off_at = now
             self.direction = 0
@@ -135,9 +153,10 @@ class Motor:
 
 WAIT = 0
 FORWARD = 1
-COAST = 2
+BRAKE = 2  # braked after the forward phase, before the retract
 RETRACT = 3
 FINISHED = 4
+STOPPING = 5  # braked after the retract, before the run reports its result
 
 
 class FireRun:
@@ -154,6 +173,7 @@ class FireRun:
         self.motor_on_at = None
         self.motor_off_at = None
         self.retract_at = None
+        self.stopping_at = None
         self.last_progress = now
         self.base = board.cards()
         self.seen = 0
@@ -194,12 +214,17 @@ class FireRun:
                     self._end_forward(now, msgs.O_JAM if count else msgs.O_EMPTY, msgs.R_NONE)
             elif on_for >= self.plan.run_ms:
                 self._end_forward(now, msgs.O_OK, msgs.R_NONE)
-        if self.phase == COAST and self._diff(now, self.motor_off_at) >= COAST_MS and self.motor.ready(False, now):
+        if self.phase == BRAKE and self._diff(now, self.motor_off_at) >= BRAKE_MS and self.motor.ready(False, now):
             self.phase = RETRACT
             self.retract_at = now
-            self.motor.drive(self.cfg.retract_power, False, now)
+            self.motor.drive(self.cfg.retract_power, False, now)  # straight from the brake into reverse
         if self.phase == RETRACT and self._diff(now, self.retract_at) >= self.cfg.retract_ms:
-            self.motor.off(now)
+            self.phase = STOPPING
+            self.stopping_at = now
+            self.motor.brake(now)
+            self.board.unguard()  # nothing drives the motor any more: the guard timer's work is done
+        if self.phase == STOPPING and self._diff(now, self.stopping_at) >= BRAKE_MS:
+            self.motor.off(now)  # stopped: release the brake (coast), so a hand can turn the wheel again
             self._finish()
         if self.phase == FINISHED:
             return self.result
@@ -231,10 +256,11 @@ class FireRun:
         self.outcome = outcome
         self.reason = reason
         self.motor_off_at = now
-        self.motor.off(now)
         if self.cfg.retract_ms > 0:
-            self.phase = COAST  # the motor coasts down before it may turn the other way
+            self.motor.brake(now)
+            self.phase = BRAKE  # braked to a stop before it may turn the other way
         else:
+            self.motor.off(now)  # no reversal follows: coast
             self._finish()
 
     def _finish(self):

@@ -1,4 +1,4 @@
-"""The firmware ready for a real Pico (issue 17): coast gap before every reversal, interrupts that capture edges
+"""The firmware ready for a real Pico (issue 17): a brake before every reversal, interrupts that capture edges
 at the edge and allocate nothing, a latched guard trip, a MicroPython version check, output that never blocks a
 loop iteration, CONFIG ceilings, wrap-safe uptime, RELEASE flushed before the reset, Pico W pins refused, and
 both supported drivers (TB6612FNG with PWM on PWMA, DRV8833 with PWM on IN1/IN2). Virtual time; ticks wrap three
@@ -54,15 +54,15 @@ def reversals(trace: list[tuple[int, int]]) -> list[int]:
     return gaps
 
 
-# ---- coast gap ------------------------------------------------------------------------------------------------
+# ---- brake gap ------------------------------------------------------------------------------------------------
 
 
-def test_the_coast_gap_is_the_gpio_backends_and_travels_through_the_vectors() -> None:
-    assert VECTORS["motor"]["coast_ms"] == runner.COAST_MS == DeviceSettings().settle_ms == 40
+def test_the_brake_gap_is_the_gpio_backends_and_travels_through_the_vectors() -> None:
+    assert VECTORS["motor"]["brake_ms"] == runner.BRAKE_MS == DeviceSettings().settle_ms == 40
 
 
 @pytest.mark.parametrize("driver", ["tb6612", "drv8833"])
-def test_the_motor_coasts_before_the_retract_and_before_the_next_forward(driver: str) -> None:
+def test_the_motor_stops_before_the_retract_and_before_the_next_forward(driver: str) -> None:
     h = ready(magazine=40, driver=driver)
     for run in range(3):  # run after run: the retract (reverse) is followed by the next forward at once
         assert fire(h, fire=True, cards=2) == sp.AckCode.OK
@@ -74,7 +74,7 @@ def test_the_motor_coasts_before_the_retract_and_before_the_next_forward(driver:
     assert [r.outcome for r in h.done()] == ["ok", "ok", "ok"]
     gaps = reversals(h.physics.trace)
     assert len(gaps) >= 5  # forward->retract three times, retract->forward twice
-    assert min(gaps) >= runner.COAST_MS, h.physics.trace
+    assert min(gaps) >= runner.BRAKE_MS, h.physics.trace
     assert h.physics.reverse_ms >= 3 * 115  # the retracts still happen
 
 
@@ -83,9 +83,9 @@ def test_the_motor_wrapper_refuses_to_skip_the_gap() -> None:
     motor, now = h.fw.motor, h.board.ticks_ms()
     assert motor.drive(100, True, now)
     motor.off(h.board.ticks_add(now, 100))
-    assert not motor.drive(60, False, h.board.ticks_add(now, 100 + runner.COAST_MS - 1))
+    assert not motor.drive(60, False, h.board.ticks_add(now, 100 + runner.BRAKE_MS - 1))
     assert h.board.motor_state() == (0, 0)
-    assert motor.drive(60, False, h.board.ticks_add(now, 100 + runner.COAST_MS))
+    assert motor.drive(60, False, h.board.ticks_add(now, 100 + runner.BRAKE_MS))
     assert h.board.motor_state()[1] == -1
     assert not motor.drive(100, True, h.board.ticks_add(now, 500))  # while reversing: never straight to forward
     assert h.board.motor_state() == (0, 0)
@@ -98,9 +98,9 @@ def test_drv8833_mode_puts_the_pwm_on_the_input_pins() -> None:
     fire(h, fire=True, cards=1, power=0.8)
     assert h.board._pwm_in1.duty_u16() == 80 * 65535 // 100 and h.board._pwm_in2.duty_u16() == 0
     h.loop(600)
-    assert max(h.board._pwm_in2.duties) == 60 * 65535 // 100  # the retract at 60 %, not on/off
-    assert all(not (a and b) for a, b in zip(h.board._pwm_in1.duties, h.board._pwm_in2.duties))
-    assert h.board.motor_state() == (0, 0)
+    # The retract at 60 %, not on/off; full duty on IN2 only as the brake (both inputs high, check_brake.py).
+    assert set(h.board._pwm_in2.duties) == {0, 60 * 65535 // 100, 65535}
+    assert h.board.motor_state() == (0, 0) and h.board.bridge_state() == "coast"
 
 
 # ---- interrupts -------------------------------------------------------------------------------------------------
@@ -146,7 +146,7 @@ def test_card_edges_during_a_stalled_loop_are_all_counted() -> None:
         mp_time.sleep_ms(3)
         beam.drive(1)
         mp_time.sleep_ms(7)
-    h.loop(200)
+    h.loop(300)  # brake 40 ms, retract 120 ms, brake 40 ms: then the run is done
     assert [(r.outcome, r.cards_out) for r in h.done()] == [("ok", 5)]
 
 

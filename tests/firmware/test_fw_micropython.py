@@ -26,7 +26,7 @@ TOOLS = ROOT / "tools" / "micropython"
 RUNNER = TOOLS / "run.mjs"
 PACKAGE = TOOLS / "node_modules" / "@micropython" / "micropython-webassembly-pyscript" / "micropython.mjs"
 CHECKS = FIRMWARE / "mpchecks"
-SCRIPTS = ("check_logic.py", "check_board.py")
+SCRIPTS = ("check_logic.py", "check_board.py", "check_brake.py")
 
 
 def check_names(script: str) -> list[str]:

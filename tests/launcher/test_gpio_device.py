@@ -61,11 +61,14 @@ def test_press_motor_sensor_count_on_bare_mock_pins(factory: MockFactory, clock:
         clock.advance(0.04)
         assert factory.pin(PINS.motor_reverse).state  # retracting
         clock.advance(0.1)
+        assert results == []  # braked after the retract
+        clock.advance(0.04)
         assert results == [FireResult(2, 300, "ok")]
+        # eject, brake (both direction pins high, enable low), retract, brake, off
         enable = states(factory, PINS.motor_enable)
         assert enable == [0.0, 1.0, 0.0, 0.6, 0.0] and len(factory.pin(PINS.motor_enable).states) == 5
         forward = states(factory, PINS.motor_forward)
-        assert forward == [0.0, 1.0, 0.0] and len(factory.pin(PINS.motor_forward).states) == 3
+        assert forward == [0.0, 1.0, 0.0, 1.0, 0.0] and len(factory.pin(PINS.motor_forward).states) == 5
         reverse = states(factory, PINS.motor_reverse)
         assert reverse == [0.0, 1.0, 0.0] and len(factory.pin(PINS.motor_reverse).states) == 3
         assert not launcher.running
@@ -246,6 +249,8 @@ def test_retract_after_every_run(rig: Rig) -> None:
     rig.clock.advance(0.04)  # settle over
     assert rig.sim.motor_direction == "reverse" and rig.sim.motor_power == pytest.approx(0.6)
     rig.clock.advance(0.12)
+    assert rig.sim.motor_direction == "off" and rig.results == []  # braked: the run is done after the brake
+    rig.clock.advance(0.04)
     assert rig.sim.motor_direction == "off" and rig.results[0].outcome == "ok"
     assert rig.sim.magazine == 39  # the retract pulls back, it does not eject
 

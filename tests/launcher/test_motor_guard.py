@@ -47,7 +47,7 @@ def test_a_new_on_replaces_the_deadline_and_off_drops_it(factory: MockFactory, c
     guard = MotorGuard(*pins(factory), clock)
     guard.run(True, False, 1.0, limit_s=1.0)
     clock.advance(0.9)
-    guard.run(False, True, 0.5, limit_s=0.5)  # retract: its own, shorter limit
+    guard.run(True, False, 0.5, limit_s=0.5)  # a new "on": its own, shorter limit
     clock.advance(0.5 + GRACE_S + 0.001)
     assert not guard.on and guard.trips == 1
     guard.run(True, False, 1.0, limit_s=1.0)
@@ -77,7 +77,8 @@ def test_off_is_enable_first_and_on_is_direction_first(factory: MockFactory, clo
     order.clear()
     guard.run(True, False, 0.7, limit_s=1.0)
     guard.off()
-    assert order == ["fwd=1", "rev=0", "en=0.7", "en=0", "fwd=0", "rev=0"]
+    # The pin of the way the motor last turned changes last (out of a brake it is the one already high).
+    assert order == ["rev=0", "fwd=1", "en=0.7", "en=0", "rev=0", "fwd=0"]
 
 
 @pytest.mark.parametrize("interlock", ["lid", "disabled", "halted"])

@@ -14,6 +14,10 @@ Guarantees (``docs/reliability.md``, "The motor guard"):
    (shutdown or a fatal fault; permanent): engaging one switches the motor off at once on the calling thread.
 4. **Off is enable-first** (the driver stops before the direction pins change); **on is direction-first**, so the
    driver never sees a half-set direction while enabled.
+5. **Brake before a reversal.** :meth:`MotorGuard.brake` shorts the motor (both direction pins high: TB6612FNG
+   short brake, DRV8833 brake), raising the pin of the way the motor last turned first, so no write ever drives
+   against the motor; leaving a brake lowers the other pin first. An "on" in the other direction is refused until
+   :data:`BRAKE_S` after the motor was last driven (the launcher brakes for that gap itself; this is the backstop).
 
 Example (not a doctest: needs the daemon's devices)::
 
@@ -29,10 +33,13 @@ from functools import partial
 from typing import Any
 
 from unolauncher.clock import Clock, TimerHandle
+from unolauncher.launcher.backends.gpio.settings import BRAKE_MS
 
 GRACE_S = 0.03  # the launcher's own stop comes at the limit; the guard's this much later (well inside +0.1 s)
 HEARTBEAT_S = 0.01  # the dead-man heartbeat's half period: an edge every 10 ms while the guard's thread runs
 INTERLOCKS = ("halted", "disabled", "lid")
+BRAKE_S = BRAKE_MS / 1000  # the gap between driving one way and the other (hardware/README.md, "Braking")
+_GAP_SLACK_S = 1e-6  # float rounding of timer deadlines: 0.04 s after a stop counts as 0.04 s
 
 
 class MotorGuard:
@@ -67,6 +74,10 @@ class MotorGuard:
         self._deadline: TimerHandle | None = None
         self._token = 0  # which "on" the pending deadline belongs to
         self._on = False
+        self._braking = False
+        self._last_forward = True  # the way the motor was last driven (forward: the eject)
+        self._driven_until: float | None = None  # when it was last driven (None: never, or at least BRAKE_S ago)
+        self.gap_refusals = 0  # "on"s in the other direction refused inside the gap (the launcher's own bug)
         self.trips = 0  # deadlines the guard enforced itself: the launcher's own stop came too late
         self.write_errors = 0  # pin writes that raised while switching off (closed pins)
         self._heartbeat: Any = None  # the dead-man heartbeat pin, once started
@@ -98,6 +109,11 @@ class MotorGuard:
         """The guard last switched the motor on and has not switched it off since."""
         return self._on
 
+    @property
+    def braking(self) -> bool:
+        """The motor is braked (terminals shorted through the driver) and not driven."""
+        return self._braking
+
     def engaged(self, interlock: str) -> bool:
         return interlock in self._interlocks
 
@@ -113,12 +129,23 @@ class MotorGuard:
         with self._lock:
             if self._interlocks:
                 return False
+            if self._inside_gap(forward):
+                # Reversing a motor that may still turn: refused, braked (whatever it was doing) instead.
+                self.gap_refusals += 1
+                self._brake_locked()
+                return False
             self._disarm()
             # Armed before the pins go on: there is no instant at which the motor runs without a deadline.
             self._deadline = self._scheduler.call_later(limit_s + self.grace_s, partial(self._expire, self._token))
             try:
-                self._forward.state = forward
-                self._reverse.state = reverse
+                # Out of a brake (both high) the pin of the way the motor turned is lowered last, as in _write_off.
+                first, second = ((self._reverse, reverse), (self._forward, forward)) if self._last_forward else (
+                    (self._forward, forward), (self._reverse, reverse))
+                first[0].state = first[1]
+                second[0].state = second[1]
+                self._braking = False
+                self._last_forward = forward
+                self._driven_until = None
                 self._enable.state = power
                 self._on = True
             except BaseException:
@@ -130,9 +157,30 @@ class MotorGuard:
             return True
 
     def off(self) -> None:
-        """Motor off now (enable first) and the deadline dropped."""
+        """Motor off now (enable first: coast) and the deadline dropped; a brake is released."""
         with self._lock:
             self._off_locked()
+
+    def gap_left(self, forward: bool) -> float:
+        """Seconds until an "on" in this direction keeps the gap after the motor last turned the other way (0.0:
+        now). One read of three fields written under the lock; the launcher waits this long before a start."""
+        if forward == self._last_forward:
+            return 0.0
+        if self._on:
+            return BRAKE_S  # driven the other way right now
+        until = self._driven_until
+        left = 0.0 if until is None else BRAKE_S - (self._scheduler.now() - until)
+        return left if left > _GAP_SLACK_S else 0.0
+
+    def brake(self) -> None:
+        """Stop driving and short the motor (brake) until :meth:`off` or the next "on"; the deadline dropped.
+        Refused (off instead) while an interlock is engaged: the driver may be in standby, and off is what the
+        interlocks promise."""
+        with self._lock:
+            if self._interlocks:
+                self._off_locked()
+                return
+            self._brake_locked()
 
     def set_interlock(self, name: str, engaged: bool) -> None:
         """Engage (motor off at once, every "on" refused) or release an interlock; ``halted`` cannot be released."""
@@ -176,13 +224,37 @@ class MotorGuard:
             self._deadline = None
         self._token += 1
 
+    def _inside_gap(self, forward: bool) -> bool:
+        return self.gap_left(forward) > 0.0
+
+    def _stopped(self) -> None:
+        if self._on:
+            self._driven_until = self._scheduler.now()
+        self._on = False
+
+    def _brake_locked(self) -> None:
+        self._disarm()
+        self._stopped()
+        # Enable low first (TB6612FNG: PWM low with a direction set is short brake already), then the pin of the
+        # way the motor turned, then the other: on a DRV8833 (no enable) the write between is that same direction.
+        last, other = (self._forward, self._reverse) if self._last_forward else (self._reverse, self._forward)
+        self._write_pins(((self._enable, 0.0), (last, True), (other, True)))
+        self._braking = True
+
     def _off_locked(self) -> None:
         self._disarm()
         self._write_off()
 
     def _write_off(self) -> None:
-        self._on = False
-        for pin, value in ((self._enable, 0.0), (self._forward, False), (self._reverse, False)):
+        self._stopped()
+        self._braking = False
+        # Out of a brake the pin of the other direction goes low first: the write between drives the way the
+        # motor turned (DRV8833), never against it.
+        last, other = (self._forward, self._reverse) if self._last_forward else (self._reverse, self._forward)
+        self._write_pins(((self._enable, 0.0), (other, False), (last, False)))
+
+    def _write_pins(self, writes: tuple[tuple[Any, Any], ...]) -> None:
+        for pin, value in writes:
             try:
                 pin.state = value
             except Exception:  # a closed pin: the others must still be written

@@ -15,8 +15,14 @@ A run (one accepted fire):
    ``jam_timeout_s`` while cards are expected, stop with ``jam`` (or ``empty`` when the magazine is believed empty,
    or nothing came out of a magazine of unknown size). *Open loop*: run ``plan.run_ms`` at ``plan.power``. Either
    way the run stops after ``max_run_s``;
-3. **settle**: motor off; cards still passing the beam are counted (the hitter takes them too);
-4. **retract**: motor reversed briefly so the next card is pulled back, as the toy does; then off and ``done``.
+3. **settle**: motor off (braked when a retract follows: the brake before a reversal); cards still passing the
+   beam are counted (the hitter takes them too);
+4. **retract**: motor reversed briefly so the next card is pulled back, as the toy does;
+5. **brake**: braked for :data:`~unolauncher.launcher.backends.gpio.settings.BRAKE_MS` so the next run's forward
+   never meets a motor still turning backwards; then off (coast) and ``done``.
+
+A start waits until the motor guard's reversal gap has passed (a manual reverse just before, say): the run stays
+in its suspense phase that much longer.
 
 Example (not a doctest: a part of GpioLauncher, which builds the devices and the guard)::
 
@@ -35,7 +41,7 @@ from typing import Any
 from unolauncher.clock import Clock, TimerHandle
 from unolauncher.launcher.backends.gpio.entry import guarded
 from unolauncher.launcher.backends.gpio.motor_guard import MotorGuard
-from unolauncher.launcher.backends.gpio.settings import DeviceSettings
+from unolauncher.launcher.backends.gpio.settings import BRAKE_MS, DeviceSettings
 from unolauncher.launcher.events import done_callback_fault, empty_event, jam_event, lid_open_fault, max_run_event
 from unolauncher.launcher.interface import DoneCallback, FirePlan, FireResult, LidCallback, Outcome
 
@@ -163,6 +169,10 @@ class RunControl:
                     self._start_locked(run)
 
     def _start_locked(self, run: Run) -> None:
+        wait_s = self._guard.gap_left(True)
+        if wait_s > 0:  # the motor turned the other way a moment ago: the guard would refuse; wait out the gap
+            run.stage_timer = self._clock.call_later(wait_s, lambda: self._start(run))
+            return
         plan = run.plan
         run.phase = "eject"
         run.started = self._clock.now()
@@ -225,7 +235,10 @@ class RunControl:
                 self._finish_eject_locked(run, "ok")
 
     def _finish_eject_locked(self, run: Run, outcome: Outcome, detail: str = "") -> None:
-        self._guard.off()
+        if outcome in RETRACT_AFTER and self.settings.retract_ms > 0 and self.settings.retract_power > 0:
+            self._guard.brake()  # a reversal follows: braked through the settle time (>= BRAKE_MS), not coasting
+        else:
+            self._guard.off()
         run.cancel_timers()
         run.ran_ms = round((self._clock.now() - run.started) * 1000) if run.phase == "eject" else 0
         run.outcome = outcome
@@ -251,9 +264,18 @@ class RunControl:
             power = self.settings.retract_power
             if retract_s > 0 and power > 0 and self._guard.run(False, True, power, retract_s):  # refused: lid open
                 run.phase = "retract"
-                run.stage_timer = self._clock.call_later(retract_s, lambda: self._complete(run))
+                run.stage_timer = self._clock.call_later(retract_s, lambda: self._brake_after_retract(run))
                 return
         self._complete(run)
+
+    @guarded
+    def _brake_after_retract(self, run: Run) -> None:
+        with self.lock:
+            if self._run is not run or run.phase != "retract":
+                return
+            self._guard.brake()
+            run.phase = "brake"
+            run.stage_timer = self._clock.call_later(BRAKE_MS / 1000, lambda: self._complete(run))
 
     @guarded
     def _complete(self, run: Run) -> None:

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 
 from unolauncher.launcher.schema import SHARED, Rule, Schema, Setting
 
-MIN_COAST_MS = 40  # the shortest coast before a reversal (the firmware's COAST_MS; hardware/README.md)
+BRAKE_MS = 40  # the motor is braked this long before every reversal (the firmware's BRAKE_MS; hardware/README.md)
 
 GPIO_SETTINGS = Schema(
     "gpio",
@@ -32,12 +32,12 @@ GPIO_SETTINGS = Schema(
         Setting("pwm_frequency", "int", 1000, low=10, high=100_000, unit="Hz"),
     ],
     [
-        # The settle time is also the coast gap before the retract reverses the motor: reversing a spinning motor at
-        # once draws up to its stall current through the driver (the firmware's COAST_MS is 40 too).
+        # The settle time is also the brake before the retract reverses the motor: reversing a spinning motor at
+        # once draws up to twice its stall current through the driver (the firmware's BRAKE_MS is 40 too).
         Rule(
             "settle_ms",
-            lambda v: v["retract_ms"] == 0 or v["settle_ms"] >= MIN_COAST_MS,
-            f"must be at least {MIN_COAST_MS} ms when retract_ms > 0 (the motor coasts that long before it reverses)",
+            lambda v: v["retract_ms"] == 0 or v["settle_ms"] >= BRAKE_MS,
+            f"must be at least {BRAKE_MS} ms when retract_ms > 0 (the motor is braked that long before it reverses)",
         ),
     ],
 )
