@@ -98,10 +98,19 @@ def orientation_svg() -> bytes:
     return ("\n".join(out) + "\n").encode()
 
 
+# What the inside picture is, said on the picture itself: a block drawing, not a photo of a real toy.
+INSIDE_NOTE = (
+    "A DRAWING, NOT A PHOTO: blocks in the order BUILD.md names the toy's parts; no toy was opened or measured",
+    "for it, so positions and sizes are indicative only. A photo of a real toy's inside is still open (issue 28).",
+)
+
+
 def inside_svg() -> bytes:
-    out = _header(620, 400, "Inside the toy, top view with the lid open: where each part goes")
+    out = _header(620, 440, "Inside the toy, top view with the lid open: where each part goes (drawing)")
     for label, x, y, w, h in INSIDE:
         out.append(f'<rect x="{x + 10}" y="{y + 20}" width="{w}" height="{h}" fill="#eef" stroke="#557"/>')
         out.append(f'<text x="{x + 16}" y="{y + 36}" font-size="10">{label}</text>')
+    for i, line in enumerate(INSIDE_NOTE):
+        out.append(f'<text x="10" y="{408 + 14 * i}" font-size="10" fill="#a00">{line}</text>')
     out.append("</svg>")
     return ("\n".join(out) + "\n").encode()
