@@ -289,8 +289,10 @@ class Guest:
         check(self.sim.role("motor_reverse") == 0, "forward and reverse both high")
         for _ in range(2):
             self.sim.card()
-        wait_for(lambda: self.sim.role("motor_reverse") == 1, 10, "the retract (reverse line high)", 0.001)
-        duty, samples = self.sim.duty(PINS["motor_enable"], lambda: self.sim.role("motor_reverse") == 1)
+        # The retract is reverse high with forward low: both high is the brake around it (issue 28).
+        retracting = lambda: self.sim.role("motor_reverse") == 1 and self.sim.role("motor_forward") == 0  # noqa: E731
+        wait_for(retracting, 10, "the retract (reverse line high, forward low)", 0.001)
+        duty, samples = self.sim.duty(PINS["motor_enable"], retracting)
         retract_power = tomllib.loads(CONFIG.read_text())["launcher"]["retract_power"]
         check(samples > 200, f"only {samples} reads during the retract")
         check(abs(duty - retract_power) < 0.1, f"retract PWM duty {duty:.2f}, configured {retract_power}")
