@@ -100,3 +100,28 @@ def test_line_info_layout_matches_linux_gpio_h() -> None:
     assert (info.offset, info.consumer, info.used) == (17, "lg", True)
     raw[72:80] = (1 << 2).to_bytes(8, "little")
     assert not lgpio_release.LineInfo.unpack(bytes(raw)).used
+
+
+def test_selftest_names_a_busy_line_and_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpiozero.pins.mock import MockFactory
+
+    from unolauncher.launcher import selftest_cli
+    from unolauncher.launcher.pins import DEFAULT_PINS
+
+    real = selftest_cli.DigitalInputDevice
+
+    def busy_button(gpio: int, **kwargs: Any) -> Any:
+        if gpio == DEFAULT_PINS.button:
+            raise RuntimeError("'GPIO busy'")  # what lgpio raises when another process holds the line
+        return real(gpio, **kwargs)
+
+    monkeypatch.setattr(selftest_cli, "DigitalInputDevice", busy_button)
+    factory = MockFactory()
+    try:
+        results = {part: (ok, detail) for part, ok, detail in selftest_cli.check_pins(DEFAULT_PINS, factory)}
+    finally:
+        factory.close()
+    ok, detail = results["pin button"]
+    assert not ok and detail.startswith(f"GPIO {DEFAULT_PINS.button} cannot be used: 'GPIO busy'")
+    assert "stop the daemon first (sudo systemctl stop unolauncher)" in detail
+    assert results["pin sensor"][0]  # only the busy line fails
