@@ -456,8 +456,8 @@ class Guest:
         try:
             out = subprocess.run(
                 ["nice", "-n", "5", sys.executable, str(Path(__file__).with_name("release_loop.py")), board,
-                 str(FREE_LINE), str(RELEASE_CYCLES)], capture_output=True, text=True, timeout=600,
-            )  # fmt: skip
+                 str(FREE_LINE), str(RELEASE_CYCLES)], cwd="/tmp", capture_output=True, text=True, timeout=600,
+            )  # fmt: skip  # cwd: lgpio makes its FIFO there at import (not on the 9p share)
         finally:
             for hog in hogs:
                 hog.kill()
