@@ -64,13 +64,26 @@ def base_key(arch: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def build_wheelhouse(dest: Path) -> None:
-    """Wheels of the project and every runtime dependency, built or downloaded on the host (same CPython 3.11)."""
+def build_wheelhouse(dest: Path, arch: str = "amd64") -> None:
+    """Wheels of the project and every runtime dependency for the guest's CPython 3.11: built or downloaded on the
+    host when the guest is the host's architecture; for arm64 the project's own (pure Python) wheel is built and
+    every dependency downloaded as an aarch64 wheel for the Pi's glibc 2.36, as tools/check_pi_wheels.py checks."""
     dest.mkdir(parents=True, exist_ok=True)
+    pip = [sys.executable, "-m", "pip"]
+    if arch == "amd64":
+        if sys.version_info[:2] != (3, 11):  # compiled wheels must fit the guest's CPython (bookworm: 3.11)
+            raise SystemExit(f"vpi build: run this with Python 3.11 (bookworm's), not {sys.version.split()[0]}")
+        subprocess.run([*pip, "wheel", "--quiet", "--wheel-dir", str(dest), str(ROOT), *EXTRA_WHEELS], check=True)
+        return
+    subprocess.run([*pip, "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dest), str(ROOT)], check=True)
+    project = next(dest.glob("unolauncher-*.whl"))
+    tags = [f"manylinux_2_{minor}_aarch64" for minor in range(36, 16, -1)] + ["manylinux2014_aarch64"]
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(dest), str(ROOT), *EXTRA_WHEELS],
+        [*pip, "download", "--quiet", "--only-binary=:all:", "--dest", str(dest), "--python-version", "3.11",
+         "--implementation", "cp", "--abi", "cp311", *(f"--platform={tag}" for tag in tags), str(project),
+         *EXTRA_WHEELS],
         check=True,
-    )
+    )  # fmt: skip
 
 
 def project_wheel(dest: Path) -> Path:
@@ -94,7 +107,7 @@ def build_base(arch: str, base: Path) -> None:
     kernel = fetch_kernel(arch, base.parent / "kernel")
     log(f"kernel {kernel.version} (gpio-sim: module)")
     wheels = work / "wheels"
-    build_wheelhouse(wheels)
+    build_wheelhouse(wheels, arch)
     log(f"wheelhouse: {len(list(wheels.glob('*.whl')))} wheels")
     tree = work / "root"
     hooks = [

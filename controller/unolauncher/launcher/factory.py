@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any
 from unolauncher.clock import Clock
 from unolauncher.errors import UnolauncherError
 from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.lgpio_release import releasing_pin_class
 from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.virtual.params import VIRTUAL_SETTINGS, VirtualParams
 from unolauncher.launcher.interface import Launcher
@@ -153,7 +154,10 @@ def make_pin_factory(name: str | None, board_revision: str | None = None) -> Any
             factory_class = getattr(importlib.import_module(module_name), class_name)
             if revision is not None:
                 factory_class = with_revision(factory_class, revision)
-            return factory_class()
+            factory = factory_class()
+            if candidate == "lgpio":  # leaving edge detection waits for the kernel to free the line (its module)
+                factory.pin_class = releasing_pin_class()
+            return factory
         except ImportError as exc:  # the library is not installed
             errors.append(f"{candidate}: {exc}")
         except Exception as exc:  # no GPIO chip, not allowed to open it, not a Pi

@@ -36,6 +36,7 @@ from gpiozero import DigitalInputDevice, DigitalOutputDevice
 
 from unolauncher.clock import Clock, RealClock, VirtualClock
 from unolauncher.launcher.backends.gpio.launcher import GpioLauncher
+from unolauncher.launcher.backends.gpio.lgpio_release import line_info
 from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.virtual.params import VirtualParams
 from unolauncher.launcher.backends.virtual.toy import VirtualLauncher
@@ -165,8 +166,23 @@ def check_pins(pins: PinMap, factory: Any) -> list[Result]:
             device.close()
         except Exception as exc:
             ok, detail = False, f"GPIO {gpio} cannot be used: {exc}"
+            if "busy" in str(exc):
+                detail += _busy_hint(factory, gpio)
         results.append((f"pin {role}", ok, detail))
     return results
+
+
+def _busy_hint(factory: Any, gpio: int) -> str:
+    """Who holds a busy line, as the kernel says (lgpio's chip), and what to do about it."""
+    holder = ""
+    chip = getattr(factory, "chip", None)
+    if isinstance(chip, int):
+        try:
+            info = line_info(f"/dev/gpiochip{chip}", gpio)
+            holder = f" (requested by {info.consumer or 'the kernel'!r})" if info.used else ""
+        except OSError:
+            pass
+    return f"{holder}: another program holds the line; stop the daemon first (sudo systemctl stop unolauncher)"
 
 
 def _idle_check(role: str, gpio: int, low: bool) -> tuple[bool, str]:
