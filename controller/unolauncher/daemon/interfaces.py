@@ -77,7 +77,7 @@ class VirtualControls(Protocol):
 
     def press_button(self) -> None: ...
 
-    def click(self) -> None: ...  # one whole press, queued while the button is still held
+    def click(self) -> bool: ...  # one whole press, queued while the button is still held (False: queue full)
 
     def open_lid(self) -> None: ...
 

@@ -85,6 +85,7 @@ class _Button:
     queued: list[float] = field(default_factory=list)  # hold_s of each click waiting for it
 
 
+MAX_WAITING_CLICKS = 8  # click()s waiting for the button at most (about a second of presses)
 DEADMAN_HOLD_S = 0.1  # the hardware dead-man keeps the driver enabled this long after the last heartbeat edge
 
 
@@ -266,24 +267,28 @@ class VirtualLauncher:
         self.presses += 1
         self._press_now("button", self._hold(hold_s), bounce)
 
-    def click(self) -> None:
+    def click(self) -> bool:
         """One whole press of the button (the ``press`` command: the dashboard, tests): now, or — while the button
         is still held by an earlier press, or was released too recently for the device's debounce to take a new
         edge — as soon as it is free. Every call is one press: a ``press`` command sent within the previous press's
-        hold used to press a button that was still down, which made no edge and vanished without a word."""
-        self.presses += 1
+        hold used to press a button that was still down, which made no edge and vanished without a word. ``False``
+        (nothing done) when :data:`MAX_WAITING_CLICKS` already wait: a flood of commands queues no backlog."""
         hold = self._hold(None)
         with self._lock:
             button = self._buttons.setdefault("button", _Button())
+            if len(button.queued) >= MAX_WAITING_CLICKS:
+                return False
+            self.presses += 1
             if button.held or button.queued:
                 button.queued.append(hold)  # pressed once the button is up again (_released)
-                return
+                return True
             wait = button.released_at + self.release_gap_s - self._clock.now()
             if wait > 0:
                 button.queued.append(hold)
                 self._clock.call_later(wait, lambda: self._next_press("button"))
-                return
+                return True
         self._press_now("button", hold, False)
+        return True
 
     def press_uno(self, hold_s: float | None = None) -> None:
         self._press_now("uno", self._hold(hold_s), False)
