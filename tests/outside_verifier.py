@@ -102,6 +102,7 @@ def verify(events: list[dict[str, Any]], allow_rigged: bool = False) -> tuple[li
     findings: list[str] = []
     warnings: list[str] = []
     rounds: dict[str, dict[str, Any]] = {}
+    previous: Any = None  # the game's last commitment; "game" right after game_started; None: not known
     last_seq = None
     for event in events:
         seq, kind, key = event.get("seq"), event.get("type"), event.get("commitment")
@@ -109,6 +110,8 @@ def verify(events: list[dict[str, Any]], allow_rigged: bool = False) -> tuple[li
             if last_seq is not None and seq != last_seq + 1:
                 findings.append(f"seq {seq} after {last_seq}")
             last_seq = seq
+        if kind == "game_started":
+            previous = "game"
         if kind in ("round_started", "ejection_commit"):
             if key is None and kind == "round_started":
                 continue
@@ -123,6 +126,14 @@ def verify(events: list[dict[str, Any]], allow_rigged: bool = False) -> tuple[li
                            "superseded": False}  # fmt: skip
             if event.get("rigged") is True and not allow_rigged:
                 findings.append(f"{key[:12]}: rigged")
+            start = (event.get("run"), event.get("since_lid"))
+            if start == (None, None):
+                warnings.append(f"{key[:12]}: no starting streak (an older journal)")
+            elif previous is not None:
+                expected = (0, 0) if previous == "game" else streak_after(previous)
+                if start != expected:
+                    findings.append(f"{key[:12]}: starts at streak {start}, the previous commitment left {expected}")
+            previous = rounds[key]
             continue
         if not isinstance(key, str) or kind not in (
             "press", "ejection_lid", "ejection_entropy", "ejection_carry", "ejection_entropy_commit",
@@ -154,6 +165,18 @@ def verify(events: list[dict[str, Any]], allow_rigged: bool = False) -> tuple[li
     return findings, warnings
 
 
+def streak_after(r: dict[str, Any]) -> tuple[int, int]:
+    """(run, since_lid) after a commitment's recorded presses (not the retried ones) and lid openings."""
+    run, since_lid = r["event"].get("run") or 0, r["event"].get("since_lid") or 0
+    for op in r["ops"]:
+        if op["type"] == "press" and op.get("retry") is not True:
+            fired = (op.get("plan") or {}).get("fire") is True
+            run, since_lid = (max(run, 0) + 1 if fired else min(run, 0) - 1), since_lid + 1
+        elif op["type"] == "ejection_lid":
+            since_lid = 0
+    return run, since_lid
+
+
 def check_round(r: dict[str, Any], warnings: list[str]) -> list[str]:
     opened = r["event"]
     if sha_hex(r["secret"]) != r["key"]:
@@ -163,7 +186,7 @@ def check_round(r: dict[str, Any], warnings: list[str]) -> list[str]:
     except ValueError as exc:
         return [f"unusable table: {exc}"]
     ms_per_card = opened.get("ms_per_card") or 110
-    state = {"key": r["secret"], "press": 0, "run": 0, "since_lid": 0}
+    state = {"key": r["secret"], "press": 0, "run": opened.get("run") or 0, "since_lid": opened.get("since_lid") or 0}
     made: dict[Any, tuple[Any, ...]] = {}
     carried: set[Any] = set()
     out: list[str] = []

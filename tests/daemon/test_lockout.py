@@ -29,6 +29,9 @@ def test_press_with_nobody_to_hit(tmp_path: Path, lockout: bool) -> None:
             assert daemon.virtual.motor_starts == motor_starts, "a locked-out press must not start the motor"
             assert list(daemon.journal.commands()) == [], "nothing reaches the referee"
         else:
-            # Free play: the daemon commits to a fresh secret, and the press is on the launcher's record; no hit.
+            # Free play: the daemon committed to a fresh secret at start, before any press (its own command), and
+            # the press is on the launcher's record; no hit.
             assert types[:2] == ["ejection_commit", "press"] and journal.events()[1]["player"] is None
-            assert [c["type"] for c in journal.commands()] == ["pressed"], "the press is recorded, no hit"
+            commands = list(journal.commands())
+            assert [c["type"] for c in commands] == ["free_play", "pressed"], "the press is recorded, no hit"
+            assert "secret" not in commands[1], "the press opened nothing: free play's commitment was out before it"

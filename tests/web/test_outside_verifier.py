@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from support.net import wait_until
+from unolauncher.rules.ejection_stream import EjectionStream
+from unolauncher.rules.referee import Referee
 
 from .conftest import PhoneFactory, TableHandle
 
@@ -63,20 +65,16 @@ def honest_export(table: TableHandle, tmp_path: Path) -> list[dict[str, Any]]:
             last = max((s for s, e in client.events.items() if e.get("commitment") == commitment), default=0)
             return any(e.get("type") in ("hit", "hit_failed") for s, e in client.events.items() if s > last)
 
-    def press_until_used(count: int) -> None:
-        """Press until the round has ``count`` presses: a press while the launcher still settles after the last run
-        is answered ``ignored_press`` (flake hunt, under load), and a player simply presses again."""
-        for _ in range(10):
-            assert table.command({"type": "press"})["ok"]
-            if wait_until(lambda: len(presses()) >= count, 3):
-                return
-        raise AssertionError("the table never used a press")
+    def press_once(count: int) -> None:
+        """One press: the round's ``count``-th press event comes (never an ignored press: the button is free)."""
+        assert table.command({"type": "press"})["ok"]
+        assert wait_until(lambda: len(presses()) >= count, 10), "the table did not use the press"
 
     for n in range(1, 5):
-        press_until_used(n)
+        press_once(n)
         assert wait_until(settled, 10), "the press's hit never came"
     assert table.command({"type": "undo"})["ok"]  # the last hit taken back: its plan is carried
-    press_until_used(5)  # the carried plan fires again (a press while the launcher settles is ignored: press again)
+    press_once(5)  # the carried plan fires again
     assert any(p.get("retry") for p in presses()), "no press fired the carried plan again"
     assert wait_until(settled, 10)
     assert table.command(GAME)["ok"]  # the round's secret comes out
@@ -147,3 +145,72 @@ def test_three_verifiers_agree_on_honest_play_and_flag_each_attack(
         attack(attacked)
         verdicts = three_verdicts(page, attacked, tmp_path / f"{attack.__name__}.jsonl")
         assert verdicts == {"outside": False, "verify": False, "phone": False}, (attack.__name__, verdicts)
+
+
+TWO_DRY = {"ejection_preset": "custom", "ejection_custom": {"miss_hazard": [0.0, 0.0, 1.0], "hit_repeat": [0.0],
+                                                            "cards": {"1": 1}}}  # fmt: skip
+
+
+def two_round_events(restart: bool) -> list[dict[str, Any]]:
+    """A table-mode game as the daemon publishes it (the referee's events, numbered): two dry presses, the round
+    ends, the next round's first press. ``restart``: a box whose streak starts again at every round (issue #25
+    item 9), consistent with itself — every plan recomputed from its own claimed start."""
+    referee = Referee()
+    if restart:
+        referee._stream = _RestartingStream()
+    deal = {"dealer": "cy", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 1}}
+    commands: list[dict[str, Any]] = [
+        {"type": "new_game", "ruleset": "attack", "players": PLAYERS, "mode": "table", "deal": deal,
+         "options": TWO_DRY, "secret": secrets.token_hex(32)},
+    ]
+    events: list[dict[str, Any]] = []
+
+    def run(command: dict[str, Any]) -> None:
+        out = referee.handle(command)
+        assert out and out[0]["type"] != "rejected", out
+        events.extend(out)
+
+    def press() -> None:
+        player = referee.hitter()
+        run({"type": "pressed", "player": player})
+        run({"type": "hit", "player": player, "cards": events[-1]["plan"]["cards"]})
+
+    run(commands[0])
+    press()
+    press()
+    run({"type": "play", "player": "cy", "card": "red 7"})
+    run({"type": "score", "hands": {"ann": 10, "bob": 10}})
+    run({"type": "next_round", "deal": {"starter": "blue 2"}, "secret": secrets.token_hex(32)})
+    press()
+    run({**commands[0], "secret": secrets.token_hex(32)})  # replaced: round 2's secret comes out
+    return [{**e, "seq": n} for n, e in enumerate(events, start=1)]
+
+
+class _RestartingStream(EjectionStream):
+    """A launcher record whose streak starts again at every commitment (the behaviour issue #25 item 9 found)."""
+
+    __slots__ = ()
+
+    def close(self) -> dict[str, Any] | None:
+        reveal = super().close()
+        self.data = {**self.data, "streak": [0, 0]}
+        return reveal
+
+
+def test_three_verifiers_flag_a_streak_restarted_at_a_round(
+    phones: PhoneFactory, dashboard_url: str, tmp_path: Path
+) -> None:
+    """Item 9: "at most N dry presses in a row" runs through the game. A box that restarts it at a new round (so a
+    due fire comes out dry) is flagged by all three, even though each of its rounds is consistent in itself."""
+    page = phones.open(dashboard_url)
+    honest = two_round_events(restart=False)
+    opened = [e for e in honest if e["type"] == "round_started"]
+    assert [(e["run"], e["since_lid"]) for e in opened[:2]] == [(0, 0), (-2, 2)]
+    round_two = [e for e in honest if e["type"] == "press" and e["commitment"] == opened[1]["commitment"]]
+    assert round_two[0]["plan"]["fire"] is True  # the third press in a row had to fire
+    assert three_verdicts(page, honest, tmp_path / "honest.jsonl") == {"outside": True, "verify": True, "phone": True}
+    restarted = two_round_events(restart=True)
+    second = [e for e in restarted if e["type"] == "round_started"][1]
+    assert (second["run"], second["since_lid"]) == (0, 0)
+    verdicts = three_verdicts(page, restarted, tmp_path / "restarted.jsonl")
+    assert verdicts == {"outside": False, "verify": False, "phone": False}, verdicts

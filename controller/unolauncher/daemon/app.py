@@ -161,6 +161,7 @@ class Daemon:
             keep_days=self.config.table.journal_keep_days,
         )
         self.table.commands.freshness = self.freshness  # the daemon's own commands; the referee's: _admit
+        self.table.press.free_play = not t.lockout  # free play's commitment opened before its first press
         replayed = self.table.restore()
         self.say(
             f"journal: {self.journal.path} ({replayed} command(s) replayed, last event seq {self.journal.last_seq})"

@@ -99,7 +99,8 @@ class DaemonCommands:
         if self.virtual is None:
             return reply(command_id, False, "not_virtual", f"{kind!r} only works with the virtual launcher.")
         if kind == "press":
-            self.virtual.press_button()
+            if not self.virtual.click():  # one press per command, even while the last one holds the button down
+                return reply(command_id, False, "busy", "The virtual button has presses waiting; press again shortly.")
             return reply(command_id, True, "ok", "Button pressed.")
         if kind == "lid":
             is_open = command.get("open")

@@ -57,7 +57,7 @@ class CommandPreparer:
 
     def __call__(self, command: dict[str, Any]) -> dict[str, Any]:
         kind = command.get("type")
-        if kind in ("pressed", "lid_opened", "fire_failed"):
+        if kind in ("pressed", "lid_opened", "fire_failed", "free_play"):
             raise CommandRefused("not_allowed", f"{kind} is reported by the launcher itself, not sent as a command.")
         if "secret" in command:
             raise CommandRefused(

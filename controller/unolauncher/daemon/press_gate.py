@@ -98,6 +98,9 @@ class PressGate:
         self._wake = wake
         self._lock = threading.Lock()
         self._snapshot: PressSnapshot | None = None  # None: claimed, or closed while the referee changes
+        # ``lockout = false``: a press with no round open fires (free play). Its commitment is opened here, whenever
+        # none is open, before any press can be claimed: out before the first press, so phones can add entropy.
+        self.free_play = False
         self._claims: collections.deque[Record] = collections.deque()  # claimed, not yet applied (in order)
 
     # -- the launcher's threads ---------------------------------------------------------------------------------
@@ -186,9 +189,13 @@ class PressGate:
     def publish(self, referee: RefereeLike) -> None:
         """The next press's snapshot from ``referee`` as it now stands (caller holds ``Table.lock``, and has settled
         the claims): who may hit, their next plan (computed now, off the press path) and the ``pressed`` command.
-        With no launcher commitment open such a press opens free play: its secret is drawn now. Left closed when a
-        lid opening came in meanwhile: the plan would not count it; the change that applies it publishes."""
+        With :attr:`free_play` on and no launcher commitment open, free play's commitment is opened first; with it
+        off such a press is refused (lockout), though a journal's older ``pressed`` may still open free play with
+        the secret drawn here. Left closed when a lid opening came in meanwhile: the plan would not count it; the
+        change that applies it publishes."""
         try:
+            if self.free_play and referee.commitment() is None:
+                self._open_free_play(referee)
             player = referee.hitter()
             command: dict[str, Any] = {"type": "pressed", "player": player}
             plan = referee.next_fire_plan(player)
@@ -202,3 +209,14 @@ class PressGate:
         with self._lock:
             if not self._claims:
                 self._snapshot = snapshot
+
+    def _open_free_play(self, referee: RefereeLike) -> None:
+        """Free play's commitment (``free_play``, journalled in its place: after the change that closed the last one,
+        before any press of its own). Caller holds ``Table.lock``."""
+        command = {"type": "free_play", "secret": secrets.token_hex(32)}
+        events = referee.handle(command)
+        if events and events[0].get("type") != "rejected":
+            self._journal_queue.append(Record(command, events, origin="launcher"))
+            self._wake()
+        else:
+            log.error("the referee refused free play's commitment: %s", events)

@@ -207,7 +207,9 @@ def create_virtual(settings: Any, clock: Clock) -> tuple[GpioLauncher, VirtualLa
     pins = pins_from_settings(settings)
     factory = MockFactory(pin_class=MockPWMPin)
     virtual = VirtualLauncher(factory, clock, pins, virtual_params(settings))
-    launcher = GpioLauncher(factory, clock, pins, device_settings(settings), backend="virtual")
+    device = device_settings(settings)
+    virtual.release_gap_s = device.debounce_ms / 1000 + 0.0005  # a queued press's edge must pass the debounce
+    launcher = GpioLauncher(factory, clock, pins, device, backend="virtual")
     return launcher, virtual
 
 

@@ -127,7 +127,7 @@ class RigTracker:
             self.reason = self.game or ("a chosen deal" if chosen and self.mode != "table" else None)
         elif kind == "next_round":
             self.reason = self.game or ("a chosen deal" if chosen and self.mode != "table" else None)
-        elif kind in ("undo", "pressed"):
+        elif kind in ("undo", "pressed", "free_play"):
             self.reason = self.game
 
 

@@ -23,8 +23,8 @@ How a press is decided (``docs/ejection.md`` says the same for an auditor re-imp
   presses in a row that fired, ``0`` at start. The fire probability is ``miss_hazard[min(k, len-1)]`` after a
   miss streak (or at start) and ``hit_repeat[min(s, len) - 1]`` after a fire streak; the press fires if
   ``u0 < p``. A hazard of 1.0 makes the longest possible dry spell a hard guarantee.
-* The ``sequence`` preset ignores ``u0``: it fires on fixed press numbers counted from the start of the round's
-  commitment or the last lid opening, repeating every ``period`` presses.
+* The ``sequence`` preset ignores ``u0``: it fires on fixed press numbers counted from the start of the game (the
+  stream carries ``run`` and ``since_lid`` from commitment to commitment) or the last lid opening, every ``period``.
 * Card count: the smallest *n* whose cumulative weight exceeds ``u1 * total``. Suspense: with probability
   ``suspense_chance`` (``u2``) the motor start waits ``suspense_ms_min + u3 * (max - min)`` ms.
 * Motor plan: ``run_ms = spin_up_ms + cards * ms_per_card`` (capped), ``power`` full; without a card sensor

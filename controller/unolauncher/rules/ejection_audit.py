@@ -5,8 +5,9 @@
 
 Events read (all others are skipped, and only their ``seq`` is checked for gaps):
 
-* ``round_started`` (``commitment``, ``preset``, ``custom``?, ``ms_per_card``?, ``rigged``?) and ``ejection_commit``
-  (the same, plus ``reason``) open a commitment;
+* ``round_started`` (``commitment``, ``preset``, ``custom``?, ``ms_per_card``?, ``rigged``?, ``run``, ``since_lid``)
+  and ``ejection_commit`` (the same, plus ``reason``) open a commitment; ``run``/``since_lid`` must go on from where
+  the game's previous commitment left them (``game_started`` starts them at 0), which the recorded plans tell;
 * ``press`` (``commitment``, ``index``, ``player``, ``plan``, ``draw``), ``ejection_lid`` and ``ejection_entropy``
   (``commitment``, ``press``, ``entropy``) are its operations, in order;
 * ``round_ended`` and ``ejection_reveal`` (``commitment``, ``secret``, ``presses``) reveal it.
@@ -67,6 +68,7 @@ class Commitment:
     manual: list[str] = field(default_factory=list)  # where a hit was settled by a sent count, not by a plan
     notes: list[str] = field(default_factory=list)  # aborted and undone presses (their plans carried)
     superseded: bool = False  # a later commitment was opened while this one was still unrevealed
+    start: tuple[int, int] = (0, 0)  # the streak (run, since_lid) it goes on from
 
     @property
     def name(self) -> str:
@@ -148,6 +150,7 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
     """Check every revealed commitment in ``events``: (where, event) pairs in order, ``where`` naming the line or
     ``seq`` for the messages."""
     commitments: dict[str, Commitment] = {}
+    previous: Commitment | str | None = None  # the game's last commitment, "game" at its start, None: unknown
     problems: list[str] = []
     unchecked = 0
     last_seq: int | None = None
@@ -161,6 +164,8 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
         key = event.get("commitment")
         if kind == "round_started" and key is None:
             continue  # a round from before launcher commitments (or a third party's log without them)
+        if kind == "game_started":
+            previous = "game"
         if kind in ("round_started", "ejection_commit"):
             if not isinstance(key, str) or key in commitments:
                 problems.append(f"{where}: commitment {key!r} is malformed or opened twice")
@@ -180,6 +185,8 @@ def audit(events: Iterable[tuple[str, dict[str, Any]]]) -> AuditReport:
                 ms_per_card=event.get("ms_per_card"),
                 rigged=event.get("rigged") is True,
             )
+            _check_start(commitments[key], where, event, previous)
+            previous = commitments[key]
             if isinstance(event.get("_journal_rig"), str) and event.get("rigged") is not True:
                 # verify --state-dir read the command behind it: a rigged round whose flag is gone (an edited journal)
                 commitments[key].rigged = True
@@ -231,7 +238,7 @@ def _check(c: Commitment) -> None:
     except EjectionConfigError as exc:
         c.mismatches.append(f"{c.opened_at}: the ejection preset cannot be used ({exc})")
         return
-    state = model.start(secret)
+    state = {**model.start(secret), "run": c.start[0], "since_lid": c.start[1]}
     recorded_presses: dict[Any, tuple[Any, Any, Any]] = {}  # index -> (player, plan, draw) as recorded
     carried: dict[Any, str] = {}  # index -> why its plan is owed again (an aborted run, an undo)
     for where, op in c.operations:
@@ -293,6 +300,39 @@ def _check(c: Commitment) -> None:
         c.mismatches.append(
             f"{c.revealed_at}: the reveal counts {c.revealed_presses!r} press(es), the events hold {state['press']}"
         )
+
+
+def _check_start(c: Commitment, where: str, event: dict[str, Any], previous: Commitment | str | None) -> None:
+    """The streak a commitment opens with must go on from the game's previous commitment (docs/ejection.md): a
+    restart would let a run of dry presses outlast the preset's bound across a round boundary."""
+    run, since_lid = event.get("run"), event.get("since_lid")
+    if run is None and since_lid is None:
+        c.warnings.append(f"{where}: opened without its starting streak (a journal from before streaks ran through "
+                          "the game): recomputed from no streak")  # fmt: skip
+        return
+    if type(run) is not int or type(since_lid) is not int or since_lid < 0:
+        c.mismatches.append(f"{where}: its starting streak (run {run!r}, since_lid {since_lid!r}) is malformed")
+        return
+    c.start = (run, since_lid)
+    expected = (0, 0) if previous == "game" else streak_after(previous) if isinstance(previous, Commitment) else None
+    if expected is not None and expected != c.start:
+        c.mismatches.append(f"{where}: it starts at run {run}, since_lid {since_lid}, but the game's previous "
+                            f"commitment left run {expected[0]}, since_lid {expected[1]} (the dry-press streak "
+                            "must not restart)")  # fmt: skip
+
+
+def streak_after(c: Commitment) -> tuple[int, int]:
+    """(run, since_lid) after a commitment's recorded presses and lid openings: public, no secret needed (a retried
+    press fires a carried plan and does not move the streak)."""
+    run, since_lid = c.start
+    for _, op in c.operations:
+        kind = op.get("type")
+        if kind == "press" and op.get("retry") is not True:
+            fired = isinstance(op.get("plan"), dict) and op["plan"].get("fire") is True
+            run, since_lid = (max(run, 0) + 1 if fired else min(run, 0) - 1), since_lid + 1
+        elif kind == "ejection_lid":
+            since_lid = 0
+    return run, since_lid
 
 
 def _window_event(c: Commitment, where: str, event: dict[str, Any]) -> None:

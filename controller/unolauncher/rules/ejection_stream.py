@@ -94,8 +94,9 @@ class EjectionStream:
     # -- game boundaries ------------------------------------------------------------------------------------------
     def new_game(self, script: list[int]) -> None:
         """A new game's launcher rig; the counters that name derived secrets start again (same seed, same
-        secrets, whatever happened before: a mirror referee in a test agrees with the daemon's)."""
-        self.data = {**self.data, "opened": 0, "script": list(script), "script_pos": 0}
+        secrets, whatever happened before: a mirror referee in a test agrees with the daemon's), and so does the
+        streak (the game's first commitment starts at no streak)."""
+        self.data = {**self.data, "opened": 0, "script": list(script), "script_pos": 0, "streak": [0, 0]}
 
     def open(
         self,
@@ -126,7 +127,10 @@ class EjectionStream:
             "entropy": 0,
             "window": new_window(),  # players' entropy, commit-then-reveal (rules/ejection_entropy.py)
         }
-        epoch["model"] = self._model(epoch).start(secret)
+        # The streak goes on from the game's previous commitment (docs/ejection.md, "Streaks run through the game"):
+        # a new round, an undo or free play never restarts "at most N dry presses in a row".
+        run, since_lid = self.data.get("streak", [0, 0])
+        epoch["model"] = {**self._model(epoch).start(secret), "run": run, "since_lid": since_lid}
         self.data = {**self.data, "epoch": epoch, "opened": opened + 1}
         return descriptor(epoch)
 
@@ -135,8 +139,9 @@ class EjectionStream:
         epoch = self.data["epoch"]
         if epoch is None:
             return None
-        self.data = {**self.data, "epoch": None}
-        return {"commitment": epoch["commitment"], "secret": epoch["secret"], "presses": epoch["model"]["press"]}
+        model = epoch["model"]
+        self.data = {**self.data, "epoch": None, "streak": [model["run"], model["since_lid"]]}
+        return {"commitment": epoch["commitment"], "secret": epoch["secret"], "presses": model["press"]}
 
     # -- what changes the open epoch ------------------------------------------------------------------------------
     def next_plan(self, player: str | None) -> FirePlan | None:
@@ -311,8 +316,11 @@ def _carried(epoch: dict[str, Any], player: str | None) -> dict[str, Any] | None
 
 
 def descriptor(epoch: dict[str, Any]) -> dict[str, Any]:
-    """What an epoch's opening event says about it: the commitment and how to recompute its presses."""
-    public: dict[str, Any] = {"commitment": epoch["commitment"], "preset": epoch["preset"]}
+    """What an epoch's opening event says about it: the commitment and how to recompute its presses, from the streak
+    (``run``) and sequence count (``since_lid``) it goes on from (only ever called at its opening)."""
+    model = epoch["model"]  # at its opening: the streak it goes on from
+    public: dict[str, Any] = {"commitment": epoch["commitment"], "preset": epoch["preset"], "run": model["run"],
+                              "since_lid": model["since_lid"]}  # fmt: skip
     if epoch["preset"] == "custom":
         public["custom"] = epoch["custom"]
     if epoch["ms_per_card"] is not None:

@@ -358,11 +358,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         if player is not None:
             self._seat(cmd)
         validate_secret(cmd)
-        events: list[Event] = []
-        if self._stream.epoch is None:
-            s = self._s
-            opened = self._stream.open(s.options, cmd.get("secret"), s.ejection_seed, s.rigged, None)
-            events.append({"type": "ejection_commit", "reason": "free", "round": None, **opened})
+        events = self._cmd_free_play(cmd) if self._stream.epoch is None else []  # (journals before free_play)
         events.extend(self._stream.press(player)[1])
         return events
 
@@ -457,6 +453,7 @@ _HANDLERS = {
     "suggest": Referee._cmd_suggest,
     "reload": Referee._cmd_reload,
     "pressed": Referee._cmd_pressed,
+    "free_play": Referee._cmd_free_play,
     "fire_failed": Referee._cmd_fire_failed,
     "lid_opened": Referee._cmd_lid_opened,
     "entropy": Referee._cmd_entropy,
@@ -464,7 +461,7 @@ _HANDLERS = {
 }
 COMMAND_TYPES = tuple(_HANDLERS)
 # Commands that only touch the launcher's record (EjectionStream): never in the undo history, never replayed by it.
-LAUNCHER_COMMANDS = frozenset({"pressed", "lid_opened", "entropy", "fire_failed"})
+LAUNCHER_COMMANDS = frozenset({"pressed", "lid_opened", "entropy", "fire_failed", "free_play"})
 _ROUND_STARTS = frozenset({"new_game", "next_round"})
 # Commands whose nested fields the referee reads: the undo history keeps a deep copy of these (and of any command
 # carrying Discard All's ``discarded`` list; a shallow copy of the others), so a caller that reuses its dicts

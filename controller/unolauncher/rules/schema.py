@@ -302,6 +302,7 @@ COMMAND_FIELDS: dict[str, dict[str, Check]] = {
     "undo": {"secret": SECRET},
     # The launcher's record (docs/ejection.md): presses and lid openings come from the daemon, entropy from players.
     "pressed": {"player": PLAYER, "secret": SECRET},
+    "free_play": {"secret": SECRET},  # the daemon's: free play's commitment, opened before its first press
     "lid_opened": {},
     "fire_failed": {"player": PLAYER, "reason": text()},  # the daemon's: a run failed, its plan stays owed
     # entropy: a commitment (hash, client) or its reveal (entropy); ``at`` is the daemon's stamp (docs/fairness.md)

@@ -15,6 +15,7 @@ from unolauncher.rules.cards import Ruleset
 from unolauncher.rules.ejection_stream import EjectionStream
 from unolauncher.rules.refusal import Event, refuse, short_repr
 from unolauncher.rules.state import IDLE, OVER, PLAYING, GameState
+from unolauncher.rules.validation import validate_secret
 
 
 class TurnOrder:
@@ -36,6 +37,16 @@ class TurnOrder:
         if epoch is not None and reveal is not None:
             reason = "free_play_ended" if epoch["round"] is None else reason
             events.append({"type": "ejection_reveal", "reason": reason, **reveal})
+
+    def _cmd_free_play(self, cmd: dict[str, Any]) -> list[Event]:
+        """Free play's commitment (``lockout = false``, no round open), keyed by ``secret``: the daemon opens it
+        before anyone may press, so that it is out before the first press and phones can add entropy."""
+        validate_secret(cmd)
+        if self._stream.epoch is not None:
+            refuse("commitment_open", "A launcher commitment is open already; free play needs none open.")
+        s = self._s
+        opened = self._stream.open(s.options, cmd.get("secret"), s.ejection_seed, s.rigged, None)
+        return [{"type": "ejection_commit", "reason": "free", "round": None, **opened}]
 
     def _seat(self, cmd: dict[str, Any], field: str = "player") -> int:
         name = cmd.get(field)

@@ -40,6 +40,7 @@ import json
 import random
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,16 @@ class _SimPin(MockPWMPin):
             self._change_state(self.forced)
 
 
+@dataclass
+class _Button:
+    """A simulated push button: down now, when it last came up, and the presses waiting for it to be up."""
+
+    held: bool = False
+    released_at: float = -1e9
+    queued: list[float] = field(default_factory=list)  # hold_s of each click waiting for it
+
+
+MAX_WAITING_CLICKS = 8  # click()s waiting for the button at most (about a second of presses)
 DEADMAN_HOLD_S = 0.1  # the hardware dead-man keeps the driver enabled this long after the last heartbeat edge
 
 
@@ -145,6 +156,10 @@ class VirtualLauncher:
         self.cards_out = 0
         self.presses = 0
         self.motor_starts = 0
+        # A button press waits until the button is up again and has stayed up this long (more than the device's
+        # button debounce, which takes an edge this close to the release for contact bounce): create_virtual sets it.
+        self.release_gap_s = 0.0305
+        self._buttons: dict[str, _Button] = {}  # role -> held, last release, presses waiting for it
         self._pin: dict[str, _SimPin] = {}
         for role, gpio in pins.items():
             pin = factory.pin(gpio, pin_class=_SimPin)
@@ -243,29 +258,78 @@ class VirtualLauncher:
     # ------------------------------------------------------------------ helpers for people and tests
 
     def press_button(self, hold_s: float | None = None, bounce: bool = False) -> None:
-        """Press the launcher button now and release it after ``hold_s`` (default ``press_ms``).
+        """Press the launcher button now and release it after ``hold_s`` (default ``press_ms``): a finger on the
+        switch, so a press while it is still held makes no edge, and one right after a release is contact bounce
+        to the device (tests of chatter rely on that). :meth:`click` is the dashboard's press.
 
         With ``bounce`` the contact chatters for 3 ms on press and on release, like a cheap switch.
         """
         self.presses += 1
-        self._press("button", hold_s, bounce)
+        self._press_now("button", self._hold(hold_s), bounce)
+
+    def click(self) -> bool:
+        """One whole press of the button (the ``press`` command: the dashboard, tests): now, or — while the button
+        is still held by an earlier press, or was released too recently for the device's debounce to take a new
+        edge — as soon as it is free. Every call is one press: a ``press`` command sent within the previous press's
+        hold used to press a button that was still down, which made no edge and vanished without a word. ``False``
+        (nothing done) when :data:`MAX_WAITING_CLICKS` already wait: a flood of commands queues no backlog."""
+        hold = self._hold(None)
+        with self._lock:
+            button = self._buttons.setdefault("button", _Button())
+            if len(button.queued) >= MAX_WAITING_CLICKS:
+                return False
+            self.presses += 1
+            if button.held or button.queued:
+                button.queued.append(hold)  # pressed once the button is up again (_released)
+                return True
+            wait = button.released_at + self.release_gap_s - self._clock.now()
+            if wait > 0:
+                button.queued.append(hold)
+                self._clock.call_later(wait, lambda: self._next_press("button"))
+                return True
+        self._press_now("button", hold, False)
+        return True
 
     def press_uno(self, hold_s: float | None = None) -> None:
-        self._press("uno", hold_s, False)
+        self._press_now("uno", self._hold(hold_s), False)
 
-    def _press(self, role: str, hold_s: float | None, bounce: bool) -> None:
+    def _hold(self, hold_s: float | None) -> float:
+        return self.params.press_ms / 1000 if hold_s is None else hold_s
+
+    def _next_press(self, role: str) -> None:
+        with self._lock:
+            button = self._buttons[role]
+            if button.held or not button.queued:
+                return
+            hold = button.queued.pop(0)
+        self._press_now(role, hold, False)
+
+    def _released(self, role: str) -> None:
+        """The button is up (its last edge): a queued click follows once it has stayed up ``release_gap_s``, timed
+        from this moment (a late timer cannot squeeze the next press into the device's debounce)."""
+        self._set_input(role, True)
+        with self._lock:
+            button = self._buttons.setdefault(role, _Button())
+            button.held = False
+            button.released_at = self._clock.now()
+            queued = bool(button.queued)
+        if queued:
+            self._clock.call_later(self.release_gap_s, lambda: self._next_press(role))
+
+    def _press_now(self, role: str, hold: float, bounce: bool) -> None:
         if role not in self._pin:
             raise RuntimeError(f"this launcher has no {role} button fitted")
-        hold = self.params.press_ms / 1000 if hold_s is None else hold_s
+        with self._lock:
+            self._buttons.setdefault(role, _Button()).held = True
         self._set_input(role, False)
         if bounce:
             for i, level in enumerate((True, False, True, False), start=1):
                 self._clock.call_later(i * 0.0007, lambda lv=level: self._set_input(role, lv))  # type: ignore[misc]
             for i, level in enumerate((True, False, True), start=1):
                 self._clock.call_later(hold + (i - 1) * 0.0007, lambda lv=level: self._set_input(role, lv))  # type: ignore[misc]
-            self._clock.call_later(hold + 0.003, lambda: self._set_input(role, True))
+            self._clock.call_later(hold + 0.003, lambda: self._released(role))
         else:
-            self._clock.call_later(hold, lambda: self._set_input(role, True))
+            self._clock.call_later(hold, lambda: self._released(role))
 
     def open_lid(self) -> None:
         """Open the lid (the device stops the motor); a jam is cleared by hand while it is open."""

@@ -105,7 +105,15 @@ export function checkRound(round) {
   const ops = [...round.ops].sort((a, b) => a.seq - b.seq);
   const seen = ops.filter((e) => e.type === "press").length;
   if (seen < round.presses) return { status: "incomplete", detail: `${round.presses - seen} press(es) not received yet`, presses: seen };
-  let state = { key: round.secret, press: 0, run: 0, sinceLid: 0 };
+  // The streak goes on from the game's previous commitment (docs/ejection.md): a restart would let dry presses
+  // outlast the preset's bound across a round boundary.
+  const legacy = round.run === undefined && round.since_lid === undefined;
+  const start = legacy ? [0, 0] : [round.run, round.since_lid];
+  if (!start.every(Number.isInteger) || start[1] < 0) return { status: "mismatch", detail: "its starting streak is malformed", presses: 0 };
+  if (!legacy && round.expected && (round.expected[0] !== start[0] || round.expected[1] !== start[1])) {
+    return { status: "mismatch", detail: `it starts at run ${start[0]}, the game's previous commitment left run ${round.expected[0]} (since_lid ${round.expected[1]}): the dry-press streak restarted`, presses: 0 };
+  }
+  let state = { key: round.secret, press: 0, run: start[0], sinceLid: start[1] };
   const made = new Map(); // index -> the press as recorded (an aborted or undone one fires again: docs/fairness.md)
   const carried = new Map(); // index -> why its plan is owed again
   const notes = [];
@@ -147,9 +155,24 @@ export function checkRound(round) {
   }
   if (state.press !== round.presses) return { status: "mismatch", detail: `${state.press} presses, the reveal says ${round.presses}`, presses: state.press };
   notes.push(...(round.withheld || []).map((c) => `entropy withheld by ${c}`));
+  if (legacy) notes.push("opened without its starting streak (an older table)");
   if (round.manual) notes.unshift(`${round.manual} hit(s) settled manually, not by the launcher's plan`);
   const status = round.rigged ? "rigged" : round.manual ? "manual" : "verified";
   return { status, detail: notes.join(", "), presses: state.press };
+}
+
+/** (run, since_lid) after a commitment's recorded presses and lid openings (public: no secret needed). */
+export function streakAfter(round) {
+  let run = Number.isInteger(round.run) ? round.run : 0;
+  let sinceLid = Number.isInteger(round.since_lid) ? round.since_lid : 0;
+  for (const op of [...round.ops].sort((a, b) => a.seq - b.seq)) {
+    if (op.type === "press" && op.retry !== true) {
+      const fired = (op.plan || {}).fire === true;
+      run = fired ? Math.max(run, 0) + 1 : Math.min(run, 0) - 1;
+      sinceLid += 1;
+    } else if (op.type === "ejection_lid") sinceLid = 0;
+  }
+  return [run, sinceLid];
 }
 
 export class Fairness {
@@ -162,6 +185,7 @@ export class Fairness {
     this.sentIds = new Map(); // command id -> {commitment, kind: "commit" | "reveal", tries}
     this.mine = new Map(); // commitment -> {entropy, hash, status, detail}: this phone's own contribution
     this.client = null;
+    this.gameStarts = []; // seqs of game_started: a game's first commitment opens with no streak
     try {
       this.mine = new Map(JSON.parse(sessionStorage.getItem(SENT_KEY) || "[]"));
       this.client = sessionStorage.getItem(CLIENT_KEY);
@@ -178,14 +202,16 @@ export class Fairness {
   observeEvent(event) {
     this.changed = false;
     const key = event.commitment;
-    if (typeof key !== "string") return;
     const seq = Number.isInteger(event.seq) ? event.seq : 0;
+    if (event.type === "game_started") this.gameStarts.push(seq); // the streak starts again with a game
+    if (typeof key !== "string") return;
     if (event.type === "round_started" || event.type === "ejection_commit") {
       const label = event.type === "round_started" ? `Round ${event.round}`
         : event.reason === "free" ? "Free play" : `Round ${event.round} (after an undo)`;
       const round = this.rounds.get(key) || { commitment: key, ops: [], commits: new Map(), withheld: [], manual: 0, secret: null, presses: 0, result: null };
       Object.assign(round, {
         label, preset: event.preset, custom: event.custom, ms_per_card: event.ms_per_card, rigged: event.rigged === true, seq,
+        run: event.run, since_lid: event.since_lid,
       });
       this.rounds.set(key, round);
       // An old round seen in a backfill may be over already: the entropy names its commitment, and the table refuses
@@ -216,8 +242,22 @@ export class Fairness {
       else if (event.type !== "ejection_entropy_revealed") return;
     }
     const round = this.rounds.get(key);
-    if (round && round.secret !== null) round.result = checkRound(round);
+    if (round && round.secret !== null) {
+      round.expected = this.expectedStart(round);
+      round.result = checkRound(round);
+    }
     this.changed = true;
+  }
+
+  /** The streak `round` must open with, from what this phone saw: none after a game_started, else where the
+   * commitment opened just before it ended (when this phone saw all of it); undefined when it cannot tell. */
+  expectedStart(round) {
+    const before = [...this.rounds.values()].filter((r) => r.seq < round.seq);
+    const previous = before.reduce((a, r) => (!a || r.seq > a.seq ? r : a), null);
+    const game = Math.max(-1, ...this.gameStarts.filter((s) => s < round.seq));
+    if (game >= 0 && (!previous || game > previous.seq)) return [0, 0];
+    if (!previous || previous.secret === null || !previous.result || previous.result.status === "incomplete") return undefined;
+    return streakAfter(previous);
   }
 
   /** This phone's randomness for an open commitment, once: 128 bits from the browser's CSPRNG, committed first. */
