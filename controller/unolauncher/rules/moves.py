@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from unolauncher.rules.actions import ACTIONS
 from unolauncher.rules.cards import CARD_INFO, COLORS, PLAYABLE_ON
 from unolauncher.rules.state import IDLE, PLAYING
 from unolauncher.rules.turns import TurnOrder
@@ -136,7 +137,7 @@ class LegalMoves(TurnOrder):
     def _not_last(self, cards: list[str]) -> list[str]:
         """ATK-10: Trade Hands (or a Wild Customizable acting as one, ATK-16) cannot be the last card."""
         actions = self._actions
-        return [card for card in cards if actions.get(CARD_INFO[card][1]) != "trade-hands"]
+        return [card for card in cards if ACTIONS[actions.get(CARD_INFO[card][1], "")].last]
 
     def no_play_move(self, player: str) -> Move:
         """The move of the player whose turn it is that plays no card: in UNO Attack a hit (a pass to end a
@@ -151,7 +152,8 @@ class LegalMoves(TurnOrder):
         a colour (its colour comes from the turned card, MK-07); Attack-Attack and Trade Hands name another player
         (ATK-10, ATK-13), and so does a Wild Customizable acting as one of them (ATK-16)."""
         color, face = CARD_INFO[card]
-        return color is None and face != "wild item-box", self._actions.get(face, "") in ("attack", "trade-hands")
+        facts = ACTIONS[self._actions.get(face, "")]
+        return color is None and facts.color, facts.target
 
     def _plays(self, player: str, card: str, moves: list[Move]) -> None:
         """One move per colour and target ``card`` needs (a card without either: one move)."""
