@@ -49,6 +49,9 @@ DAEMON_COMMANDS = frozenset(DAEMON_FIELDS)
 # Read-only questions: they change nothing and journal nothing, so MQTT's thread may answer them itself when the
 # worker has nothing in hand (Table.submit_payload); every other command waits its turn on the worker.
 QUERIES = frozenset({"status", "moves"})
+# The byte pre-check of that fast path (a query has its type, quoted, in its text), made from QUERIES: a query
+# added above gets its fast path without another edit (tests/daemon/test_query_precheck.py).
+QUERY_MARKERS: tuple[bytes, ...] = tuple(f'"{name}"'.encode() for name in sorted(QUERIES))
 
 
 @dataclass

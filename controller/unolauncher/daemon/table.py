@@ -52,7 +52,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from unolauncher.daemon.commands import DAEMON_COMMANDS, QUERIES, decode_command, reply, unknown_player
+from unolauncher.daemon.commands import (
+    DAEMON_COMMANDS,
+    QUERIES,
+    QUERY_MARKERS,
+    decode_command,
+    reply,
+    unknown_player,
+)
 from unolauncher.daemon.emergency_stop import EmergencyStop
 from unolauncher.daemon.failed_fire import failed_fire_record
 from unolauncher.daemon.handlers import DaemonCommands
@@ -254,7 +261,7 @@ class Table(Journalling):
         waiting to be applied, so the reply's state and ``seq`` agree as the worker's would; no rebuild due. A change
         made after the check is one the worker's answer could miss just the same.
         """
-        if not (b'"status"' in payload or b'"moves"' in payload) or self._queue.unfinished_tasks:
+        if not any(marker in payload for marker in QUERY_MARKERS) or self._queue.unfinished_tasks:
             return False  # (cheap tests first: a query has its type in its text; "st\u0061tus" takes the queue)
         if self.output.backlog() >= MAX_OUTGOING_BACKLOG:
             return False  # the queue's check answers busy

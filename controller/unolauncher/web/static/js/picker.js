@@ -1,13 +1,11 @@
 // The card picker: colour, then face (only the faces the referee would take enabled), then the Wild's colour / the
 // target.
 import {
-  COLOURS, DECKS, cardElement, cardLabel, capitalise, faceLabel, needsColour, needsTarget, parseCard,
+  COLOURS, DECKS, cardElement, cardLabel, capitalise, faceLabel, needsColour, parseCard,
 } from "./cards.js";
+import { namesTarget } from "./catalogue.js";
 import { CardGrid } from "./cardgrid.js";
 import { button, setBlocked } from "./views.js";
-
-// Wild Customizable actions that name a player (ATK-16 with the Attack-Attack or Trade Hands action).
-const CUSTOM_TARGET_ACTIONS = new Set(["attack", "trade-hands"]);
 
 export class Picker {
   /** `customAction()` returns the game's Wild Customizable action (from its game_started event), if known;
@@ -60,8 +58,7 @@ export class Picker {
 
   wantsTarget() {
     if (!this.card) return false;
-    if (needsTarget(this.card)) return true;
-    return this.card === "wild customizable" && CUSTOM_TARGET_ACTIONS.has(this.customAction());
+    return namesTarget(this.card, this.customAction()); // the daemon's action table (catalogue.js)
   }
 
   wantsDiscarded() {
