@@ -18,17 +18,26 @@ from unolauncher.rules.referee import Referee
 from .rigs import ok, refused, start
 
 # Every game whose face -> action map differs: each rule set, and UNO Attack with each Customizable action.
+# The house rules are options of their own (a game's map with seven_zero: "options" instead of a Customizable).
 GAMES: list[tuple[str, dict[str, Any] | None]] = [
     ("classic", None),
     ("mario-kart", None),
     ("attack-original", None),
     *[("attack", {"action": action}) for action in CUSTOM_ACTIONS],
+    ("classic", {"options": {"seven_zero": True}}),
+    ("attack-original", {"options": {"seven_zero": True}}),
 ]
+
+
+def game_options(custom: dict[str, Any] | None) -> dict[str, Any]:
+    if custom is None:
+        return {}
+    return dict(custom["options"]) if "options" in custom else {"customizable": custom}
 
 
 def action_map(ruleset: str, custom: dict[str, Any] | None) -> dict[str, str]:
     ref = Referee()
-    options = {"customizable": custom} if custom else {}
+    options = game_options(custom)
     events = ref.handle({"type": "new_game", "ruleset": ruleset, "players": ["a", "b"], "options": options})
     assert events[0]["type"] == "game_started", events
     return dict(ref._actions)
@@ -59,7 +68,7 @@ def cases() -> list[tuple[str, dict[str, Any] | None, str]]:
 def test_what_the_table_says_a_play_needs_is_what_the_referee_wants(
     ruleset: str, custom: dict[str, Any] | None, card: str
 ) -> None:
-    options = {"options": {"customizable": custom}} if custom else {}
+    options = {"options": game_options(custom)}
     hands = {"ann": [card, "red 1", "red 2"], "bob": ["blue 1", "blue 2", "blue 3"], "cy": ["green 1", "green 2"]}
     ref, _ = start(ruleset, hands, "red 5", **options)
     facts = ACTIONS[ref._actions.get(CARD_INFO[card][1], "")]
@@ -81,7 +90,7 @@ def test_a_card_that_may_not_be_last_is_refused_as_the_last(ruleset: str, custom
     not_last = sorted({c for c in RULESETS[ruleset].deck if not ACTIONS[actions.get(CARD_INFO[c][1], "")].last})
     assert not_last  # the games above each have one
     for card in not_last:
-        options = {"options": {"customizable": custom}} if custom else {}
+        options = {"options": game_options(custom)}
         hands = {"ann": [card], "bob": ["blue 1", "blue 2"], "cy": ["green 1", "green 2"]}
         ref, _ = start(ruleset, hands, f"{CARD_INFO[card][0] or 'red'} 5", **options)
         play = {"type": "play", "player": "ann", "card": card, "target": "bob"}

@@ -31,6 +31,7 @@ EXAMPLES: dict[str, Any] = {
     "ejection_custom": {"miss_hazard": [0.5, 1.0], "cards": {"1": 1}},
     "hand_size": 5,
     "ejection_ms_per_card": 120,
+    "seven_zero": True,
 }
 
 

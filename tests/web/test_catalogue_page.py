@@ -16,9 +16,10 @@ from .conftest import PhoneFactory, wait_for_catalogue
 STATIC = Path(__file__).resolve().parents[2] / "controller" / "unolauncher" / "web" / "static" / "js"
 
 
-def referee_says(ruleset: str, custom: str | None) -> dict[str, bool]:
+def referee_says(ruleset: str, custom: str | None, house: dict[str, bool]) -> dict[str, bool]:
     ref = Referee()
-    options = {"customizable": {"action": custom}} if custom else {}
+    options: dict[str, object] = {"customizable": {"action": custom}} if custom else {}
+    options.update(house)
     ref.handle({"type": "new_game", "ruleset": ruleset, "players": ["a", "b"], "options": options})
     return {card: ref.play_choices(card)[1] for card in sorted(set(RULESETS[ruleset].deck))}
 
@@ -28,17 +29,19 @@ def test_the_picker_asks_for_a_target_exactly_when_the_referee_wants_one(
 ) -> None:
     page = phones.open(dashboard_url)
     wait_for_catalogue(page)
-    games = [(r, None) for r in RULESETS] + [("attack", action) for action in CUSTOM_ACTIONS]
-    for ruleset, custom in games:
-        expected = referee_says(ruleset, custom)
+    games: list[tuple[str, str | None, dict[str, bool]]] = [(r, None, {}) for r in RULESETS]
+    games += [("attack", action, {}) for action in CUSTOM_ACTIONS]
+    games += [(r, None, {"seven_zero": True}) for r in RULESETS]  # a house rule gives the 7 a target
+    for ruleset, custom, house in games:
+        expected = referee_says(ruleset, custom, house)
         got = page.evaluate(
-            """async ([cards, custom]) => {
+            """async ([cards, custom, options]) => {
               const m = await import('./js/catalogue.js');
-              return Object.fromEntries(cards.map((c) => [c, m.namesTarget(c, custom)]));
+              return Object.fromEntries(cards.map((c) => [c, m.namesTarget(c, custom, options)]));
             }""",
-            [list(expected), custom],
+            [list(expected), custom, house],
         )
-        assert got == expected, (ruleset, custom, {c for c in got if got[c] != expected[c]})
+        assert got == expected, (ruleset, custom, house, {c for c in got if got[c] != expected[c]})
     assert any(CARD_INFO[c][1] == "trade-hands" for c in RULESETS["attack-original"].deck)
 
 

@@ -6,7 +6,8 @@ dashboard needs from the registries instead of keeping its own copies.
 - ``offered_presets``: the presets the next game may use here (``custom`` only when configured);
 - ``actions``: per card action, whether a play names a target, may be the last card, names a colour
   (``rules/actions.py``); ``faces``: each face's action (the same in every rule set that has the face; a Wild
-  Customizable's comes from its game's ``customizable`` option) — the picker asks for a target from these;
+  Customizable's comes from its game's ``customizable`` option); ``house``: the faces each house rule gives an action
+  when a game switches it on — the picker asks for a target from these;
 - ``options``: each game option's name, default, rule sets and whether it is optional (``rules/options.py``).
 
 Example::
@@ -25,6 +26,7 @@ from typing import Any
 from unolauncher.rules import actions
 from unolauncher.rules.cards import RULESETS
 from unolauncher.rules.ejection import BUILTIN_PRESETS, PresetParams
+from unolauncher.rules.house import house_actions
 from unolauncher.rules.options import REGISTRY
 from unolauncher.rules.referee import Referee
 
@@ -57,6 +59,17 @@ def face_actions() -> dict[str, str]:
     return dict(sorted(faces.items()))
 
 
+def house_faces() -> dict[str, dict[str, str]]:
+    """Each house rule's faces and their actions when the game switches it on (option name -> face -> action)."""
+    house: dict[str, dict[str, str]] = {}
+    for option in REGISTRY:
+        faces: dict[str, str] = {}
+        house_actions({option.name: True}, faces)
+        if faces:
+            house[option.name] = faces
+    return house
+
+
 def catalogue(offered_presets: tuple[str, ...]) -> dict[str, Any]:
     """The retained ``rules`` payload (see the module docstring)."""
     return {
@@ -64,6 +77,7 @@ def catalogue(offered_presets: tuple[str, ...]) -> dict[str, Any]:
         "offered_presets": list(offered_presets),
         "actions": actions.to_json(),
         "faces": face_actions(),
+        "house": house_faces(),
         "options": [
             {"name": o.name, "default": o.default, "rulesets": list(o.rulesets), "optional": o.optional}
             for o in REGISTRY

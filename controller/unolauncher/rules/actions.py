@@ -48,6 +48,9 @@ ACTIONS: dict[str, Action] = {
     "draw-2": Action(doc="MK-06: the next player draws two"),
     "wild draw-4": Action(doc="MK-13: the next player draws four, or challenges"),
     "wild item-box": Action(quick=False, color=False, doc="MK-07: the turned card decides (`turned`)"),
+    # house rules (house.py)
+    "swap": Action(target=True, quick=False, doc="HR-70 (seven_zero): a 7 swaps hands with a chosen player"),
+    "rotate": Action(doc="HR-70 (seven_zero): a 0 passes every hand along the direction of play"),
 }
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from unolauncher.rules.actions import ACTIONS
 from unolauncher.rules.attack import ATTACK_ACTIONS, AttackRules
 from unolauncher.rules.cards import CARD_INFO, COLOR_SET, PLAYABLE_ON, Ruleset, matches
+from unolauncher.rules.house import HOUSE_ACTIONS, HouseRules, house_actions
 from unolauncher.rules.mario_kart import MarioKartRules
 from unolauncher.rules.refusal import Event, refuse, short_repr
 from unolauncher.rules.schema import MAX_NAME
@@ -20,7 +21,7 @@ from unolauncher.rules.state import PLAYING
 from unolauncher.rules.validation import is_color
 
 
-class CardPlay(AttackRules, MarioKartRules):
+class CardPlay(AttackRules, MarioKartRules, HouseRules):
     """The play command: fast path, general checks, common effects; which action each face has in this game."""
 
     def _fast_play(self, cmd: dict[str, Any]) -> list[Event] | None:
@@ -189,7 +190,9 @@ class CardPlay(AttackRules, MarioKartRules):
         if out:
             s.round_winner = seat
             events.append({"type": "went_out", "player": name})
-        if self._rs.attack:
+        if action in HOUSE_ACTIONS:
+            self._house_effect(seat, action, target, out, events)
+        elif self._rs.attack:
             self._attack_effect(seat, face, action, target, out, events)
         elif color is not None and not action:
             if not out:
@@ -203,13 +206,16 @@ class CardPlay(AttackRules, MarioKartRules):
         return events
 
     def _action_map(self) -> dict[str, str]:
-        """Face -> action for this game (ATK-11..16); Mario Kart/classic action faces map to their own name."""
+        """Face -> action for this game (ATK-11..16); Mario Kart/classic action faces map to their own name; the house
+        rules switched on add theirs."""
         if not self._rs.attack:
-            return {face: face for face in ("skip", "reverse", "draw-2", "wild draw-4", "wild item-box")}
-        actions = {face: action for face, (action, _) in ATTACK_ACTIONS.items()}
-        custom = self._s.options.get("customizable")
-        actions["wild customizable"] = "wild" if custom is None else str(custom["action"])
-        actions["discard-all"] = "discard-all"
+            actions = {face: face for face in ("skip", "reverse", "draw-2", "wild draw-4", "wild item-box")}
+        else:
+            actions = {face: action for face, (action, _) in ATTACK_ACTIONS.items()}
+            custom = self._s.options.get("customizable")
+            actions["wild customizable"] = "wild" if custom is None else str(custom["action"])
+            actions["discard-all"] = "discard-all"
+        house_actions(self._s.options, actions)  # house rules (house.py)
         return actions
 
     def _discard_all_cards(self, cmd: dict[str, Any], seat: int, card: str, color: str | None) -> list[str]:

@@ -2,7 +2,7 @@
 // ejection presets' tables, each card action's facts (names a target, may be last, names a colour), each face's
 // action, the game options. The page keeps no copy of these: until the catalogue arrives the picker asks for no
 // target (the referee would say one is missing) and the fairness check waits for the presets.
-export const CATALOGUE = { presets: {}, offered_presets: [], actions: {}, faces: {}, options: [] };
+export const CATALOGUE = { presets: {}, offered_presets: [], actions: {}, faces: {}, house: {}, options: [] };
 const listeners = [];
 
 /** Take the daemon's catalogue (in place: modules hold references to its tables) and tell the listeners. */
@@ -22,17 +22,22 @@ export function onCatalogue(listener) {
   listeners.push(listener);
 }
 
-/** The action of `card` in a game whose Wild Customizable does `customAction` (null: a plain Wild). */
-export function actionOf(card, customAction = null) {
+/** The action of `card` in a game whose Wild Customizable does `customAction` (null: a plain Wild) and whose
+ * `options` (its game_started options) may switch house rules on. */
+export function actionOf(card, customAction = null, options = {}) {
   const text = String(card || "").trim().toLowerCase();
   if (text === "wild customizable") return customAction || "wild";
   const space = text.indexOf(" ");
   const face = text.startsWith("wild") ? text : text.slice(space + 1); // the referee's face: "wild hit-4", "skip"
+  for (const [rule, faces] of Object.entries(CATALOGUE.house)) {
+    if (options && options[rule] && faces[face] !== undefined) return faces[face];
+  }
   return CATALOGUE.faces[face] || "";
 }
 
-/** Whether playing `card` names another player (Attack-Attack, Trade Hands, a Customizable acting as one). */
-export function namesTarget(card, customAction = null) {
-  const facts = CATALOGUE.actions[actionOf(card, customAction)];
+/** Whether playing `card` names another player (Attack-Attack, Trade Hands, a Customizable acting as one, a 7
+ * under the seven_zero house rule). */
+export function namesTarget(card, customAction = null, options = {}) {
+  const facts = CATALOGUE.actions[actionOf(card, customAction, options)];
   return Boolean(facts && facts.target);
 }

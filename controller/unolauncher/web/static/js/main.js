@@ -681,6 +681,7 @@ async function main() {
   app.picker = new Picker($("picker"), {
     send,
     customAction: () => (app.history.data.customizable ? app.history.data.customizable.action : null),
+    gameOptions: () => app.history.data.options || {},
     canPlay: (player, card) => app.moves.canPlay(player, card),
     want: (player) => askMoves(player),
   });

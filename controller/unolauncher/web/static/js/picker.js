@@ -11,10 +11,11 @@ export class Picker {
   /** `customAction()` returns the game's Wild Customizable action (from its game_started event), if known;
    * `canPlay(player, card)` says whether the referee would take that card from that player now (its `moves` answer,
    * see moves.js), and `want(player)` asks for that answer when the picker shows another player. */
-  constructor(dialog, { send, customAction = () => null, canPlay = () => true, want = () => {} }) {
+  constructor(dialog, { send, customAction = () => null, gameOptions = () => ({}), canPlay = () => true, want = () => {} }) {
     this.dialog = dialog;
     this.send = send;
     this.customAction = customAction;
+    this.gameOptions = gameOptions; // the game's options: the house rules it plays (catalogue.js)
     this.canPlay = canPlay;
     this.want = want;
     this.discarded = [];
@@ -58,7 +59,7 @@ export class Picker {
 
   wantsTarget() {
     if (!this.card) return false;
-    return namesTarget(this.card, this.customAction()); // the daemon's action table (catalogue.js)
+    return namesTarget(this.card, this.customAction(), this.gameOptions()); // the daemon's action table (catalogue.js)
   }
 
   wantsDiscarded() {
