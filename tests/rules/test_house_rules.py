@@ -142,3 +142,87 @@ def test_hr70_bots_finish_games_with_the_house_rule(strategy: str) -> None:
         assert ref.state.phase == "over" and steps > 0
         house_events += sum(e["type"] in ("traded", "rotated") for e in events)
     assert house_events  # the bots played 7s and 0s
+
+
+JUMP_IN = {"options": {"jump_in": True}}
+JUMP_HANDS = {"ann": ["blue 1", "green 2"], "bob": ["red 6", "red skip"], "cy": ["yellow 1", "red 5", "wild"]}
+
+
+def test_hrji_off_by_default_an_identical_card_waits_its_turn() -> None:
+    ref, _ = start("classic", JUMP_HANDS, "red 5")
+    refused(ref, {"type": "play", "player": "cy", "card": "red 5"}, "not_your_turn")
+    assert not [m for m in ref.legal_moves("cy") if m["type"] == "play"]
+
+
+def test_hrji_an_identical_card_is_played_out_of_turn_and_play_goes_on_from_the_jumper() -> None:
+    ref, _ = start("classic", JUMP_HANDS, "red 5", **JUMP_IN)  # ann is to play
+    assert {"type": "play", "player": "cy", "card": "red 5"} in ref.legal_moves("cy")
+    assert not [m for m in ref.legal_moves("bob") if m["type"] == "play"]  # red 6 matches, is not identical
+    events = ok(ref, {"type": "play", "player": "cy", "card": "red 5"})
+    assert kinds(events) == ["played", "turn"] and events[-1]["player"] == "ann"  # after cy: ann again
+    assert ref.hand("cy") == ["yellow 1", "wild"]
+
+
+def test_hrji_only_the_identical_coloured_card_and_not_a_wild() -> None:
+    hands = {"ann": ["blue 1", "wild"], "bob": ["red 6", "wild"], "cy": ["yellow 1", "red 9"]}
+    ref, _ = start("classic", hands, "red 5", **JUMP_IN)
+    refused(ref, {"type": "play", "player": "bob", "card": "red 6"}, "not_your_turn")  # matches, is not identical
+    ok(ref, {"type": "play", "player": "ann", "card": "wild", "color": "red"})
+    refused(ref, {"type": "play", "player": "cy", "card": "wild", "color": "red"}, "not_your_turn")
+
+
+def test_hrji_a_jumped_in_skip_skips_the_player_after_the_jumper() -> None:
+    hands = {"ann": ["red skip", "blue 1"], "bob": ["green 3", "green 4"], "cy": ["yellow 1", "red skip"]}
+    ref, _ = start("classic", hands, "red 5", **JUMP_IN)
+    ok(ref, {"type": "play", "player": "ann", "card": "red skip"})  # bob is skipped: cy's turn
+    assert ref.public_state()["current"] == "cy"
+    hands = {"ann": ["blue 9", "blue 1"], "bob": ["green 3", "green 4"], "cy": ["yellow 1", "red skip"]}
+    ref, _ = start("classic", {**hands, "ann": ["red skip", "blue 1"]}, "red 5", **JUMP_IN)
+    ok(ref, {"type": "play", "player": "ann", "card": "red skip"})  # cy to play; bob holds no skip
+    ref, _ = start("classic", {"ann": ["blue 1", "blue 2"], "bob": ["green 3", "green 4"],
+                               "cy": ["yellow 1", "red skip"]}, "red skip", **JUMP_IN)  # fmt: skip
+    events = ok(ref, {"type": "play", "player": "cy", "card": "red skip"})  # out of ann's turn: ann is skipped
+    assert of(events, "skipped") == [{"type": "skipped", "player": "ann"}] and events[-1]["player"] == "bob"
+
+
+def test_hrji_not_while_hits_are_owed_a_chain_is_on_or_after_the_current_player_drew() -> None:
+    hands = {"ann": ["red skip", "blue 1", "blue 2"], "bob": ["green 3", "red skip"], "cy": ["yellow 1", "red 5"]}
+    ref, _ = start("attack-original", hands, "red 5", **JUMP_IN)
+    ok(ref, {"type": "play", "player": "ann", "card": "red skip"})  # ATK-08: ann may play on
+    assert ref.public_state()["chain"] is True
+    refused(ref, {"type": "play", "player": "bob", "card": "red skip"}, "not_your_turn")
+    classic, _ = start("classic", JUMP_HANDS, "red 5", **JUMP_IN)
+    ok(classic, {"type": "draw", "player": "ann"})
+    refused(classic, {"type": "play", "player": "cy", "card": "red 5"}, "not_your_turn")
+
+
+def test_hrji_in_table_mode_the_table_reports_who_jumped_in() -> None:
+    ref = Referee()
+    ok(ref, {"type": "new_game", "ruleset": "classic", "players": ["ann", "bob", "cy"], "mode": "table",
+             "options": {"jump_in": True},
+             "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 3, "bob": 5, "cy": 8}}})  # fmt: skip
+    events = ok(ref, {"type": "play", "player": "cy", "card": "red 5"})
+    assert events[-1] == {"type": "turn", "player": "ann"} and ref.public_state()["hands"]["cy"] == 7
+
+
+@pytest.mark.parametrize(("ruleset", "players", "seed"), [("classic", 3, 21), ("mario-kart", 4, 22),
+                                                           ("attack", 3, 23), ("classic", 4, 24)])
+def test_hrji_listed_moves_are_accepted_and_unlisted_ones_refused(ruleset: str, players: int, seed: int) -> None:
+    names = [f"p{i}" for i in range(players)]
+    ref = Referee()
+    ok(ref, {"type": "new_game", "ruleset": ruleset, "players": names, "seed": seed,
+             "options": {"target_score": 150, "jump_in": True, "hand_size": 12}})  # fmt: skip
+    bot, rng = Bot("random", seed=seed, uno_rate=0.5), random.Random(seed)
+    jumps = 0
+    for _ in range(300):
+        if ref.state.phase == "playing":
+            check_both_ways(ref, rng, sample=6)
+            s = ref.state
+            jumps += sum(1 for i, p in enumerate(s.players) if i != s.current
+                         for m in ref.legal_moves(p) if m["type"] == "play")  # fmt: skip
+        command = bot.next_command(ref)
+        if command is None:
+            break
+        events = ref.handle(command)
+        assert events[0]["type"] != "rejected", events
+    assert jumps  # the games reached positions where someone could jump in

@@ -32,6 +32,7 @@ EXAMPLES: dict[str, Any] = {
     "hand_size": 5,
     "ejection_ms_per_card": 120,
     "seven_zero": True,
+    "jump_in": True,
 }
 
 

@@ -6,6 +6,11 @@ plays their last card on a 7 or 0 goes out: nothing is swapped or passed. A hand
 call (as with Trade Hands, ATK-10); a player left with one card by the swap can be caught until the next player
 starts, as after any play.
 
+``jump_in`` (HR-JI): a player holding the card identical to the top of the discard pile (a coloured card: same
+colour and face) may play it out of turn, when nothing is pending, no hits are owed, no Skip/Reverse chain is on and
+the current player has not drawn; play then goes on from the jumper, as if it had been their turn (the players
+between lose their turn). ``legal_moves`` lists such a play for every other player who holds the card.
+
 A house rule is its option in ``options.py`` (``optional=True``: games without it keep their JSON), its actions in
 ``actions.py`` and here: :func:`house_actions` gives the faces their actions, :meth:`HouseRules._house_effect`
 applies them; ``play.py`` calls both, the fast-path table and ``legal_moves`` follow from the action table.
@@ -36,7 +41,19 @@ def house_actions(options: dict[str, Any], actions: dict[str, str]) -> None:
 
 
 class HouseRules(TurnOrder):
-    """The effects of the house rules' actions."""
+    """The effects of the house rules' actions, and who may play out of turn."""
+
+    def _may_jump_in(self, seat: int, card: Any) -> bool:
+        """``jump_in``: may ``seat``, whose turn it is not, play ``card`` now? (Nothing is changed: the play's other
+        checks follow, and the turn passes from ``seat`` when it is applied.)"""
+        s = self._s
+        if not s.options.get("jump_in") or seat == s.current or type(card) is not str:
+            return False
+        if s.pending is not None or s.owed or s.chain or s.drawn is not None or s.drew:
+            return False
+        if not s.discard or card != s.discard[-1] or card.startswith("wild"):
+            return False
+        return card in s.hands[seat] if s.mode == "full" else s.table_counts[seat] > 0
 
     def _house_effect(self, seat: int, action: str, target: int, out: bool, events: list[Event]) -> None:
         """A played 7 (``swap``) or 0 (``rotate``) under ``seven_zero``; then the next player's turn."""

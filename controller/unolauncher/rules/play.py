@@ -95,8 +95,9 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
         seat = self._seats.get(name, -1) if type(name) is str else -1
         if seat < 0:
             seat = self._seat(cmd)
-        self._require_turn(seat)
         card = cmd.get("card")
+        if not self._may_jump_in(seat, card):  # house rule jump_in: an identical card out of turn
+            self._require_turn(seat)
         info = CARD_INFO.get(card) if type(card) is str else None
         if info is None or card not in self._rs.counts:
             if type(card) is not str:
