@@ -18,7 +18,7 @@ from unolauncher.rules.referee import Referee
 from unolauncher.store.journal import Journal
 
 # One valid command per query: a query added to QUERIES without one here fails the first test.
-EXAMPLES: dict[str, dict[str, Any]] = {"status": {}, "moves": {"player": "ann"}}
+EXAMPLES: dict[str, dict[str, Any]] = {"status": {}, "moves": {"player": "ann"}, "rules": {}}
 
 
 def test_every_query_has_an_example_and_a_marker() -> None:
@@ -37,5 +37,7 @@ def test_every_query_is_answered_on_the_calling_thread(tmp_path: Path, query: st
         table.submit_payload(payload({"type": query, **EXAMPLES[query]}, "q"))
         assert output.replies[-1]["id"] == "q" and output.replies[-1]["ok"], output.replies[-1]  # already there
         assert output.threads[-1] == threading.current_thread().name  # not the worker's
+        if query == "rules":
+            assert output.replies[-1]["data"]["actions"]["trade-hands"]["target"] is True
     finally:
         table.stop()
