@@ -3,6 +3,5 @@
 command shapes), the house rules (``house.py``), ``legal_moves``, the bots, scoring and the seeded ejection model
 (``ejection*.py``). No I/O, no clock, no global randomness (an import-linter contract keeps the shell out).
 
-Two command-line front ends still live here, ``replay_cli.py`` and ``simulate_cli.py``: they read files and print,
-and are the exception to the rule above until they move to a ``cli`` package.
+Its command-line front ends (``replay``, ``simulate``) are in ``unolauncher/cli/``.
 """
