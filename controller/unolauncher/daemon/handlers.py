@@ -41,8 +41,9 @@ class DaemonCommands:
     query's answer (:meth:`~unolauncher.daemon.table.Table.moves`: data, or a refusal's code and message).
     """
 
-    def __init__(
+    def __init__(  # keyword-only: ten collaborators, several of the same type, named at the call
         self,
+        *,
         journal: Journal,
         output: TableOutput,
         launcher: Launcher | None,

@@ -52,14 +52,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from unolauncher.daemon.commands import (
-    DAEMON_COMMANDS,
-    QUERIES,
-    QUERY_MARKERS,
-    decode_command,
-    reply,
-    unknown_player,
-)
+from unolauncher.daemon.commands import DAEMON_COMMANDS, QUERIES, QUERY_MARKERS, decode_command, reply, unknown_player
 from unolauncher.daemon.emergency_stop import EmergencyStop
 from unolauncher.daemon.failed_fire import failed_fire_record
 from unolauncher.daemon.handlers import DaemonCommands
@@ -147,8 +140,9 @@ class Table(Journalling):
         self.emergency = EmergencyStop(launcher)
         self.sensors = SensorPublisher(output, launcher, journal, self.public_state, self.preset)
         self.commands = DaemonCommands(
-            journal, output, launcher, virtual, self.emergency, self.sensors, self.preset, self.public_state,
-            self._journal_now, self.moves,
+            journal=journal, output=output, launcher=launcher, virtual=virtual, emergency=self.emergency,
+            sensors=self.sensors, preset=self.preset, public_state=self.public_state, record=self._journal_now,
+            moves=self.moves,
         )  # fmt: skip
         self.press = PressGate(self._unjournalled, self.emergency, wake=lambda: self._queue.put(_JOURNAL))
         with self._changing():  # the first snapshot, for the fresh referee
