@@ -2,8 +2,8 @@
 
 The package is split by concern, imports pointing one way:
 
-- ``rules``     pure referee (cards, decks, rule sets, engine, bots) — no I/O
-- ``launcher``  ejection model (pure), gpiozero device, virtual launcher, serial backend
+- ``rules``     pure core: referee, registries (options, actions), house rules, bots, ejection model — no I/O
+- ``launcher``  the launcher interface and its backends (gpiozero, virtual, serial), press path, self-test
 - ``store``     SQLite journal and outbox
 - ``bus``       MQTT client, topics, Home Assistant discovery, embedded broker
 - ``web``       phone dashboard and its tiny HTTP server

@@ -16,7 +16,7 @@ from the built-in it always was (``ValueError``, ``RuntimeError``): nothing that
     ├── LauncherSetupError (ValueError)     launcher/factory.py
     ├── CalibrationError (RuntimeError)     launcher/calibrate.py
     ├── FrameError (ValueError)             launcher/backends/serial/protocol.py
-    └── VerifyInputError (ValueError)       launcher/verify_cli.py
+    └── VerifyInputError (ValueError)       cli/verify.py
 
 This module imports nothing, so every layer (the pure core too) may use it.
 

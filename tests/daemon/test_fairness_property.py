@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from support.daemon import running_daemon
 from support.net import wait_until
-from unolauncher.launcher.verify_cli import journal_events
+from unolauncher.cli.verify import journal_events
 
 from .honest import HONEST, PRESS_GAP_S, answers, cli, command, press, public, settle
 

@@ -23,14 +23,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Imported only by the subcommand, backend or option that uses them.
 NOT_IN_AN_IDLE_DAEMON = (
-    "unolauncher.rules.simulate_cli",  # `unolauncher simulate`
+    "unolauncher.cli.simulate",  # `unolauncher simulate`
     "unolauncher.rules.bots",
-    "unolauncher.rules.replay_cli",  # `unolauncher replay`
+    "unolauncher.cli.replay",  # `unolauncher replay`
     "unolauncher.launcher.selftest_cli",  # `unolauncher selftest`
     "unolauncher.launcher.calibrate",
-    "unolauncher.launcher.verify_cli",  # `unolauncher verify`
+    "unolauncher.cli.verify",  # `unolauncher verify`
     "unolauncher.rules.ejection_audit",
-    "unolauncher.launcher.export_cli",  # `unolauncher export`
+    "unolauncher.cli.export",  # `unolauncher export`
     "unolauncher.league_cli",  # `unolauncher league`
     "unolauncher.league",
     "unolauncher.daemon.ha_remove_cli",  # `unolauncher ha-remove`

@@ -25,7 +25,7 @@ from unolauncher.rules.referee import Referee
 
 pytestmark = pytest.mark.timeout(120)
 
-TABLE_TOPICS = ("reply", "state", "status", "launcher", "sensors", "press", "alive", "motor", "refusal")
+TABLE_TOPICS = ("reply", "state", "status", "launcher", "sensors", "press", "alive", "motor", "refusal", "rules")
 
 
 def acl(table_may: tuple[str, ...], read_cmd: bool = True) -> str:

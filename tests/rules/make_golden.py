@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from unolauncher.cli.replay import replay_lines
 from unolauncher.rules.bots import Bot
 from unolauncher.rules.referee import Referee
-from unolauncher.rules.replay_cli import replay_lines
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 

@@ -30,7 +30,10 @@ def accepted(ref: Referee, move: Move) -> bool:
 
 
 def takes_target(ref: Referee, card: str) -> bool:
-    """Attack-Attack and Trade Hands (ATK-10, ATK-13), and a Customizable set to act as one of them."""
+    """Attack-Attack and Trade Hands (ATK-10, ATK-13), a Customizable set to act as one of them, and a 7 under the
+    seven_zero house rule (HR-70)."""
+    if ref.state.options.get("seven_zero") and CARD_INFO[card][1] == "7":
+        return True
     custom = ref.state.options["customizable"]
     if card == "wild customizable":
         return custom is not None and custom["action"] in ("attack", "trade-hands")

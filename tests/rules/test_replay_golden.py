@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from unolauncher.rules.replay_cli import replay_lines
+from unolauncher.cli.replay import replay_lines
 
 from .make_golden import GAMES, GOLDEN
 

@@ -244,3 +244,9 @@ GameFactory = Callable[..., dict[str, Any]]
 @pytest.fixture
 def rigged() -> GameFactory:
     return rigged_attack_game
+
+
+def wait_for_catalogue(page: Any) -> None:
+    """Wait until the page has the daemon's rule catalogue (retained ``rules`` topic): the presets the fairness
+    check recomputes presses with, the card actions the picker asks a target from (the page keeps no copy)."""
+    page.wait_for_function("() => document.body.dataset.presets === 'ready'", timeout=15_000)

@@ -14,7 +14,7 @@ from support.net import wait_until
 from unolauncher.rules.ejection import BUILTIN_PRESETS
 from unolauncher.rules.referee import Referee
 
-from .conftest import PhoneFactory, TableHandle
+from .conftest import PhoneFactory, TableHandle, wait_for_catalogue
 
 PLAYERS = ["ann", "bob", "cy"]
 CUSTOM = {"miss_hazard": [0.3, 1.0], "hit_repeat": [0.5, 0.1], "cards": {"2": 1.5, "7": 2}, "suspense_chance": 0.5,
@@ -82,8 +82,9 @@ def test_the_phones_check_agrees_with_the_referee_and_catches_a_changed_press(
     phones: PhoneFactory, dashboard_url: str
 ) -> None:
     page = phones.open(dashboard_url)
+    wait_for_catalogue(page)  # the page keeps no copy of the presets: they come from the daemon's rule catalogue
     presets = page.evaluate("async () => (await import('./js/fairness.js')).PRESETS")
-    for name, params in BUILTIN_PRESETS.items():  # the browser's copy of the presets is the referee's
+    for name, params in BUILTIN_PRESETS.items():  # the presets the page received are the referee's
         js = presets[name]
         assert js["miss_hazard"] == list(params.miss_hazard) and js["hit_repeat"] == list(params.hit_repeat)
         assert {int(k): v for k, v in js["cards"].items()} == dict(params.card_weights)
@@ -190,5 +191,6 @@ def test_the_phone_checks_an_undone_press_fired_again_with_its_plan(phones: Phon
 
 def page_check(phones: PhoneFactory, url: str, rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
     page = phones.open(url)
+    wait_for_catalogue(page)  # the presets come from the daemon
     results: list[dict[str, Any]] = page.evaluate(CHECK, rounds)
     return results

@@ -20,7 +20,7 @@ from support.net import wait_until
 from unolauncher.rules.ejection_stream import EjectionStream
 from unolauncher.rules.referee import Referee
 
-from .conftest import PhoneFactory, TableHandle
+from .conftest import PhoneFactory, TableHandle, wait_for_catalogue
 
 OUTSIDE = Path(__file__).resolve().parents[1] / "outside_verifier.py"
 PLAYERS = ["ann", "bob", "cy"]
@@ -114,6 +114,7 @@ def test_three_verifiers_agree_on_honest_play_and_flag_each_attack(
     kinds = {e["type"] for e in events}
     assert {"ejection_entropy_commit", "ejection_entropy", "ejection_carry", "ejection_reveal"} <= kinds, kinds
     page = phones.open(dashboard_url)
+    wait_for_catalogue(page)  # the presets come from the daemon
     assert three_verdicts(page, events, tmp_path / "honest.jsonl") == {"outside": True, "verify": True, "phone": True}
 
     def tamper_press(ev: list[dict[str, Any]]) -> None:

@@ -74,6 +74,11 @@ class Topics:
         return f"{self.base}/refusal"
 
     @property
+    def rules(self) -> str:
+        """Retained: the table's rule catalogue (presets, card actions, options; ``daemon/catalogue.py``)."""
+        return f"{self.base}/rules"
+
+    @property
     def press(self) -> str:
         """One message per launcher button press (Home Assistant device trigger)."""
         return f"{self.base}/press"

@@ -42,6 +42,7 @@ from unolauncher.bus.mqtt import TableBus
 from unolauncher.bus.topics import Topics
 from unolauncher.clock import Clock, RealClock
 from unolauncher.daemon import hard_exit
+from unolauncher.daemon.catalogue import catalogue
 from unolauncher.daemon.config import Config, ConfigError
 from unolauncher.daemon.disk_guard import DiskGuard
 from unolauncher.daemon.freshness import AlivePublisher, Freshness
@@ -318,6 +319,7 @@ class Daemon:
             self.endpoints["mqtt_connected"] = True  # tests and tools wait for this: commands are heard now
             self._write_endpoints()
         self.table.republish()
+        self.bus.publish_latest(self.topics.rules, catalogue(offered_presets(self.config.launcher.preset)))
         self._publish_discovery()
 
     def _admit(self, command: dict[str, Any]) -> dict[str, Any]:

@@ -40,6 +40,7 @@ DAEMON_FIELDS: dict[str, dict[str, Check]] = {
     "load": {"cards": integer(0, 200)},
     "status": {},
     "moves": {"player": PLAYER},  # what that player may do now (Referee.legal_moves): a query, not journalled
+    "rules": {},  # the rule catalogue (daemon/catalogue.py), for a client that cannot read the retained topic
     "resend": {"from": integer(1, INT_MAX)},
     "preset": {"preset": text()},  # the next game's ejection preset (Home Assistant's select)
     "disable": {"by": label(64, min_len=1)},  # the emergency stop; "by" says who pressed it
@@ -48,7 +49,10 @@ DAEMON_FIELDS: dict[str, dict[str, Check]] = {
 DAEMON_COMMANDS = frozenset(DAEMON_FIELDS)
 # Read-only questions: they change nothing and journal nothing, so MQTT's thread may answer them itself when the
 # worker has nothing in hand (Table.submit_payload); every other command waits its turn on the worker.
-QUERIES = frozenset({"status", "moves"})
+QUERIES = frozenset({"status", "moves", "rules"})
+# The byte pre-check of that fast path (a query has its type, quoted, in its text), made from QUERIES: a query
+# added above gets its fast path without another edit (tests/daemon/test_query_precheck.py).
+QUERY_MARKERS: tuple[bytes, ...] = tuple(f'"{name}"'.encode() for name in sorted(QUERIES))
 
 
 @dataclass

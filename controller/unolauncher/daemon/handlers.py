@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from unolauncher.daemon.catalogue import catalogue
 from unolauncher.daemon.commands import check_daemon_command, reply
 from unolauncher.daemon.emergency_stop import EmergencyStop
 from unolauncher.daemon.freshness import Freshness
@@ -40,8 +41,9 @@ class DaemonCommands:
     query's answer (:meth:`~unolauncher.daemon.table.Table.moves`: data, or a refusal's code and message).
     """
 
-    def __init__(
+    def __init__(  # keyword-only: ten collaborators, several of the same type, named at the call
         self,
+        *,
         journal: Journal,
         output: TableOutput,
         launcher: Launcher | None,
@@ -87,6 +89,9 @@ class DaemonCommands:
             if isinstance(answer, tuple):
                 return reply(command_id, False, *answer)
             return reply(command_id, True, "ok", f"{len(answer['moves'])} legal move(s) attached.", data=answer)
+        if kind == "rules":  # a query: the catalogue the daemon also publishes retained on the rules topic
+            data = catalogue(self.preset.offered)
+            return reply(command_id, True, "ok", "The rule catalogue is attached.", data=data)
         if kind == "resend":
             start = command.get("from") or 1
             events = self.journal.events(start, RESEND_LIMIT)

@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from unolauncher.daemon.commands import DAEMON_COMMANDS, QUERIES, decode_command, reply, unknown_player
+from unolauncher.daemon.commands import DAEMON_COMMANDS, QUERIES, QUERY_MARKERS, decode_command, reply, unknown_player
 from unolauncher.daemon.emergency_stop import EmergencyStop
 from unolauncher.daemon.failed_fire import failed_fire_record
 from unolauncher.daemon.handlers import DaemonCommands
@@ -140,8 +140,9 @@ class Table(Journalling):
         self.emergency = EmergencyStop(launcher)
         self.sensors = SensorPublisher(output, launcher, journal, self.public_state, self.preset)
         self.commands = DaemonCommands(
-            journal, output, launcher, virtual, self.emergency, self.sensors, self.preset, self.public_state,
-            self._journal_now, self.moves,
+            journal=journal, output=output, launcher=launcher, virtual=virtual, emergency=self.emergency,
+            sensors=self.sensors, preset=self.preset, public_state=self.public_state, record=self._journal_now,
+            moves=self.moves,
         )  # fmt: skip
         self.press = PressGate(self._unjournalled, self.emergency, wake=lambda: self._queue.put(_JOURNAL))
         with self._changing():  # the first snapshot, for the fresh referee
@@ -254,7 +255,7 @@ class Table(Journalling):
         waiting to be applied, so the reply's state and ``seq`` agree as the worker's would; no rebuild due. A change
         made after the check is one the worker's answer could miss just the same.
         """
-        if not (b'"status"' in payload or b'"moves"' in payload) or self._queue.unfinished_tasks:
+        if not any(marker in payload for marker in QUERY_MARKERS) or self._queue.unfinished_tasks:
             return False  # (cheap tests first: a query has its type in its text; "st\u0061tus" takes the queue)
         if self.output.backlog() >= MAX_OUTGOING_BACKLOG:
             return False  # the queue's check answers busy

@@ -24,14 +24,12 @@ import random
 from typing import Any
 
 from unolauncher.rules.cards import CARD_INFO, COLORS, RULESETS
+from unolauncher.rules.play import choosy_cards
 from unolauncher.rules.referee import Referee
 from unolauncher.rules.state import BETWEEN, PLAYING
 
 STRATEGIES = ("random", "greedy")
 
-# Every card whose play may carry a colour or a target (every Wild, Attack-Attack, Trade Hands), so it may stand for
-# several legal moves: a hand without any takes the short way (Referee.play_choices says what each one needs).
-_CHOOSY = frozenset(c for c, (color, face) in CARD_INFO.items() if color is None or face == "trade-hands")
 
 
 class Bot:
@@ -46,6 +44,11 @@ class Bot:
         self.rng = random.Random(seed)
         self.uno_rate = uno_rate if strategy == "random" else 1.0
         self.renege_rate = renege_rate  # how often to draw/hit although a card could be played
+        # The cards whose play may carry a colour or a target in the game being played (so may stand for several
+        # legal moves; the action table says which): a hand without any takes the short way. Made again when the
+        # referee's face -> action map changes (a new game, an undo).
+        self._choosy: frozenset[str] = frozenset()
+        self._choosy_of: object = None
 
     def next_command(self, ref: Referee) -> dict[str, Any] | None:
         """The next command to send, or ``None`` when the game is over (or nothing can be done)."""
@@ -63,6 +66,8 @@ class Bot:
         # simulated step.
         playable = ref.playable_cards(seat)
         rng = self.rng
+        if ref._actions is not self._choosy_of:
+            self._choosy, self._choosy_of = choosy_cards(ref._rs, ref._actions), ref._actions
         if not playable or (self.renege_rate and rng.random() < self.renege_rate):
             return ref.no_play_move(who)
         hand = s.hands[seat]
@@ -72,7 +77,7 @@ class Bot:
             # Uniform over the distinct legal moves, as RLCard's random agent samples its legal action ids: two
             # copies of a card are one move, and a card that needs a colour or a target is one move per colour
             # and target. Only the (rare) hands holding such a card pay for the weighting.
-            if _CHOOSY.isdisjoint(playable):
+            if self._choosy.isdisjoint(playable):
                 card = playable[int(rng.random() * len(playable))]
                 return {"type": "play", "player": who, "card": card}
             return self._weighted_play(ref, seat, playable)
@@ -80,7 +85,7 @@ class Bot:
         in_hand_order = [c for c in hand if c in playable]  # ties go to the first in the hand
         card = max(in_hand_order, key=lambda c: (CARD_INFO[c][0] is not None, values[c]))
         cmd: dict[str, Any] = {"type": "play", "player": who, "card": card}
-        if card not in _CHOOSY:
+        if card not in self._choosy:
             return cmd
         if CARD_INFO[card][0] is None:  # an Item Box too: the colour answers a Bob-omb before it asks (MK-12)
             cmd["color"] = self._color(hand, card)

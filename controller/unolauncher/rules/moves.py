@@ -42,14 +42,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from unolauncher.rules.actions import ACTIONS
 from unolauncher.rules.cards import CARD_INFO, COLORS, PLAYABLE_ON
+from unolauncher.rules.house import HouseRules
 from unolauncher.rules.state import IDLE, PLAYING
-from unolauncher.rules.turns import TurnOrder
 
 Move = dict[str, Any]
 
 
-class LegalMoves(TurnOrder):
+class LegalMoves(HouseRules):
     """The ``legal_moves`` query of :class:`~unolauncher.rules.referee.Referee` (pure: reads the state only)."""
 
     def legal_moves(self, player: str) -> list[Move]:
@@ -71,6 +72,9 @@ class LegalMoves(TurnOrder):
                     moves.append({"type": "hit", "player": player})
             elif s.current == seat:
                 self._turn_moves(seat, player, moves)
+            elif s.mode == "full" and self._may_jump_in(seat, s.discard[-1]):  # house rule jump_in (house.py)
+                for card in self._not_last([s.discard[-1]]) if len(s.hands[seat]) == 1 else [s.discard[-1]]:
+                    self._plays(player, card, moves)
         if s.count(seat) <= 2 and not s.declared[seat]:
             moves.append({"type": "uno", "player": player})
         if s.uno_exposed >= 0 and s.uno_exposed != seat:
@@ -136,7 +140,7 @@ class LegalMoves(TurnOrder):
     def _not_last(self, cards: list[str]) -> list[str]:
         """ATK-10: Trade Hands (or a Wild Customizable acting as one, ATK-16) cannot be the last card."""
         actions = self._actions
-        return [card for card in cards if actions.get(CARD_INFO[card][1]) != "trade-hands"]
+        return [card for card in cards if ACTIONS[actions.get(CARD_INFO[card][1], "")].last]
 
     def no_play_move(self, player: str) -> Move:
         """The move of the player whose turn it is that plays no card: in UNO Attack a hit (a pass to end a
@@ -151,7 +155,8 @@ class LegalMoves(TurnOrder):
         a colour (its colour comes from the turned card, MK-07); Attack-Attack and Trade Hands name another player
         (ATK-10, ATK-13), and so does a Wild Customizable acting as one of them (ATK-16)."""
         color, face = CARD_INFO[card]
-        return color is None and face != "wild item-box", self._actions.get(face, "") in ("attack", "trade-hands")
+        facts = ACTIONS[self._actions.get(face, "")]
+        return color is None and facts.color, facts.target
 
     def _plays(self, player: str, card: str, moves: list[Move]) -> None:
         """One move per colour and target ``card`` needs (a card without either: one move)."""

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from unolauncher.rules.actions import ACTIONS
 from unolauncher.rules.attack import ATTACK_ACTIONS, AttackRules
 from unolauncher.rules.cards import CARD_INFO, COLOR_SET, PLAYABLE_ON, Ruleset, matches
+from unolauncher.rules.house import HOUSE_ACTIONS, HouseRules, house_actions
 from unolauncher.rules.mario_kart import MarioKartRules
 from unolauncher.rules.refusal import Event, refuse, short_repr
 from unolauncher.rules.schema import MAX_NAME
@@ -19,7 +21,7 @@ from unolauncher.rules.state import PLAYING
 from unolauncher.rules.validation import is_color
 
 
-class CardPlay(AttackRules, MarioKartRules):
+class CardPlay(AttackRules, MarioKartRules, HouseRules):
     """The play command: fast path, general checks, common effects; which action each face has in this game."""
 
     def _fast_play(self, cmd: dict[str, Any]) -> list[Event] | None:
@@ -93,8 +95,9 @@ class CardPlay(AttackRules, MarioKartRules):
         seat = self._seats.get(name, -1) if type(name) is str else -1
         if seat < 0:
             seat = self._seat(cmd)
-        self._require_turn(seat)
         card = cmd.get("card")
+        if not self._may_jump_in(seat, card):  # house rule jump_in: an identical card out of turn
+            self._require_turn(seat)
         info = CARD_INFO.get(card) if type(card) is str else None
         if info is None or card not in self._rs.counts:
             if type(card) is not str:
@@ -116,18 +119,19 @@ class CardPlay(AttackRules, MarioKartRules):
         turned: str | None = None
         if color is None or action:  # the rarer cards: Wilds and action cards
             count = len(hand) if hand is not None else s.table_counts[seat]
-            needs_color = face != "wild item-box"
+            facts = ACTIONS[action]
             if color is None:
+                needs_color = facts.color
                 if needs_color and chosen is None:
                     refuse("color_required", "A Wild needs a color: red, yellow, green or blue.")
                 if chosen is not None and not is_color(chosen):
                     refuse("bad_color", "The color must be red, yellow, green or blue.")
-            if action == "attack" or action == "trade-hands":
+            if facts.target:
                 target = self._seat(cmd, "target")
                 if target == seat:
                     refuse("bad_target", "Choose another player as the target.")
-                if action == "trade-hands" and count <= 1:
-                    refuse("cannot_go_out_on_trade", "Trade Hands cannot be your last card.")
+            if not facts.last and count <= 1:
+                refuse("cannot_go_out_on_trade", "Trade Hands cannot be your last card.")
             if face == "discard-all":
                 discarded = self._discard_all_cards(cmd, seat, card, color)
                 if hand is None and count - 1 - len(discarded) < 0:
@@ -173,7 +177,7 @@ class CardPlay(AttackRules, MarioKartRules):
         if discarded:
             s.discard.extend(discarded)
         s.discard.append(card)
-        s.color = color if color is not None else (chosen if face != "wild item-box" else None)
+        s.color = color if color is not None else (chosen if ACTIONS[action].color else None)
         self._took_turn(seat)
         s.drew = False
         s.drawn = None
@@ -187,7 +191,9 @@ class CardPlay(AttackRules, MarioKartRules):
         if out:
             s.round_winner = seat
             events.append({"type": "went_out", "player": name})
-        if self._rs.attack:
+        if action in HOUSE_ACTIONS:
+            self._house_effect(seat, action, target, out, events)
+        elif self._rs.attack:
             self._attack_effect(seat, face, action, target, out, events)
         elif color is not None and not action:
             if not out:
@@ -201,13 +207,16 @@ class CardPlay(AttackRules, MarioKartRules):
         return events
 
     def _action_map(self) -> dict[str, str]:
-        """Face -> action for this game (ATK-11..16); Mario Kart/classic action faces map to their own name."""
+        """Face -> action for this game (ATK-11..16); Mario Kart/classic action faces map to their own name; the house
+        rules switched on add theirs."""
         if not self._rs.attack:
-            return {face: face for face in ("skip", "reverse", "draw-2", "wild draw-4", "wild item-box")}
-        actions = {face: action for face, (action, _) in ATTACK_ACTIONS.items()}
-        custom = self._s.options.get("customizable")
-        actions["wild customizable"] = "wild" if custom is None else str(custom["action"])
-        actions["discard-all"] = "discard-all"
+            actions = {face: face for face in ("skip", "reverse", "draw-2", "wild draw-4", "wild item-box")}
+        else:
+            actions = {face: action for face, (action, _) in ATTACK_ACTIONS.items()}
+            custom = self._s.options.get("customizable")
+            actions["wild customizable"] = "wild" if custom is None else str(custom["action"])
+            actions["discard-all"] = "discard-all"
+        house_actions(self._s.options, actions)  # house rules (house.py)
         return actions
 
     def _discard_all_cards(self, cmd: dict[str, Any], seat: int, card: str, color: str | None) -> list[str]:
@@ -236,21 +245,38 @@ class CardPlay(AttackRules, MarioKartRules):
 
 
 QuickTable = dict[str, tuple[str | None, str, str, bool]]
-_QUICK_TABLES: dict[tuple[str, str], QuickTable] = {}
+_QUICK_TABLES: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[QuickTable, frozenset[str]]] = {}
 
 
 def quick_table(rs: Ruleset, actions: dict[str, str]) -> QuickTable:
     """The fast-path table of a full-mode game: the cards whose play needs no field beyond player, card and (for a
-    Wild) color, as (colour, face, action, plain: a coloured card without an action). Targets, Discard All's list
-    and the Item Box's turned card keep to the general path. Shared by every game with the same rule set and
-    Customizable action (read-only), since building it costs about as much as a dozen steps."""
-    key = (rs.name, actions.get("wild customizable", ""))
-    table = _QUICK_TABLES.get(key)
-    if table is None:
-        table = _QUICK_TABLES[key] = {}
+    Wild) color (:data:`~unolauncher.rules.actions.ACTIONS`' ``quick``), as (colour, face, action, plain: a coloured
+    card without an action). Targets, Discard All's list and the Item Box's turned card keep to the general path.
+    Shared by every game with the same rule set and the same face -> action map (read-only), since building it costs
+    about as much as a dozen steps. Keyed on the whole map, not only the Customizable's action: any option that
+    changes what a face does (a house rule) gets its own table."""
+    return _tables(rs, actions)[0]
+
+
+def choosy_cards(rs: Ruleset, actions: dict[str, str]) -> frozenset[str]:
+    """The cards of the deck whose play may carry a colour or a target in a game with this face -> action map (every
+    Wild, and whatever acts as a targeting action): a bot holding none takes the short way."""
+    return _tables(rs, actions)[1]
+
+
+def _tables(rs: Ruleset, actions: dict[str, str]) -> tuple[QuickTable, frozenset[str]]:
+    key = (rs.name, tuple(sorted(actions.items())))
+    tables = _QUICK_TABLES.get(key)
+    if tables is None:
+        table: QuickTable = {}
+        choosy = set()
         for c in rs.counts:
             color, face = CARD_INFO[c]
             action = actions.get(face, "")
-            if action not in ("attack", "trade-hands", "discard-all") and face != "wild item-box":
+            facts = ACTIONS[action]
+            if facts.quick:
                 table[c] = (color, face, action, color is not None and not action)
-    return table
+            if facts.target or color is None:  # the Item Box's colour is optional (it answers a Bob-omb, MK-12)
+                choosy.add(c)
+        tables = _QUICK_TABLES[key] = (table, frozenset(choosy))
+    return tables

@@ -55,6 +55,7 @@ from unolauncher.rules.play import CardPlay, quick_table
 from unolauncher.rules.refusal import Event, Refusal, malformed_event, redacted, refuse, rejected_event
 from unolauncher.rules.schema import COMMAND_FIELDS, MAX_NAME, MAX_PLAYERS, MAX_SCRIPT, check_command
 from unolauncher.rules.state import IDLE, PLAYING, SCORING, GameState, copy_json
+from unolauncher.rules.turns import owed_public
 from unolauncher.rules.uno_calls import UnoCalls
 from unolauncher.rules.validation import (
     CUSTOM_ACTIONS,
@@ -214,7 +215,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
             "color": s.color,
             "hands": {name: s.count(i) for i, name in enumerate(names)},
             "stock": s.stock_size() if started else 0,
-            "owed": [_owed_public(names, entry) for entry in s.owed],
+            "owed": [owed_public(names, entry) for entry in s.owed],
             "chain": s.chain,
             "pending": pending,
             "uno_exposed": names[s.uno_exposed] if s.uno_exposed >= 0 else None,
@@ -488,13 +489,3 @@ _FAST_PATHS = {"play": Referee._fast_play, "draw": Referee._fast_draw}
 _STEPS: dict[str, tuple[Any, int, dict[str, Any], Any]] = {
     kind: (handler, _how_kept(kind), COMMAND_FIELDS[kind], _FAST_PATHS.get(kind)) for kind, handler in _HANDLERS.items()
 }
-
-
-# ======================================================================================================
-# small helpers
-# ======================================================================================================
-def _owed_public(names: list[str], entry: list[int]) -> dict[str, Any]:
-    item: dict[str, Any] = {"player": names[entry[0]], "hits": entry[1]}
-    if entry[2]:
-        item["until_card"] = True
-    return item

@@ -16,6 +16,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from unolauncher.rules.options import REGISTRY, defaults
+
 # Phases of a game.
 IDLE = "idle"  # no game yet
 PLAYING = "playing"  # a round is being played
@@ -23,18 +25,11 @@ SCORING = "scoring"  # table mode: round over, waiting for the `score` command
 BETWEEN = "between"  # round scored, waiting for `next_round`
 OVER = "over"  # someone reached the target score
 
-DEFAULT_OPTIONS: dict[str, Any] = {
-    "target_score": 500,
-    "chain_after_skip_reverse": True,  # ATK-08
-    "suggestion_penalty": False,  # ATK-22
-    "customizable": None,  # ATK-16: None = plain Wild
-    "ejection_preset": "classic",
-    "ejection_custom": None,  # the table of the ejection model's `custom` preset
-    "hand_size": 7,
-}
+# Both made from the option registry (options.py), where an option is declared once.
+DEFAULT_OPTIONS: dict[str, Any] = defaults()
 # Options a game may carry but that are left out (not defaulted) when absent, so games without them keep their
-# exact JSON: the launcher's measured milliseconds per card (`unolauncher selftest --calibrate`).
-OPTIONAL_OPTIONS: tuple[str, ...] = ("ejection_ms_per_card",)
+# exact JSON (options.py says why a new option is one of these).
+OPTIONAL_OPTIONS: tuple[str, ...] = tuple(option.name for option in REGISTRY if option.optional)
 
 
 # The state's fields, in serialisation order (a module constant rather than ``GameState.__slots__`` so the module

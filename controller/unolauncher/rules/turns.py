@@ -139,3 +139,11 @@ class TurnOrder:
             s.uno_next = s.resume
         else:
             s.uno_next = s.current if s.current != seat else -1
+
+
+def owed_public(names: list[str], entry: list[int]) -> dict[str, Any]:
+    """One entry of the public state's ``owed``: ``[seat, hits, until_card]`` as the protocol shows it."""
+    item: dict[str, Any] = {"player": names[entry[0]], "hits": entry[1]}
+    if entry[2]:
+        item["until_card"] = True
+    return item

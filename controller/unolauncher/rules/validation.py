@@ -20,13 +20,14 @@ from collections import Counter
 from typing import Any
 
 from unolauncher.rules.cards import COLOR_SET, Ruleset
+from unolauncher.rules.checks import MAX_SCRIPT, fields, join_path
 from unolauncher.rules.ejection import SECRET_PATTERN
 from unolauncher.rules.ejection_models import model_for
+from unolauncher.rules.options import CUSTOM_ACTIONS, EJECTION_CUSTOM, OPTIONS_BY_NAME, refine_customizable
 from unolauncher.rules.refusal import refuse, short_repr
-from unolauncher.rules.schema import EJECTION_CUSTOM, MAX_SCRIPT, fields
-from unolauncher.rules.state import DEFAULT_OPTIONS, OPTIONAL_OPTIONS
+from unolauncher.rules.state import DEFAULT_OPTIONS
 
-CUSTOM_ACTIONS = ("wild", "hit", "attack", "all-hit", "hit-fire", "skip", "reverse", "trade-hands")
+__all__ = ["CUSTOM_ACTIONS", "custom_table_problem", "validate_deal", "validate_launcher", "validate_options"]
 
 
 def is_int(value: Any) -> bool:
@@ -49,27 +50,30 @@ def is_color(value: Any) -> bool:
 
 def validate_options(options: Any, rs: Ruleset, players: int) -> dict[str, Any]:
     """``new_game``'s ``options`` checked against the rule set and the number of players, with every default
-    filled in; refuses (:class:`~unolauncher.rules.refusal.Refusal`) naming the first bad option."""
+    filled in; refuses (:class:`~unolauncher.rules.refusal.Refusal`) naming the first bad option.
+
+    Each option's own check and refinement come from the option registry (``options.py``); what is checked here
+    is what spans options or needs the game (the hand size against the deck, the ejection model's configuration)."""
     if options is None:
         options = {}
     if type(options) is not dict:
         refuse("bad_option", "options must be an object.")
-    unknown = [k for k in options if k not in DEFAULT_OPTIONS and k not in OPTIONAL_OPTIONS]
-    if unknown:
-        refuse("bad_option", f"Unknown option {short_repr(unknown[0])}.")
     merged = dict(DEFAULT_OPTIONS)
-    merged.update(options)
-    target = merged["target_score"]
-    if not is_int(target) or not 1 <= target <= 1_000_000:
-        refuse("bad_option", "target_score must be a whole number from 1 to 1000000.")
-    for flag in ("chain_after_skip_reverse", "suggestion_penalty"):
-        if type(merged[flag]) is not bool:
-            refuse("bad_option", f"{flag} must be true or false.")
+    for key, value in options.items():
+        option = OPTIONS_BY_NAME.get(key) if type(key) is str else None
+        if option is None:
+            refuse("bad_option", f"Unknown option {short_repr(key)}.")
+        if value is None and option.default is None:
+            merged[key] = None  # null = the default (a plain Wild, no custom table)
+            continue
+        problem = option.check(value) if value is not None else option.check([])  # a null where a value is due
+        if problem is not None:
+            path, what, _ = join_path(key, problem)
+            refuse("bad_option", f"{path} {what}.")
+        merged[key] = option.refine(value) if option.refine is not None else value
     size = merged["hand_size"]
-    if not is_int(size) or not size >= 1 or size * players + 1 > len(rs.deck):
+    if size * players + 1 > len(rs.deck):
         refuse("bad_option", "hand_size must be at least 1 and leave a card to start the discard pile.")
-    if type(merged["ejection_preset"]) is not str:
-        refuse("bad_option", "ejection_preset must be a preset name.")
     try:
         model = model_for(merged)
         model.plan(model.start("0" * 64))
@@ -78,26 +82,15 @@ def validate_options(options: Any, rs: Ruleset, players: int) -> dict[str, Any]:
         if detail:
             refuse("bad_option", f"The ejection options cannot be used: {detail}.")
         refuse("bad_option", f"Unknown ejection preset {short_repr(merged['ejection_preset'])}.")
-    merged["customizable"] = _validate_custom(merged["customizable"])
     return json.loads(json.dumps(merged))
 
 
 def _validate_custom(custom: Any) -> dict[str, Any] | None:
-    """ATK-16: ``{"action": "hit", "count": 3}``, ``{"action": "all-hit"}``, ``{"action": "skip"}``, ..."""
-    if custom is None:
-        return None
-    if type(custom) is not dict or custom.get("action") not in CUSTOM_ACTIONS:
-        refuse("bad_option", "customizable must be an object whose action is one of " + ", ".join(CUSTOM_ACTIONS) + ".")
-    if set(custom) - {"action", "count", "label"}:
-        refuse("bad_option", "customizable may only have the keys action, count and label.")
-    count = custom.get("count")
-    if count is not None and (not is_int(count) or not 1 <= count <= 10):
-        refuse("bad_option", "customizable count must be a whole number from 1 to 10.")
-    if "label" in custom and (type(custom["label"]) is not str or len(custom["label"]) > 80):
-        refuse("bad_option", "customizable label must be a short text.")
-    if custom["action"] == "wild":
-        return None
-    return dict(custom)
+    """ATK-16's Customizable option, as ``validate_options`` checks it (its shape, then its meaning)."""
+    problem = OPTIONS_BY_NAME["customizable"].check(custom) if custom is not None else None
+    if problem is not None:
+        refuse("bad_option", f"customizable{'.' if problem.path else ''}{problem.path} {problem.what}.")
+    return refine_customizable(custom)
 
 
 def validate_launcher(launcher: Any, seed: int) -> tuple[list[int], int]:

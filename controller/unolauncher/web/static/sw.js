@@ -6,7 +6,7 @@ const SHELL = [
   "./", "index.html", "app.css", "config.json", "manifest.webmanifest", "vendor/mqtt.min.js",
   "js/boot.js", "js/main.js", "js/link.js", "js/views.js", "js/cards.js", "js/picker.js", "js/setup.js",
   "js/seat.js", "js/history.js", "js/cardgrid.js", "js/deal.js", "js/moves.js", "js/fairness.js", "js/screen.js",
-  "js/counter.js", "js/awake.js", "js/freshness.js", "vendor/noble-hashes/_md.js", "vendor/noble-hashes/_u64.js",
+  "js/counter.js", "js/awake.js", "js/freshness.js", "js/catalogue.js", "vendor/noble-hashes/_md.js", "vendor/noble-hashes/_u64.js",
   "vendor/noble-hashes/hmac.js", "vendor/noble-hashes/sha2.js", "vendor/noble-hashes/utils.js", "icons/icon.svg",
   "icons/icon-192.png",
 ];

@@ -33,8 +33,6 @@ export const RULESETS = {
   classic: "Classic UNO",
 };
 
-// Cards whose play names another player (ATK-10 Trade Hands, ATK-13 Attack-Attack).
-const NEEDS_TARGET = new Set(["trade-hands", "attack-attack"]);
 // Wilds that name a colour when played; the Item Box's colour comes from the turned card (MK-07).
 const NO_COLOUR_WILDS = new Set(["item-box"]);
 
@@ -98,10 +96,6 @@ export function cardLabel(card) {
 
 export function capitalise(word) {
   return word ? word[0].toUpperCase() + word.slice(1) : "";
-}
-
-export function needsTarget(card) {
-  return NEEDS_TARGET.has(parseCard(card).face);
 }
 
 export function needsColour(card) {

@@ -10,22 +10,10 @@
 import { sha256 } from "../vendor/noble-hashes/sha2.js";
 import { hmac } from "../vendor/noble-hashes/hmac.js";
 import { bytesToHex, utf8ToBytes } from "../vendor/noble-hashes/utils.js";
+import { CATALOGUE } from "./catalogue.js";
 
-// rules/ejection.py's presets; tests/web/test_fairness_mark.py checks them against the Python ones.
-const CLASSIC_CARDS = { 1: 2, 2: 4, 3: 10, 4: 14, 5: 16, 6: 15, 7: 12, 8: 9, 9: 6, 10: 5, 11: 4, 12: 3 };
-export const PRESETS = {
-  classic: { miss_hazard: [0.30, 0.27, 0.32, 0.50, 1.0], hit_repeat: [0.20, 0.06, 0.02], cards: CLASSIC_CARDS, suspense_chance: 0.15, suspense_ms: [300, 1200] },
-  gentle: { miss_hazard: [0.22, 0.20, 0.22, 0.25, 0.30, 0.45, 1.0], hit_repeat: [0.10, 0.02], cards: { 1: 30, 2: 30, 3: 20, 4: 12, 5: 6, 6: 2 } },
-  brutal: {
-    miss_hazard: [0.45, 0.45, 0.60, 1.0], hit_repeat: [0.45, 0.30, 0.15],
-    cards: { 3: 4, 4: 7, 5: 9, 6: 11, 7: 12, 8: 12, 9: 11, 10: 10, 11: 8, 12: 7, 13: 5, 14: 3, 15: 2 },
-    suspense_chance: 0.25, suspense_ms: [400, 1500],
-  },
-  sequence: {
-    miss_hazard: [0.0], hit_repeat: [0.0], cards: CLASSIC_CARDS, period: 96,
-    sequence: [2, 6, 9, 13, 17, 21, 24, 26, 27, 29, 32, 36, 37, 41, 44, 47, 48, 51, 54, 57, 58, 62, 66, 69, 72, 73, 77, 81, 84, 85, 88, 92, 93, 96],
-  },
-};
+// The ejection presets' tables come from the daemon (its retained rule catalogue, catalogue.js); no copy here.
+export const PRESETS = CATALOGUE.presets;
 const SPIN_UP_MS = 150;
 const MS_PER_CARD = 110;
 const MAX_PLAN_RUN_MS = 4000;
@@ -99,6 +87,9 @@ function plan(model, state, player) {
 export function checkRound(round) {
   if (commitmentOf(round.secret) !== round.commitment) {
     return { status: "mismatch", detail: "the revealed secret does not match the commitment", presses: 0 };
+  }
+  if (round.preset !== "custom" && !Object.keys(PRESETS).length) {
+    return { status: "incomplete", detail: "the table's presets have not arrived yet", presses: 0 };
   }
   const model = params(round.preset, round.custom, round.ms_per_card);
   if (!model || !model.miss || !model.cumulative.length) return { status: "mismatch", detail: `unknown preset ${round.preset}`, presses: 0 };
@@ -258,6 +249,18 @@ export class Fairness {
     if (game >= 0 && (!previous || game > previous.seq)) return [0, 0];
     if (!previous || previous.secret === null || !previous.result || previous.result.status === "incomplete") return undefined;
     return streakAfter(previous);
+  }
+
+  /** Check every revealed round again (the presets arrived after their events). */
+  recheck() {
+    // In seq order: a round's expected streak comes from the result of the one before it.
+    const rounds = [...this.rounds.values()].sort((a, b) => a.seq - b.seq);
+    for (const round of rounds) {
+      if (round.secret === null) continue;
+      round.expected = this.expectedStart(round);
+      round.result = checkRound(round);
+    }
+    this.changed = true;
   }
 
   /** This phone's randomness for an open commitment, once: 128 bits from the browser's CSPRNG, committed first. */

@@ -51,6 +51,7 @@ export class History {
         this.data = {
           startSeq: seq, hits: keep(this.data.hits), rounds: keep(this.data.rounds),
           customizable: (event.options && event.options.customizable) || null,
+          options: event.options || {}, // the house rules it switched on (catalogue.js)
         };
         this.changedByLastEvent = true;
       }

@@ -21,7 +21,7 @@ const COMMAND_EXPIRY_S = 2;
  * (`dropped`), not re-sent after the reconnect — a launcher firing half a minute after the tap surprises the table.
  */
 // The topics under the table's base the page reads.
-export const TOPICS = ["status", "state", "events", "reply", "launcher", "sensors", "alive"];
+export const TOPICS = ["status", "state", "events", "reply", "launcher", "sensors", "alive", "rules"];
 
 export class TableLink {
   constructor(options, handlers) {
@@ -126,6 +126,7 @@ export class TableLink {
     else if (sub === "launcher") this.handlers.launcher(data);
     else if (sub === "sensors") this.handlers.sensors?.(data);
     else if (sub === "alive") this.handlers.alive?.(data); // the daemon's heartbeat (freshness.js)
+    else if (sub === "rules") this.handlers.rules?.(data); // the rule catalogue (catalogue.js)
   }
 
   /** Publish a command with a fresh id (QoS 1); returns the id. */

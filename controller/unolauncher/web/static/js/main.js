@@ -6,6 +6,7 @@ import { SeatSheet } from "./seat.js";
 import { History } from "./history.js";
 import { DealSheet } from "./deal.js";
 import { Fairness } from "./fairness.js";
+import { setCatalogue } from "./catalogue.js";
 import { MoveBook } from "./moves.js";
 import { Freshness } from "./freshness.js";
 import { attachCounters } from "./counter.js";
@@ -92,9 +93,19 @@ function connect() {
       },
       sensors: (values) => app.setup.suggestPreset(values.next_preset), // Home Assistant may have chosen it
       alive: (beat) => app.fresh.alive(beat),
+      rules: onRules,
       dropped: onDropped,
     },
   );
+}
+
+/** The daemon's rule catalogue (catalogue.js): presets, card actions; the fairness marks may have waited for it. */
+function onRules(data) {
+  setCatalogue(data);
+  document.body.dataset.presets = "ready"; // for the browser tests: the catalogue is in
+  if (!app.fairness) return;
+  app.fairness.recheck();
+  app.fairness.render($("fairness"));
 }
 
 const STATUS_TEXT = {
@@ -670,6 +681,7 @@ async function main() {
   app.picker = new Picker($("picker"), {
     send,
     customAction: () => (app.history.data.customizable ? app.history.data.customizable.action : null),
+    gameOptions: () => app.history.data.options || {},
     canPlay: (player, card) => app.moves.canPlay(player, card),
     want: (player) => askMoves(player),
   });

@@ -1,22 +1,21 @@
 // The card picker: colour, then face (only the faces the referee would take enabled), then the Wild's colour / the
 // target.
 import {
-  COLOURS, DECKS, cardElement, cardLabel, capitalise, faceLabel, needsColour, needsTarget, parseCard,
+  COLOURS, DECKS, cardElement, cardLabel, capitalise, faceLabel, needsColour, parseCard,
 } from "./cards.js";
+import { namesTarget } from "./catalogue.js";
 import { CardGrid } from "./cardgrid.js";
 import { button, setBlocked } from "./views.js";
-
-// Wild Customizable actions that name a player (ATK-16 with the Attack-Attack or Trade Hands action).
-const CUSTOM_TARGET_ACTIONS = new Set(["attack", "trade-hands"]);
 
 export class Picker {
   /** `customAction()` returns the game's Wild Customizable action (from its game_started event), if known;
    * `canPlay(player, card)` says whether the referee would take that card from that player now (its `moves` answer,
    * see moves.js), and `want(player)` asks for that answer when the picker shows another player. */
-  constructor(dialog, { send, customAction = () => null, canPlay = () => true, want = () => {} }) {
+  constructor(dialog, { send, customAction = () => null, gameOptions = () => ({}), canPlay = () => true, want = () => {} }) {
     this.dialog = dialog;
     this.send = send;
     this.customAction = customAction;
+    this.gameOptions = gameOptions; // the game's options: the house rules it plays (catalogue.js)
     this.canPlay = canPlay;
     this.want = want;
     this.discarded = [];
@@ -60,8 +59,7 @@ export class Picker {
 
   wantsTarget() {
     if (!this.card) return false;
-    if (needsTarget(this.card)) return true;
-    return this.card === "wild customizable" && CUSTOM_TARGET_ACTIONS.has(this.customAction());
+    return namesTarget(this.card, this.customAction(), this.gameOptions()); // the daemon's action table (catalogue.js)
   }
 
   wantsDiscarded() {

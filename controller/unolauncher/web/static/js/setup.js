@@ -100,6 +100,8 @@ export class Setup {
       options.chain_after_skip_reverse = f.chain_after_skip_reverse.checked;
       options.suggestion_penalty = f.suggestion_penalty.checked;
     }
+    if (f.seven_zero.checked) options.seven_zero = true; // house rules: sent only when on (rules/options.py)
+    if (f.jump_in.checked) options.jump_in = true;
     if (ruleset === "attack" && f.customizable.value) {
       // ATK-16: {"action": "hit", "count": 3}; the select's value is "action" or "action:count".
       const [action, count] = f.customizable.value.split(":");

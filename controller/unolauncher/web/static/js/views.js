@@ -351,6 +351,8 @@ export function describeEvent(ev) {
       return ["⇉", `${p} may play another card`, "quiet"];
     case "traded":
       return ["⇋", `${p} traded hands with ${ev.target}`, "info"];
+    case "rotated":
+      return ["⟳", "Every hand passed to the next player", "info"];
     case "skipped":
       return ["⊘", `${p} is skipped`, "quiet"];
     case "drew":

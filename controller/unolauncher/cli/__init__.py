@@ -23,10 +23,10 @@ from collections.abc import Sequence
 # name -> (module, one-line help). Modules are imported lazily.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "run": ("unolauncher.daemon.run_cli", "run the table daemon (launcher, referee, journal, MQTT, dashboard)"),
-    "replay": ("unolauncher.rules.replay_cli", "apply commands from a JSONL file and print the events"),
-    "simulate": ("unolauncher.rules.simulate_cli", "play bot games and print statistics"),
-    "verify": ("unolauncher.launcher.verify_cli", "check every launcher press against its round's commitment"),
-    "export": ("unolauncher.launcher.export_cli", "write one game's events from a journal, for a third party's verify"),
+    "replay": ("unolauncher.cli.replay", "apply commands from a JSONL file and print the events"),
+    "simulate": ("unolauncher.cli.simulate", "play bot games and print statistics"),
+    "verify": ("unolauncher.cli.verify", "check every launcher press against its round's commitment"),
+    "export": ("unolauncher.cli.export", "write one game's events from a journal, for a third party's verify"),
     "selftest": ("unolauncher.launcher.selftest_cli", "check the wiring of a real launcher part by part"),
     "league": ("unolauncher.league_cli", "live standings of many tables on one broker"),
     "ha-remove": ("unolauncher.daemon.ha_remove_cli", "delete a table's Home Assistant discovery from the broker"),

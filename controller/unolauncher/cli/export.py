@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from unolauncher.cli.verify import VerifyInputError, journal_events
 from unolauncher.cli_output import write_stdout
-from unolauncher.launcher.verify_cli import VerifyInputError, journal_events
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,85 @@
+"""The table's rule catalogue, published retained on ``unolauncher/<table>/rules`` after every connect: the facts the
+dashboard needs from the registries instead of keeping its own copies.
+
+- ``presets``: every built-in ejection preset's table (the keys of a ``custom`` table, as ``docs/ejection.md``
+  gives them), from ``rules/ejection.py``; the phone's fairness check (``fairness.js``) recomputes presses with them;
+- ``offered_presets``: the presets the next game may use here (``custom`` only when configured);
+- ``actions``: per card action, whether a play names a target, may be the last card, names a colour
+  (``rules/actions.py``); ``faces``: each face's action (the same in every rule set that has the face; a Wild
+  Customizable's comes from its game's ``customizable`` option); ``house``: the faces each house rule gives an action
+  when a game switches it on — the picker asks for a target from these;
+- ``options``: each game option's name, default, rule sets and whether it is optional (``rules/options.py``).
+
+Example::
+
+    >>> table = catalogue(("classic", "gentle"))
+    >>> table["actions"]["trade-hands"]["target"], table["faces"]["wild attack-attack"]
+    (True, 'attack')
+    >>> table["presets"]["classic"]["cards"]["5"]
+    16
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from unolauncher.rules import actions
+from unolauncher.rules.cards import RULESETS
+from unolauncher.rules.ejection import BUILTIN_PRESETS, PresetParams
+from unolauncher.rules.house import house_actions
+from unolauncher.rules.options import REGISTRY
+from unolauncher.rules.referee import Referee
+
+CUSTOMIZABLE_FACE = "wild customizable"
+
+
+def preset_table(params: PresetParams) -> dict[str, Any]:
+    """A preset's numbers as a ``custom`` table (JSON: card counts are string keys)."""
+    table: dict[str, Any] = {
+        "miss_hazard": list(params.miss_hazard),
+        "hit_repeat": list(params.hit_repeat),
+        "cards": {str(count): weight for count, weight in sorted(params.card_weights.items())},
+        "suspense_chance": params.suspense_chance,
+        "suspense_ms": list(params.suspense_ms),
+    }
+    if params.sequence:
+        table["sequence"], table["period"] = list(params.sequence), params.period
+    return table
+
+
+def face_actions() -> dict[str, str]:
+    """Each action face's action, over every rule set (a plain game of each: no Customizable option)."""
+    faces: dict[str, str] = {}
+    for name in RULESETS:
+        ref = Referee()
+        ref.handle({"type": "new_game", "ruleset": name, "players": ["a", "b"]})
+        for face, action in ref._actions.items():
+            if face != CUSTOMIZABLE_FACE:
+                faces[face] = action
+    return dict(sorted(faces.items()))
+
+
+def house_faces() -> dict[str, dict[str, str]]:
+    """Each house rule's faces and their actions when the game switches it on (option name -> face -> action)."""
+    house: dict[str, dict[str, str]] = {}
+    for option in REGISTRY:
+        faces: dict[str, str] = {}
+        house_actions({option.name: True}, faces)
+        if faces:
+            house[option.name] = faces
+    return house
+
+
+def catalogue(offered_presets: tuple[str, ...]) -> dict[str, Any]:
+    """The retained ``rules`` payload (see the module docstring)."""
+    return {
+        "presets": {name: preset_table(params) for name, params in BUILTIN_PRESETS.items()},
+        "offered_presets": list(offered_presets),
+        "actions": actions.to_json(),
+        "faces": face_actions(),
+        "house": house_faces(),
+        "options": [
+            {"name": o.name, "default": o.default, "rulesets": list(o.rulesets), "optional": o.optional}
+            for o in REGISTRY
+        ],
+    }
