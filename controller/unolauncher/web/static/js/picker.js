@@ -1,10 +1,11 @@
 // The card picker: colour, then face (only the faces the referee would take enabled), then the Wild's colour / the
 // target.
 import {
-  COLOURS, DECKS, cardElement, cardLabel, capitalise, faceLabel, needsColour, needsTarget, parseCard,
+  COLOURS, DECKS, cardElement, cardLabel, colourName, faceLabel, needsColour, needsTarget, parseCard,
 } from "./cards.js";
 import { CardGrid } from "./cardgrid.js";
 import { button, setBlocked } from "./views.js";
+import { t } from "./i18n.js";
 
 // Wild Customizable actions that name a player (ATK-16 with the Attack-Attack or Trade Hands action).
 const CUSTOM_TARGET_ACTIONS = new Set(["attack", "trade-hands"]);
@@ -29,7 +30,7 @@ export class Picker {
     this.grid = new CardGrid(this.q("#picker-colours"), this.q("#picker-faces"), {
       onPick: (card) => this.choose(card),
       enabled: (card) => this.canPlay(this.player(), card),
-      why: () => "The referee would not take this card from this player now",
+      why: () => t("picker.not_now"),
     });
     // Table mode, Wild Item Box: the card it turned over (MK-07), chosen the same way as any card.
     this.turnedGrid = new CardGrid(this.q("#picker-turned-colours"), this.q("#picker-turned-faces"), {
@@ -123,7 +124,7 @@ export class Picker {
     swatches.replaceChildren();
     if (wantsColour) {
       for (const colour of COLOURS) {
-        const b = button(capitalise(colour), `swatch c-${colour}`, () => {
+        const b = button(colourName(colour), `swatch c-${colour}`, () => {
           this.color = colour;
           this.renderExtras();
         });
@@ -155,7 +156,7 @@ export class Picker {
       chips.append(b);
     }
     this.q("#picker-discard-list").textContent = this.discarded.length
-      ? this.discarded.map(cardLabel).join(", ") : "nothing else";
+      ? this.discarded.map(cardLabel).join(", ") : t("picker.nothing_else");
   }
 
   renderTurned() {
@@ -197,11 +198,11 @@ export class Picker {
     if (this.card) {
       preview.append(cardElement(this.card, "sm"));
       let text = cardLabel(this.card);
-      if (this.color) text += ` → ${this.color}`;
-      if (this.target) text += ` at ${this.target}`;
+      if (this.color) text += t("ev.played_colour", { colour: colourName(this.color) });
+      if (this.target) text += t("ev.played_target", { target: this.target });
       preview.append(document.createTextNode(` ${text}`));
     } else {
-      preview.textContent = "Pick a card";
+      preview.textContent = t("picker.pick");
     }
     setBlocked(this.q("#picker-send"), !ready);
   }
