@@ -1,7 +1,7 @@
 // Cards as PROTOCOL.md spells them ("red 7", "wild", "wild hit-4"): faces per rule set, labels. Which of
 // them may be played now is the referee's answer (moves.js), never decided here.
 
-import { t } from "./i18n.js";
+import { has, t } from "./i18n.js";
 
 export const COLOURS = ["red", "yellow", "green", "blue"];
 
@@ -89,7 +89,8 @@ export function faceLabel(face) {
 
 export function faceGlyph(face) {
   if (!face) return "W";
-  return FACE_GLYPHS[face] || face;
+  // The letters on a card are the language's (glyph.<face>); the symbols are everyone's.
+  return has(`glyph.${face}`) ? t(`glyph.${face}`) : FACE_GLYPHS[face] || face;
 }
 
 /** "red hit-2" -> "Red Hit 2", "wild attack-attack" -> "Wild Attack-Attack". */

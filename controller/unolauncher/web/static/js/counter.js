@@ -71,7 +71,7 @@ export function attachCounters(inputs, state) {
     back.setAttribute("aria-label", t("counter.back", { player }));
     back.addEventListener("click", () => { taps.pop(); if (!taps.length) input.value = ""; show(); });
     pad.append(back);
-    const toggle = node("button", "btn small ghost counter-open", `Count ${player}’s cards`);
+    const toggle = node("button", "btn small ghost counter-open", t("counter.open", { player }));
     toggle.type = "button";
     toggle.addEventListener("click", () => { box.hidden = !box.hidden; toggle.setAttribute("aria-expanded", String(!box.hidden)); });
     box.hidden = true;

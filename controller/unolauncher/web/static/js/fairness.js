@@ -147,8 +147,8 @@ export function checkRound(round) {
     }
   }
   if (state.press !== round.presses) return { status: "mismatch", detail: `${state.press} presses, the reveal says ${round.presses}`, presses: state.press };
-  notes.push(...(round.withheld || []).map((c) => `entropy withheld by ${c}`));
-  if (round.manual) notes.unshift(`${round.manual} hit(s) settled manually, not by the launcher's plan`);
+  notes.push(...(round.withheld || []).map((c) => t("fair.withheld", { client: c })));
+  if (round.manual) notes.unshift(t("fair.manual_note", { count: round.manual }));
   const status = round.rigged ? "rigged" : round.manual ? "manual" : "verified";
   return { status, detail: notes.join(", "), presses: state.press };
 }

@@ -12,6 +12,7 @@ import { attachCounters } from "./counter.js";
 import { AtTheTable } from "./awake.js";
 import { loadLanguage, t } from "./i18n.js";
 import { languagePanel, translatePage } from "./i18n-page.js";
+import { keepFitting } from "./fit.js";
 import { renderCatchable, calloutFor, showCallout, hitBlocker, plainRefusal, watchForTable } from "./screen.js";
 import {
   renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs, readScores,
@@ -668,6 +669,7 @@ async function main() {
   app.setup = new Setup($("setup-form"), { start: startGame });
   app.atTable = new AtTheTable($("view-setup"));
   languagePanel($("this-phone") || $("view-setup")); // the language switcher, in "This phone"
+  keepFitting(document.body); // long words drawn smaller instead of cut off (fit.js)
   $("setup-seed").hidden = config.allow_rigged !== true; // a table that refuses a chosen seed does not offer one
   app.deal = new DealSheet($("deal-sheet"));
   app.seat = new SeatSheet($("seat-sheet"), {

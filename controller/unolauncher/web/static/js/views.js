@@ -438,7 +438,7 @@ export function feedItem(ev) {
   if (card) li.append(cardElement(card, "sm"));
   li.append(el("span", "ev-text", text));
   const when = typeof ev.ts === "number" ? new Date(ev.ts > 1e12 ? ev.ts : ev.ts * 1000) : new Date();
-  const time = el("time", "ev-time", when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }));
+  const time = el("time", "ev-time", when.toLocaleTimeString(language(), { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }));
   li.append(time);
   return li;
 }
@@ -535,7 +535,7 @@ export function renderLauncher(node, status, history, { empty = false } = {}) {
     status.lid_open ? ["lid", t("launcher.lid")] :
     status.running || status.motor_on ? ["run", t("launcher.firing")] : ["ok", t("launcher.ready")];
   const moodTile = el("div", `tile mood mood-${mood[0]}`);
-  moodTile.append(el("span", "tile-label", status && status.backend ? t("launcher.backend", { backend: status.backend }) : t("launcher.name")), el("span", "tile-value", mood[1]));
+  moodTile.append(el("span", "tile-label", status && status.backend ? t("launcher.backend", { backend: has(`backend.${status.backend}`) ? t(`backend.${status.backend}`) : status.backend }) : t("launcher.name")), el("span", "tile-value", mood[1]));
   tiles.append(moodTile);
   const magazine = status && Number.isInteger(status.magazine_estimate) ? status.magazine_estimate : null;
   const magTile = el("div", "tile");

@@ -98,6 +98,10 @@ export default {
   "face.all-hit": "Բոլորը սեղմում են", // թերթում «All Hit» (անգլերեն)
   "face.hit-fire": "Կրակ", // թերթում «Hit Fire» (անգլերեն)
   "face.item-box": "Առարկաների արկղ", // թերթում չկա
+  "glyph.discard-all": "ԴԲ",
+  "glyph.attack-attack": "ՀՀ",
+  "glyph.all-hit": "ԲՍ",
+  "glyph.hit-fire": "ԿՐ",
   "item.mushroom": "Սունկ", // թերթում չկա
   "item.banana": "Բանանի կեղև", // թերթում չկա
   "item.green-shell": "Կանաչ պատյան", // թերթում չկա
@@ -284,6 +288,7 @@ export default {
   "counter.key": "{player}՝ {value} արժողությամբ քարտ ({cards})",
   "counter.back": "{player}՝ հանել վերջին քարտը",
   "counter.referee": { one: "մրցավարը հաշվում է {count} քարտ", other: "մրցավարը հաշվում է {count} քարտ" },
+  "counter.open": "Հաշվել քարտերը՝ {player}",
   "counter.all": "բոլոր քարտերը",
   "launcher.empty": "ԴԱՏԱՐԿ — լցրեք «Սեղան» էջում",
   "launcher.unknown": "Գործարկիչի վիճակը դեռ հայտնի չէ",
@@ -293,6 +298,9 @@ export default {
   "launcher.firing": "Կրակում է…",
   "launcher.ready": "Պատրաստ է",
   "launcher.backend": "Գործարկիչ՝ {backend}",
+  "backend.virtual": "վիրտուալ",
+  "backend.gpio": "GPIO",
+  "backend.serial": "հաջորդական պորտ",
   "launcher.name": "գործարկիչ",
   "launcher.magazine": "Պահեստ (գնահատում)",
   "launcher.this_game": "Այս խաղը",
@@ -409,6 +417,8 @@ export default {
   "fair.rigged": "⚠ կեղծված. գաղտնիքը ընտրված սերմից է",
   "fair.manual": "⚠ ձեռքով. սեղմումները համապատասխանում են ({presses}), բայց",
   "fair.open": "ամրագրված {hash}…, գաղտնիքը կբացահայտվի ռաունդի վերջում",
+  "fair.withheld": "պատահականությունը թաքցրեց՝ {client}",
+  "fair.manual_note": { one: "{count} սեղմում հաշվվեց ձեռքով, ոչ գործարկիչի պլանով", other: "{count} սեղմում հաշվվեց ձեռքով, ոչ գործարկիչի պլանով" },
   "fair.secret": "գաղտնիք",
   "fair.mine_in": "այս հեռախոսի պատահականությունը. խառնված է ✓",
   "fair.mine_out": "⚠ այս հեռախոսի պատահականությունը ՉԻ խառնված ({status})",
