@@ -13,6 +13,7 @@ import { AtTheTable } from "./awake.js";
 import { loadLanguage, t } from "./i18n.js";
 import { languagePanel, translatePage } from "./i18n-page.js";
 import { keepFitting } from "./fit.js";
+import { Speech } from "./speech.js";
 import { renderCatchable, calloutFor, showCallout, hitBlocker, plainRefusal, watchForTable } from "./screen.js";
 import {
   renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs, readScores,
@@ -255,6 +256,7 @@ function onEvent(event) {
   app.fairness.observeEvent(event);
   addFeed(event, seq, live);
   if (live) showCallout($("callout"), calloutFor(event));
+  if (live) app.speech.hear(event); // this phone speaks the news, if asked to (speech.js)
   if (live && event.type === "hit" && seq === app.maxSeq) showLastHit(event);
   if (before !== app.reloadRequested) {
     renderTableView();
@@ -669,6 +671,8 @@ async function main() {
   app.setup = new Setup($("setup-form"), { start: startGame });
   app.atTable = new AtTheTable($("view-setup"));
   languagePanel($("this-phone") || $("view-setup")); // the language switcher, in "This phone"
+  app.speech = new Speech();
+  app.speech.panel($("this-phone") || $("view-setup"));
   keepFitting(document.body); // long words drawn smaller instead of cut off (fit.js)
   $("setup-seed").hidden = config.allow_rigged !== true; // a table that refuses a chosen seed does not offer one
   app.deal = new DealSheet($("deal-sheet"));
