@@ -33,6 +33,9 @@ DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PLAYERS = ["ann", "bob", "cy", "dee"]
 SMALL_PHONE = {"width": 360, "height": 640}
+# A refused play, worded by the page from the refusal's code and params (English: the daemon's own sentence).
+REFUSED = {"en": "It is ann's turn.", "de": "ann ist am Zug.", "be": "Зараз ход: ann.", "hy": "Հերթը՝ ann։",
+           "tl": "Turn ni ann ngayon."}
 
 # Words that are the same in every language: the players' names, the games' and the languages' own names, units
 # and technical names a player may be shown (a broker's address, a hash).
@@ -260,7 +263,10 @@ def attack_round(scan: Scan, table: TableHandle) -> None:
     page.locator("#picker-faces button:not([disabled])").first.click()
     scan("attack-picker")
     page.keyboard.press("Escape")
-    assert not table.command({"type": "play", "player": "bob", "card": "red 7"})["ok"]  # refused: ann's turn
+    refused = table.command({"type": "play", "player": "bob", "card": "red 7"})  # ann's turn: refused, ann named
+    assert refused["code"] == "not_your_turn" and refused["params"] == {"player": "ann"}, refused
+    # Refusals go to the phone that sent the command: the page's wording of this real reply is what it would show.
+    assert page.evaluate("(r) => import('./js/screen.js').then((m) => m.refusalText(r))", refused) == REFUSED[scan.code]
     run(table, {"type": "play", "player": "ann", "card": "wild attack-attack", "color": "red", "target": "cy"})
     scan("attack-catch", shot=True)
     page.click("#catchable")  # the catch sheet

@@ -102,7 +102,12 @@ export function hitBlocker(state, { reloadRequested = false, stopped = false } =
  * other languages word the code, or say "refused" for a code they have no words for. */
 export function refusalText(reply) {
   const key = `refusal.${reply.code}`;
-  if (language() !== "en" || reply.code === "rigged_not_allowed") return has(key) ? t(key, reply.params || {}) : t("refusal.generic");
+  const params = reply.params && typeof reply.params === "object" ? reply.params : null;
+  if (language() !== "en" && params && has(`${key}_named`)) {
+    // The daemon named who or what (docs/protocol.md: params): say it, a card by its name in this language.
+    return t(`${key}_named`, { ...params, card: typeof params.card === "string" ? cardLabel(params.card) : "" });
+  }
+  if (language() !== "en" || reply.code === "rigged_not_allowed") return has(key) ? t(key) : t("refusal.generic");
   return plainRefusal(reply);
 }
 
