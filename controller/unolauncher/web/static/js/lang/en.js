@@ -21,12 +21,8 @@ export default {
   "link.needs_login": "The broker needs a user name and password.",
   "link.no_library": "The MQTT library did not load.",
   "link.no_answer": "No answer from the table daemon — is it running?",
-  "link.too_late": "The table did not act on this tap: it came too late.",
   "link.no_table": "No such table: “{table}” — nothing on this broker has that name. Check the table id in the address.",
   "feed.missed": { one: "Missed {count} event — asking the table to send it again.", other: "Missed {count} events — asking the table to send them again." },
-  "boot.retrying": "{what} did not load — trying again…",
-  "boot.failed": "The page could not load {what} ({tries} tries). Check the Wi-Fi connection to the table, then try again.",
-  "boot.again": "Try again",
   // ---- views, tabs, static labels --------------------------------------------------------------------------
   "view.table": "Table",
   "view.feed": "Feed",
@@ -175,7 +171,6 @@ export default {
   // ---- the feed: one line per event -----------------------------------------------------------------
   "count.cards": { one: "{count} card", other: "{count} cards" },
   "count.hits": { one: "{count} hit", other: "{count} hits" },
-  "count.times": { one: "{count} time", other: "{count} times" },
   "ev.played": "{player} played {card}",
   "ev.played_colour": " → {colour}",
   "ev.played_target": " at {target}",
