@@ -187,6 +187,10 @@ def test_every_key_the_scripts_use_exists(catalogues: dict[str, dict[str, Any]])
               for f in [card.split(" ", 1)[1]] if not f.isdigit()]
     built += [f"preset.{p}" for p in ("gentle", "classic", "brutal", "sequence")]
     assert [k for k in built if k not in english] == []
+    # And no message the page can never show: each is named, built from a value, or a refusal code's words.
+    built_from = ("refusal.", "cmd.", "backend.", "glyph.", "say.", "awake.", "ev.reloaded", "ev.reshuffled")
+    unused = [k for k in english if k not in named and k not in built and not k.startswith(built_from)]
+    assert unused == []
 
 
 def test_every_catalogue_is_in_the_offline_shell() -> None:
