@@ -50,9 +50,7 @@ export function keepFitting(root) {
     if (!widths.has(el)) resized.observe(el);
     widths.set(el, el.clientWidth);
   };
-  let queued = false;
   const flush = () => {
-    queued = false;
     for (const el of again) {
       if (!el.isConnected) continue;
       fit(el);
@@ -68,10 +66,9 @@ export function keepFitting(root) {
       if (box) again.add(box);
       for (const inner of node.querySelectorAll(FIT)) again.add(inner);
     }
-    if (again.size && !queued) {
-      queued = true;
-      requestAnimationFrame(flush); // once per frame, after the render that changed them
-    }
+    // At once: a MutationObserver runs before the browser paints, so a box is never shown cut off, not even for
+    // one frame (a frame later, a slow phone showed — and the test measured — the cut banner).
+    flush();
   });
   observer.observe(root, { subtree: true, childList: true, characterData: true });
   for (const el of root.querySelectorAll(FIT)) {
