@@ -233,6 +233,9 @@ class Scan:
         seq = self.table.state["seq"]
         assert wait_until(lambda: state_at_least(self.page, seq), 5), moment
         self.page.wait_for_timeout(50)  # the answer to the page's own `moves` question redraws the controls
+        # A box shown or resized without new words (a tab opened) is fitted by a ResizeObserver, which runs in the
+        # next frame's rendering: measure after two frames.
+        self.page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
         self.moments += 1
         if self.code != "en":
             for text in self.page.evaluate(VISIBLE_TEXT):
