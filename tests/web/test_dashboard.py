@@ -245,7 +245,7 @@ def test_undo_takes_back_the_last_play_on_every_phone(
     page.click("#btn-undo")
     expect(page.locator(".top-card")).to_have_attribute("data-card", "red 5")
     expect(seat(page, "ann").locator(".hand-count")).to_have_text("7")
-    expect(page.locator('#feed .feed-item[data-type="undone"]').first).to_contain_text("Undone: play red 9")
+    expect(page.locator('#feed .feed-item[data-type="undone"]').first).to_contain_text("Undone: play Red 9")
 
 
 def test_garbage_on_the_topics_changes_nothing_on_the_page(

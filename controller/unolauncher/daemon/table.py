@@ -93,6 +93,8 @@ class Table(Journalling):
     :attr:`commands` (the daemon's own commands), :attr:`preset` (the next game's ejection preset).
     """
 
+    refusal_params: dict[str, Any] | None = None  # the last refused command's params, for its reply
+
     def __init__(
         self,
         journal: Journal,
@@ -392,6 +394,7 @@ class Table(Journalling):
             return False, "internal_error", message, self.journal.last_seq
         if record is None:
             code, message = str(events[0].get("code", "rejected")), str(events[0].get("message", "Refused."))
+            self.refusal_params = events[0].get("params")  # for the reply (worker thread only, like apply)
             return False, code, message, self.journal.last_seq
         self._journal_pending()
         error = record.error
@@ -473,8 +476,10 @@ class Table(Journalling):
             if command["type"] in DAEMON_COMMANDS:
                 answer = self.commands.handle(command, command_id)
             else:
+                self.refusal_params = None
                 ok, code, message, seq = self.apply(command)
-                answer = reply(command_id, ok, code, message, seq=seq)
+                worded: dict[str, Any] = {"params": self.refusal_params} if not ok and self.refusal_params else {}
+                answer = reply(command_id, ok, code, message, seq=seq, **worded)
         except Exception as exc:  # a bug: still exactly one reply (apply() has put the referee back already)
             log.exception("error while handling %s", command.get("type"))
             message = f"The table failed on this command ({type(exc).__name__})."

@@ -110,8 +110,8 @@ class AttackRules(Stock, Scoring):
         seat = expected if cmd.get("player") is None else self._seat(cmd)
         if seat != expected:
             if s.owed:
-                refuse("not_your_hit", f"{s.players[expected]} owes the next hit.")
-            refuse("not_your_turn", f"It is {s.players[expected]}'s turn.")
+                refuse("not_your_hit", f"{s.players[expected]} owes the next hit.", player=s.players[expected])
+            refuse("not_your_turn", f"It is {s.players[expected]}'s turn.", player=s.players[expected])
         cards = cmd.get("cards")
         if cards is not None and (not is_int(cards) or not 0 <= cards <= len(self._rs.deck)):
             refuse("bad_field", "cards must be a whole number from 0 to the deck size.")

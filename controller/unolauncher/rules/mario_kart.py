@@ -214,7 +214,8 @@ class MarioKartRules(Stock, Scoring):
         if s.pending is None or s.pending["kind"] not in kinds:
             refuse("nothing_pending", "There is no such question to answer right now.")
         if s.pending["player"] != seat:
-            refuse("not_your_choice", f"{s.players[s.pending['player']]} must answer.")
+            chooser = s.players[s.pending["player"]]
+            refuse("not_your_choice", f"{chooser} must answer.", player=chooser)
         return s, seat
 
     def _cmd_accept(self, cmd: dict[str, Any]) -> list[Event]:

@@ -106,7 +106,7 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
         full = s.mode == "full"
         hand = s.hands[seat] if full else None
         if hand is not None and card not in hand:
-            refuse("card_not_held", f"{s.players[seat]} does not hold {card}.")
+            refuse("card_not_held", f"{s.players[seat]} does not hold {card}.", player=s.players[seat], card=card)
         if s.drawn is not None and card != s.drawn:
             refuse("must_play_drawn", f"After drawing, only the drawn card ({s.drawn}) may be played.")
         if not matches(card, s.color, s.discard[-1]):

@@ -142,7 +142,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         try:
             check_command(command, spec)
         except Refusal as refusal:
-            return [rejected_event(command, refusal.code, refusal.message)]
+            return [rejected_event(command, refusal.code, refusal.message, refusal.params)]
         if keep > _DEEP:  # the rare kinds: undo, and what only touches the launcher's record
             return self._undo(command) if keep == _UNDO else self._launcher_command(handler, command)
         prior, history = self._prior, self._history
@@ -152,7 +152,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         except Refusal as refusal:
             self._stream.data = stream
             self._prior, self._history = prior, history  # a refusal never touches the undo history
-            return [rejected_event(command, refusal.code, refusal.message)]
+            return [rejected_event(command, refusal.code, refusal.message, refusal.params)]
         except Exception as exc:  # a bug must not crash the table: restore the last good state and say so
             return self._failed(command, exc, stream, prior, history)
         if keep == _HIT and kept.get("cards") is None:
@@ -187,7 +187,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
             events: list[Event] = handler(self, command)
         except Refusal as refusal:
             self._stream.data = stream
-            return [rejected_event(command, refusal.code, refusal.message)]
+            return [rejected_event(command, refusal.code, refusal.message, refusal.params)]
         except Exception as exc:  # a bug: the record as it was, and say so
             self._stream.data = stream
             failed = f"The referee failed on this command ({type(exc).__name__})."
@@ -319,7 +319,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         try:
             validate_secret(command)
         except Refusal as refusal:
-            return [rejected_event(command, refusal.code, refusal.message)]
+            return [rejected_event(command, refusal.code, refusal.message, refusal.params)]
         prior, history = self._prior, self._history
         taken_back = history[-1]
         stream = self._stream.data

@@ -25,14 +25,15 @@ Event = dict[str, Any]
 class Refusal(UnolauncherError):
     """Raised by validation before any change; becomes one ``rejected`` event."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, params: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.params = params or {}  # what the message names (a player, a card): a page words it in its language
 
 
-def refuse(code: str, message: str) -> NoReturn:
-    raise Refusal(code, message)
+def refuse(code: str, message: str, **params: Any) -> NoReturn:
+    raise Refusal(code, message, params)
 
 
 def malformed_event(command: Any) -> Event:
@@ -45,10 +46,13 @@ def malformed_event(command: Any) -> Event:
     return rejected_event(command, "unknown_command", f"Unknown command type {short_repr(kind)}.")
 
 
-def rejected_event(command: Any, code: str, message: str) -> Event:
+def rejected_event(command: Any, code: str, message: str, params: dict[str, Any] | None = None) -> Event:
     """The one ``rejected`` event of a refused command: the command echoed (JSON-safe, without its secret), the
-    refusal's code and message."""
-    return {"type": "rejected", "command": _json_safe(redacted(command)), "code": code, "message": message}
+    refusal's code and message, and its ``params`` when the message names something (docs/protocol.md)."""
+    event = {"type": "rejected", "command": _json_safe(redacted(command)), "code": code, "message": message}
+    if params:
+        event["params"] = params
+    return event
 
 
 def redacted(command: Any) -> Any:

@@ -103,9 +103,10 @@ class TurnOrder:
         if s.pending is not None:
             refuse("pending_choice", "The referee is waiting for an answer to a pending choice first.")
         if s.owed:
-            refuse("hits_owed", f"{s.players[s.owed[0][0]]} must take their hits first.")
+            hitter = s.players[s.owed[0][0]]
+            refuse("hits_owed", f"{hitter} must take their hits first.", player=hitter)
         if seat != s.current:
-            refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.")
+            refuse("not_your_turn", f"It is {s.players[s.current]}'s turn.", player=s.players[s.current])
 
     def _cmd_pass(self, cmd: dict[str, Any]) -> list[Event]:
         s = self._require_playing()

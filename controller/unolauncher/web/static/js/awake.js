@@ -1,6 +1,8 @@
 // At the table: keep the phone awake while a game is on (Screen Wake Lock), and, if this phone says whose it is, a
 // beep and/or a buzz when that player's turn comes or they must hit. Both are optional and remembered on the phone.
 
+import { t } from "./i18n.js";
+
 const ME_KEY = "unolauncher.me"; // {player, sound, vibrate}
 
 /**
@@ -61,23 +63,23 @@ export class AtTheTable {
           this.lockState = "off";
         });
       } catch (err) {
-        this.lockState = `not allowed (${err.name})`;
+        this.lockState = t("awake.denied", { error: err.name });
       }
     } else if (want && !("wakeLock" in navigator)) {
-      this.lockState = "not supported by this browser";
+      this.lockState = t("awake.unsupported");
     }
-    if (this.panel) this.panel.querySelector(".awake-state").textContent = `Screen kept on: ${this.lockState}`;
+    if (this.panel) this.panel.querySelector(".awake-state").textContent = t("phone.awake", { state: this.lockState === "off" || this.lockState === "held" ? t(`awake.${this.lockState}`) : this.lockState });
   }
 
   buildPanel(host) {
     const panel = document.createElement("form");
     panel.className = "panel awake";
     panel.id = "this-phone";
-    panel.innerHTML = `<h3>This phone</h3>
-      <label class="field inline">Whose phone <select name="player"><option value="">shared (no alerts)</option></select></label>
-      <label class="check"><input type="checkbox" name="sound"> Beep on my turn and when I must hit</label>
-      <label class="check"><input type="checkbox" name="vibrate"> Vibrate on my turn and when I must hit</label>
-      <p class="muted small awake-state">Screen kept on: off</p>`;
+    panel.innerHTML = `<h3>${t("phone.title")}</h3>
+      <label class="field inline">${t("phone.whose")} <select name="player"><option value="">${t("phone.shared")}</option></select></label>
+      <label class="check"><input type="checkbox" name="sound"> ${t("phone.beep")}</label>
+      <label class="check"><input type="checkbox" name="vibrate"> ${t("phone.vibrate")}</label>
+      <p class="muted small awake-state">${t("phone.awake", { state: t("awake.off") })}</p>`;
     panel.sound.checked = Boolean(this.me.sound);
     panel.vibrate.checked = Boolean(this.me.vibrate);
     panel.addEventListener("change", () => {

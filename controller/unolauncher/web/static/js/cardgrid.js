@@ -1,6 +1,6 @@
 // Choosing one card of a deck: colour tabs, then the faces of that colour (the card picker's play, the card an Item
 // Box turned over, the card turned up to start a round). Cards a grid should not offer are shown disabled.
-import { COLOURS, DECKS, capitalise, cardElement, cardLabel, faceLabel, parseCard } from "./cards.js";
+import { COLOURS, DECKS, cardElement, cardLabel, colourName, faceLabel, parseCard } from "./cards.js";
 import { button, el } from "./views.js";
 
 /**
@@ -34,7 +34,7 @@ export class CardGrid {
   render() {
     this.tabsNode.replaceChildren();
     for (const colour of [...COLOURS, "wild"]) {
-      const tab = button(capitalise(colour), `colour-tab c-${colour}`, () => {
+      const tab = button(colourName(colour), `colour-tab c-${colour}`, () => {
         this.tab = colour;
         this.render();
       });

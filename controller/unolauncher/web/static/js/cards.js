@@ -1,6 +1,8 @@
 // Cards as PROTOCOL.md spells them ("red 7", "wild", "wild hit-4"): faces per rule set, labels. Which of
 // them may be played now is the referee's answer (moves.js), never decided here.
 
+import { has, t } from "./i18n.js";
+
 export const COLOURS = ["red", "yellow", "green", "blue"];
 
 const NUMBERS_1_9 = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
@@ -36,21 +38,22 @@ export const RULESETS = {
 // Wilds that name a colour when played; the Item Box's colour comes from the turned card (MK-07).
 const NO_COLOUR_WILDS = new Set(["item-box"]);
 
-const FACE_LABELS = {
-  skip: "Skip",
-  reverse: "Reverse",
-  "hit-2": "Hit 2",
-  "hit-4": "Hit 4",
-  "draw-2": "Draw 2",
-  "draw-4": "Draw 4",
-  "discard-all": "Discard All",
-  "trade-hands": "Trade Hands",
-  "attack-attack": "Attack-Attack",
-  customizable: "Customizable",
-  "all-hit": "All Hit",
-  "hit-fire": "Hit Fire",
-  "item-box": "Item Box",
-};
+// The faces and items with a name in the catalogues (face.<face>, item.<item>; terms: docs/languages.md).
+const FACE_KEYS = new Set([
+  "skip", "reverse", "hit-2", "hit-4", "draw-2", "draw-4", "discard-all", "trade-hands", "attack-attack",
+  "customizable", "all-hit", "hit-fire", "item-box",
+]);
+export const ITEM_KEYS = new Set(["mushroom", "banana", "green-shell", "lightning", "bob-omb"]);
+
+/** "red" -> "Red" / "Rot" / "Чырвоны" …; an unknown colour as it came. */
+export function colourName(colour) {
+  return COLOURS.includes(colour) || colour === "wild" ? t(`colour.${colour}`) : capitalise(String(colour || ""));
+}
+
+/** "mario-kart" -> "UNO Mario Kart" (the game's name; "Classic UNO" is translated). */
+export function rulesetName(ruleset) {
+  return ruleset in RULESETS ? t(`ruleset.${ruleset}`) : String(ruleset || "");
+}
 
 // Short glyphs for the small card faces drawn on screen.
 const FACE_GLYPHS = {
@@ -78,20 +81,21 @@ export function parseCard(card) {
 }
 
 export function faceLabel(face) {
-  if (!face) return "Wild";
-  return FACE_LABELS[face] || face;
+  if (!face) return t("colour.wild");
+  return FACE_KEYS.has(face) ? t(`face.${face}`) : face;
 }
 
 export function faceGlyph(face) {
   if (!face) return "W";
-  return FACE_GLYPHS[face] || face;
+  // The letters on a card are the language's (glyph.<face>); the symbols are everyone's.
+  return has(`glyph.${face}`) ? t(`glyph.${face}`) : FACE_GLYPHS[face] || face;
 }
 
 /** "red hit-2" -> "Red Hit 2", "wild attack-attack" -> "Wild Attack-Attack". */
 export function cardLabel(card) {
   const { colour, face } = parseCard(card);
-  if (colour === "wild") return face ? `Wild ${faceLabel(face)}` : "Wild";
-  return `${capitalise(colour)} ${faceLabel(face)}`;
+  if (colour === "wild") return face ? t("card.wild", { face: faceLabel(face) }) : t("colour.wild");
+  return t("card.coloured", { colour: colourName(colour), face: faceLabel(face) });
 }
 
 export function capitalise(word) {

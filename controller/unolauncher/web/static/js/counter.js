@@ -2,6 +2,7 @@
 // rule set counts them: ATK-20, MK-17) and the hand's points are added up for the score form. The number of cards
 // tapped is checked against the hand size the referee tracks, so a card left out (or counted twice) shows.
 import { DECKS, faceLabel } from "./cards.js";
+import { t } from "./i18n.js";
 
 /** Points of a card as the rule set scores it: numbers at face value, action cards 20 (Discard All, Trade Hands
  * 30), Wild Hit 4 40, the other Wilds 50.  cardValue("skip") === 20; cardValue("7") === 7 */
@@ -20,7 +21,7 @@ export function keypad(ruleset) {
   for (const face of [...deck.faces, ...deck.wilds]) {
     const value = cardValue(face);
     if (!keys.has(value)) keys.set(value, []);
-    keys.get(value).push(face.startsWith("wild") ? (face === "wild" ? "Wild" : `Wild ${faceLabel(face.slice(5))}`) : faceLabel(face));
+    keys.get(value).push(face.startsWith("wild") ? (face === "wild" ? faceLabel("") : t("card.wild", { face: faceLabel(face.slice(5)) })) : faceLabel(face));
   }
   return [...keys.entries()].sort((a, b) => a[0] - b[0]).map(([value, cards]) => ({ value, cards }));
 }
@@ -48,11 +49,11 @@ export function attachCounters(inputs, state) {
     const pad = node("div", "counter-keys");
     const show = () => {
       const total = taps.reduce((s, v) => s + v, 0);
-      summary.textContent = taps.length ? `${taps.length} card${taps.length === 1 ? "" : "s"}: ${taps.join(" + ")} = ${total}` : "Tap each card in the hand";
+      summary.textContent = taps.length ? t("counter.summary", { count: taps.length, cards: taps.join(" + "), total }) : t("counter.tap");
       if (Number.isInteger(held) && taps.length && taps.length !== held) {
-        summary.append(node("strong", "counter-check bad", ` · the referee counts ${held} card${held === 1 ? "" : "s"}`));
+        summary.append(node("strong", "counter-check bad", ` · ${t("counter.referee", { count: held })}`));
       } else if (Number.isInteger(held) && taps.length === held) {
-        summary.append(node("span", "counter-check ok", " · ✓ all cards"));
+        summary.append(node("span", "counter-check ok", ` · ✓ ${t("counter.all")}`));
       }
       if (taps.length) input.value = String(total);
       input.dispatchEvent(new Event("input", { bubbles: true }));
@@ -61,16 +62,16 @@ export function attachCounters(inputs, state) {
       const key = node("button", "counter-key", value >= 20 ? `+${value}` : String(value));
       key.type = "button";
       key.title = `${value}: ${cards.join(", ")}`;
-      key.setAttribute("aria-label", `${player}: a card worth ${value} (${cards.join(", ")})`);
+      key.setAttribute("aria-label", t("counter.key", { player, value, cards: cards.join(", ") }));
       key.addEventListener("click", () => { taps.push(value); show(); });
       pad.append(key);
     }
     const back = node("button", "counter-key ghost", "↶");
     back.type = "button";
-    back.setAttribute("aria-label", `${player}: remove the last card`);
+    back.setAttribute("aria-label", t("counter.back", { player }));
     back.addEventListener("click", () => { taps.pop(); if (!taps.length) input.value = ""; show(); });
     pad.append(back);
-    const toggle = node("button", "btn small ghost counter-open", `Count ${player}’s cards`);
+    const toggle = node("button", "btn small ghost counter-open", t("counter.open", { player }));
     toggle.type = "button";
     toggle.addEventListener("click", () => { box.hidden = !box.hidden; toggle.setAttribute("aria-expanded", String(!box.hidden)); });
     box.hidden = true;

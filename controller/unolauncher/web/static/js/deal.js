@@ -3,6 +3,7 @@
 import { cardElement, cardLabel } from "./cards.js";
 import { CardGrid } from "./cardgrid.js";
 import { button, setBlocked } from "./views.js";
+import { t } from "./i18n.js";
 
 // MK-03 (and classic): a Wild Draw Four is never the starter; the table puts it back and turns another card.
 const NEVER_STARTS = new Set(["wild draw-4"]);
@@ -21,7 +22,7 @@ export class DealSheet {
         this.renderFoot();
       },
       enabled: (card) => !NEVER_STARTS.has(card),
-      why: () => "A Wild Draw Four never starts the pile: put it back and turn another card",
+      why: () => t("deal.never_starts"),
     });
     this.q("#deal-send").addEventListener("click", (e) => this.onDeal({ dealer: this.dealer, starter: this.starter }, e.currentTarget));
   }
@@ -56,7 +57,7 @@ export class DealSheet {
     const preview = this.q("#deal-preview");
     preview.replaceChildren();
     if (this.starter) preview.append(cardElement(this.starter, "sm"), document.createTextNode(` ${cardLabel(this.starter)}`));
-    else preview.textContent = "Tap the card turned up";
+    else preview.textContent = t("deal.tap");
     setBlocked(this.q("#deal-send"), !this.starter);
   }
 

@@ -11,6 +11,7 @@ import { sha256 } from "../vendor/noble-hashes/sha2.js";
 import { hmac } from "../vendor/noble-hashes/hmac.js";
 import { bytesToHex, utf8ToBytes } from "../vendor/noble-hashes/utils.js";
 import { CATALOGUE } from "./catalogue.js";
+import { has, t } from "./i18n.js";
 
 // The ejection presets' tables come from the daemon (its retained rule catalogue, catalogue.js); no copy here.
 export const PRESETS = CATALOGUE.presets;
@@ -24,7 +25,7 @@ const CLIENT_KEY = "unolauncher.entropy-client";
 const REVEAL_MARGIN_MS = 200; // after the table's commit window: the reveal must not arrive before it closes
 const MAX_EARLY_RETRIES = 10;
 
-const presses = (n) => `${n} press${n === 1 ? "" : "es"}`;
+const presses = (n) => t("fair.presses", { count: n });
 const hmacHex = (key, message) => bytesToHex(hmac(sha256, utf8ToBytes(key), utf8ToBytes(message)));
 export const commitmentOf = (secret) => bytesToHex(sha256(utf8ToBytes(secret)));
 
@@ -145,9 +146,9 @@ export function checkRound(round) {
     }
   }
   if (state.press !== round.presses) return { status: "mismatch", detail: `${state.press} presses, the reveal says ${round.presses}`, presses: state.press };
-  notes.push(...(round.withheld || []).map((c) => `entropy withheld by ${c}`));
-  if (legacy) notes.push("opened without its starting streak (an older table)");
-  if (round.manual) notes.unshift(`${round.manual} hit(s) settled manually, not by the launcher's plan`);
+  notes.push(...(round.withheld || []).map((c) => t("fair.withheld", { client: c })));
+  if (legacy) notes.push(t("fair.legacy_streak"));
+  if (round.manual) notes.unshift(t("fair.manual_note", { count: round.manual }));
   const status = round.rigged ? "rigged" : round.manual ? "manual" : "verified";
   return { status, detail: notes.join(", "), presses: state.press };
 }
@@ -197,8 +198,8 @@ export class Fairness {
     if (event.type === "game_started") this.gameStarts.push(seq); // the streak starts again with a game
     if (typeof key !== "string") return;
     if (event.type === "round_started" || event.type === "ejection_commit") {
-      const label = event.type === "round_started" ? `Round ${event.round}`
-        : event.reason === "free" ? "Free play" : `Round ${event.round} (after an undo)`;
+      const label = event.type === "round_started" ? t("fair.round", { round: event.round })
+        : event.reason === "free" ? t("fair.free") : t("fair.after_undo", { round: event.round });
       const round = this.rounds.get(key) || { commitment: key, ops: [], commits: new Map(), withheld: [], manual: 0, secret: null, presses: 0, result: null };
       Object.assign(round, {
         label, preset: event.preset, custom: event.custom, ms_per_card: event.ms_per_card, rigged: event.rigged === true, seq,
@@ -320,7 +321,7 @@ export class Fairness {
     const rounds = [...this.rounds.values()].sort((a, b) => b.seq - a.seq);
     if (!rounds.length) return;
     const title = document.createElement("h3");
-    title.textContent = "Launcher fairness";
+    title.textContent = t("fair.title");
     node.append(title);
     const list = document.createElement("ul");
     list.className = "fairness-rounds";
@@ -333,15 +334,15 @@ export class Fairness {
       const mark = document.createElement("span");
       mark.className = "fairness-mark";
       mark.textContent = {
-        verified: `✓ verified on this phone (${presses(round.result?.presses ?? 0)})`,
-        mismatch: `✗ does not match: ${round.result?.detail}`,
-        rigged: "⚠ rigged: its secret came from a chosen seed",
-        manual: `⚠ manual: presses match (${presses(round.result?.presses ?? 0)}), but`,
+        verified: t("fair.verified", { presses: presses(round.result?.presses ?? 0) }),
+        mismatch: t("fair.mismatch", { detail: round.result?.detail }),
+        rigged: t("fair.rigged"),
+        manual: t("fair.manual", { presses: presses(round.result?.presses ?? 0) }),
         incomplete: `… ${round.result?.detail}`,
-        open: `committed ${round.commitment.slice(0, 12)}…, secret revealed when the round ends`,
+        open: t("fair.open", { hash: round.commitment.slice(0, 12) }),
       }[status];
       const label = document.createElement("strong");
-      label.textContent = `${round.label} · ${round.preset}`;
+      label.textContent = `${round.label} · ${has(`preset.${round.preset}`) ? t(`preset.${round.preset}`) : round.preset}`;
       li.append(label, " ", mark);
       if (round.result?.detail && round.result.status !== "mismatch" && round.result.status !== "incomplete") {
         li.append(" ⚠ ", round.result.detail);
@@ -351,16 +352,16 @@ export class Fairness {
         const own = document.createElement("span");
         own.className = "fairness-own";
         own.dataset.status = mine.status;
-        own.textContent = mine.status === "in the mix" ? "this phone's entropy: in the mix ✓"
-          : mine.status === "refused" || mine.status === "left out" ? `⚠ this phone's entropy is NOT in the mix (${mine.status}${mine.detail ? `: ${mine.detail}` : ""})`
-            : `this phone's entropy: ${mine.status}`;
+        own.textContent = mine.status === "in the mix" ? t("fair.mine_in")
+          : mine.status === "refused" || mine.status === "left out" ? t("fair.mine_out", { status: `${mine.status}${mine.detail ? `: ${mine.detail}` : ""}` })
+            : t("fair.mine", { status: mine.status });
         li.append(document.createElement("br"), own);
       }
       if (round.secret !== null) {
         const secret = document.createElement("code");
         secret.className = "fairness-secret";
         secret.textContent = round.secret;
-        li.append(document.createElement("br"), "secret ", secret);
+        li.append(document.createElement("br"), `${t("fair.secret")} `, secret);
       }
       list.append(li);
     }

@@ -12,6 +12,8 @@
 //   const id = fresh.track(link.send(fresh.stamp(command, stateSeq)), control);   // in the one send function
 //   onReply for an id no longer pending: fresh.late(reply, showRefusal)
 
+import { refusalText } from "./screen.js";
+
 export const OFFLINE_AFTER_MS = 2500; // TEAM.md's interface: no alive for 2.5 s => offline
 const CHECK_EVERY_MS = 200;
 const SAMPLES = 8; // clock-offset samples kept (the last 8 s): a clock that is set meanwhile is followed
@@ -90,7 +92,7 @@ export class Freshness {
     const control = this.recent.get(reply.id);
     this.recent.delete(reply.id);
     if (reply.ok !== false || reply.code !== "stale") return false;
-    show(control, reply.message || "The table did not act on this tap: it came too late.");
+    show(control, refusalText(reply));
     return true;
   }
 }

@@ -11,6 +11,10 @@ import { MoveBook } from "./moves.js";
 import { Freshness } from "./freshness.js";
 import { attachCounters } from "./counter.js";
 import { AtTheTable } from "./awake.js";
+import { loadLanguage, t } from "./i18n.js";
+import { languagePanel, translatePage } from "./i18n-page.js";
+import { keepFitting } from "./fit.js";
+import { Speech } from "./speech.js";
 import { renderCatchable, calloutFor, showCallout, hitBlocker, plainRefusal, watchForTable } from "./screen.js";
 import {
   renderTable, renderOwed, renderBanner, renderPrompt, feedItem, renderScores, renderLauncher, scoreInputs, readScores,
@@ -72,7 +76,7 @@ function connect() {
   const saved = loadSettings();
   const url = saved.url || app.config.mqtt_url;
   if (!url) {
-    openSettings("Enter the broker's WebSocket address.");
+    openSettings(t("link.enter_address"));
     return;
   }
   app.link = new TableLink(
@@ -108,31 +112,24 @@ function onRules(data) {
   app.fairness.render($("fairness"));
 }
 
-const STATUS_TEXT = {
-  connecting: "connecting…",
-  online: "live",
-  reconnecting: "reconnecting…",
-  offline: "offline",
-  auth: "sign in",
-  error: "error",
-};
+const STATUS_KINDS = new Set(["connecting", "online", "reconnecting", "offline", "auth", "error"]);
 
 function onStatus(kind, detail) {
   const pill = $("conn");
   pill.dataset.state = kind;
-  pill.textContent = STATUS_TEXT[kind] || kind;
-  pill.title = detail || "Connection settings";
+  pill.textContent = STATUS_KINDS.has(kind) ? t(`status.${kind}`) : kind;
+  pill.title = detail || t("status.settings");
   document.body.classList.toggle("disconnected", kind !== "online");
   app.connected = kind === "online";
   app.fresh.connected(app.connected);
   if (app.connected) app.liveFrom = null; // what arrives first now is history: the retained state, then the catch-up
   updateLink();
-  if (kind === "auth") openSettings(detail || "The broker needs a user name and password.");
+  if (kind === "auth") openSettings(detail || t("link.needs_login"));
   if (!app.state) {
     renderBanner($("banner"), null, kind === "online");
     // Never connected after a while: most likely a wrong address (or a broker listening on 127.0.0.1 only).
     if (kind === "reconnecting" && performance.now() > 6000 && app.link) {
-      $("banner").textContent = `Cannot reach the broker at ${app.link.options.url} — tap “reconnecting…” to check the address.`;
+      $("banner").textContent = t("link.unreachable", { url: app.link.options.url, status: t("status.reconnecting") });
       $("banner").classList.add("wrap"); // no game on screen yet: the whole sentence, on as many lines as it takes
     }
   }
@@ -157,12 +154,9 @@ function updateLink() {
   notice.hidden = up || starting;
   if (!up) {
     const why = !app.connected
-      ? "Not connected to the table — the buttons are off until the connection is back."
-      : silent
-        ? "No word from the table for a few seconds — the buttons are off until it answers again."
-        : "The table's daemon is offline — the buttons are off until it is back.";
-    const dropped = app.unconfirmed ? " Your last tap did not reach the table: check the table before tapping again." : "";
-    notice.textContent = `${why} Nothing you tap now is sent later.${dropped}`;
+      ? t("link.no_connection") : silent ? t("link.silent") : t("link.daemon_offline");
+    const dropped = app.unconfirmed ? ` ${t("link.dropped")}` : "";
+    notice.textContent = `${why} ${t("link.not_later")}${dropped}`;
   } else if (!was) {
     app.unconfirmed = false;
     for (const slot of document.querySelectorAll(".refusal")) clearSlot(slot); // stale: about the time before
@@ -250,7 +244,7 @@ function onEvent(event) {
     app.seen.add(seq);
     if (app.seen.size > SEEN_LIMIT) app.seen.delete(app.seen.values().next().value);
     if (app.maxSeq !== null && seq > app.maxSeq + 1 && seq - 1 > app.resendAsked) {
-      addFeedNote(`Missed ${seq - app.maxSeq - 1} event(s) — asking the table to send them again.`);
+      addFeedNote(t("feed.missed", { count: seq - app.maxSeq - 1 }));
       app.resendAsked = seq - 1;
       app.link.send({ type: "resend", from: app.maxSeq + 1 });
     }
@@ -273,6 +267,7 @@ function onEvent(event) {
   app.fairness.observeEvent(event);
   addFeed(event, seq, live);
   if (live) showCallout($("callout"), calloutFor(event));
+  if (live) app.speech.hear(event); // this phone speaks the news, if asked to (speech.js)
   if (live && event.type === "hit" && seq === app.maxSeq) showLastHit(event);
   if (before !== app.reloadRequested) {
     renderTableView();
@@ -318,7 +313,7 @@ function send(command, control, onOk) {
     if (!app.pending.has(id)) return;
     app.pending.delete(id);
     control?.classList.remove("busy");
-    showRefusal(control, "No answer from the table daemon — is it running?");
+    showRefusal(control, t("link.no_answer"));
   }, REPLY_TIMEOUT_MS);
   app.pending.set(id, { control, timer, onOk });
   return id;
@@ -391,7 +386,7 @@ function renderTableView() {
     const owed = Array.isArray(state.owed) && state.owed.length ? state.owed[0].player : null;
     const who = playing ? owed || state.current : null;
     const why = hitBlocker(state, { reloadRequested: app.reloadRequested, stopped: launcherStopped() });
-    $("press-who").textContent = why || (who ? `for ${who}` : "");
+    $("press-who").textContent = why || (who ? t("press.for", { player: who }) : "");
   }
   // Which buttons exist depends on the rule set only, so nothing moves during a game: Draw is for the draw rules;
   // Pass is always there (in UNO Attack it only ends a Skip/Reverse chain, ATK-08, and is off otherwise).
@@ -452,7 +447,7 @@ function renderLauncherView() {
   renderLauncher($("launcher"), app.launcher, app.history, { empty: app.reloadRequested });
   // The daemon's lid/load commands drive the simulated toy (demo and tests); a real launcher has a real lid.
   $("virtual-controls").hidden = !isVirtual();
-  $("btn-lid").textContent = app.launcher && app.launcher.lid_open ? "Close the lid" : "Open the lid";
+  $("btn-lid").textContent = t(app.launcher && app.launcher.lid_open ? "launcher.close_lid" : "launcher.open_lid");
   setBlocked($("btn-lid"), false);
   setBlocked($("btn-load"), false);
 }
@@ -489,7 +484,7 @@ function showLastHit(event) {
   if (!seatEl) return;
   const flash = document.createElement("span");
   flash.className = n ? "hit-flash fired" : "hit-flash";
-  flash.textContent = n ? `+${n}` : "click";
+  flash.textContent = n ? `+${n}` : t("press.click");
   flash.style.left = seatEl.style.left;
   flash.style.top = seatEl.style.top;
   $("ring").append(flash);
@@ -598,7 +593,7 @@ function startGame(command, control) {
       return;
     }
     app.deal.open({
-      title: "Deal the first round",
+      title: t("deal.first"),
       players: command.players,
       ruleset: command.ruleset,
       dealer: command.players[command.players.length - 1], // the first listed player plays first
@@ -614,9 +609,8 @@ function startGame(command, control) {
   }
   const s = app.state;
   const leader = [...s.players].sort((a, b) => (s.scores?.[b] || 0) - (s.scores?.[a] || 0))[0];
-  const lead = s.scores && s.scores[leader] ? `; ${leader} leads with ${s.scores[leader]} points` : "";
-  $("confirm-new-text").textContent = `Round ${s.round} of ${s.players.join(", ")} is being played${lead}. `
-    + "Starting a new game ends it for good.";
+  const params = { round: s.round, players: s.players.join(", "), leader, points: s.scores?.[leader] };
+  $("confirm-new-text").textContent = t(s.scores && s.scores[leader] ? "confirm.new_text_lead" : "confirm.new_text", params);
   const dialog = $("confirm-new");
   dialog.addEventListener("close", () => {
     if (dialog.returnValue === "replace") go();
@@ -645,7 +639,7 @@ function dealNext(control) {
   }
   const seat = s.players.indexOf(s.dealer);
   app.deal.open({
-    title: `Deal round ${(s.round || 0) + 1}`,
+    title: t("deal.round", { round: (s.round || 0) + 1 }),
     players: s.players,
     ruleset: s.ruleset,
     dealer: s.players[(seat + 1) % s.players.length], // MK-02: the deal passes to the left
@@ -666,7 +660,8 @@ async function loadConfig() {
 }
 
 async function main() {
-  const config = await loadConfig();
+  const [config] = await Promise.all([loadConfig(), loadLanguage()]);
+  translatePage(); // index.html's own words (English as written)
   const params = new URLSearchParams(location.search);
   // ?table=t2 lets one phone watch another table on the same broker.
   const table = params.get("table") || config.table || "default";
@@ -687,6 +682,10 @@ async function main() {
   });
   app.setup = new Setup($("setup-form"), { start: startGame });
   app.atTable = new AtTheTable($("view-setup"));
+  languagePanel($("this-phone") || $("view-setup")); // the language switcher, in "This phone"
+  app.speech = new Speech();
+  app.speech.panel($("this-phone") || $("view-setup"));
+  keepFitting(document.body); // long words drawn smaller instead of cut off (fit.js)
   $("setup-seed").hidden = config.allow_rigged !== true; // a table that refuses a chosen seed does not offer one
   app.deal = new DealSheet($("deal-sheet"));
   app.seat = new SeatSheet($("seat-sheet"), {
@@ -701,7 +700,7 @@ async function main() {
   renderScoresView();
   renderLauncherView();
   if (typeof mqtt === "undefined") {
-    onStatus("error", "The MQTT library did not load.");
+    onStatus("error", t("link.no_library"));
     return;
   }
   connect();

@@ -1,11 +1,12 @@
 // The card picker: colour, then face (only the faces the referee would take enabled), then the Wild's colour / the
 // target.
 import {
-  COLOURS, DECKS, cardElement, cardLabel, capitalise, faceLabel, needsColour, parseCard,
+  COLOURS, DECKS, cardElement, cardLabel, colourName, faceLabel, needsColour, parseCard,
 } from "./cards.js";
 import { namesTarget } from "./catalogue.js";
 import { CardGrid } from "./cardgrid.js";
 import { button, setBlocked } from "./views.js";
+import { t } from "./i18n.js";
 
 export class Picker {
   /** `customAction()` returns the game's Wild Customizable action (from its game_started event), if known;
@@ -28,7 +29,7 @@ export class Picker {
     this.grid = new CardGrid(this.q("#picker-colours"), this.q("#picker-faces"), {
       onPick: (card) => this.choose(card),
       enabled: (card) => this.canPlay(this.player(), card),
-      why: () => "The referee would not take this card from this player now",
+      why: () => t("picker.not_now"),
     });
     // Table mode, Wild Item Box: the card it turned over (MK-07), chosen the same way as any card.
     this.turnedGrid = new CardGrid(this.q("#picker-turned-colours"), this.q("#picker-turned-faces"), {
@@ -121,7 +122,7 @@ export class Picker {
     swatches.replaceChildren();
     if (wantsColour) {
       for (const colour of COLOURS) {
-        const b = button(capitalise(colour), `swatch c-${colour}`, () => {
+        const b = button(colourName(colour), `swatch c-${colour}`, () => {
           this.color = colour;
           this.renderExtras();
         });
@@ -153,7 +154,7 @@ export class Picker {
       chips.append(b);
     }
     this.q("#picker-discard-list").textContent = this.discarded.length
-      ? this.discarded.map(cardLabel).join(", ") : "nothing else";
+      ? this.discarded.map(cardLabel).join(", ") : t("picker.nothing_else");
   }
 
   renderTurned() {
@@ -195,11 +196,11 @@ export class Picker {
     if (this.card) {
       preview.append(cardElement(this.card, "sm"));
       let text = cardLabel(this.card);
-      if (this.color) text += ` → ${this.color}`;
-      if (this.target) text += ` at ${this.target}`;
+      if (this.color) text += t("ev.played_colour", { colour: colourName(this.color) });
+      if (this.target) text += t("ev.played_target", { target: this.target });
       preview.append(document.createTextNode(` ${text}`));
     } else {
-      preview.textContent = "Pick a card";
+      preview.textContent = t("picker.pick");
     }
     setBlocked(this.q("#picker-send"), !ready);
   }

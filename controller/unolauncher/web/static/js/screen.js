@@ -1,5 +1,7 @@
 // The table screen's extras (issue "the whole turn on one screen"): who can be caught without UNO, announced in
 // the top bar whatever view is open (ATK-18, MK-15: until the next player starts), one tap from the catch sheet.
+import { ITEM_KEYS, cardLabel } from "./cards.js";
+import { has, language, t } from "./i18n.js";
 
 /**
  *   renderCatchable(document.getElementById("catchable"), state, (player) => seatSheet.open(player));
@@ -11,17 +13,14 @@ export function renderCatchable(button, state, open) {
     button.onclick = null;
     return;
   }
-  button.textContent = `Catch ${exposed}!`;
-  button.title = `${exposed} has one card left and has not called UNO: tap to catch them (or let them call it).`;
+  button.textContent = t("catch.button", { player: exposed });
+  button.title = t("catch.title", { player: exposed });
   button.setAttribute("aria-label", button.title);
   button.onclick = () => open(exposed);
 }
 
 // ---- big short callouts for what a card did ----------------------------------------------------------------
 
-export const ITEM_NAMES = {
-  mushroom: "Mushroom", banana: "Banana", "green-shell": "Green Shell", lightning: "Lightning", "bob-omb": "Bob-omb",
-};
 
 /** The callout for a live event ("Ben skipped!", "Ben +2", "Green Shell → Dev draws 1"), or null if it says nothing
  * the table must notice. `command` is the command the event answered, when known (a table-mode undo's hit). */
@@ -30,34 +29,34 @@ export function calloutFor(ev) {
   const n = Number.isInteger(ev.count) ? ev.count : Number.isInteger(ev.cards) ? ev.cards : 0;
   switch (ev.type) {
     case "skipped":
-      return `${p} skipped!`;
+      return t("callout.skipped", { player: p });
     case "direction":
-      return "Reverse!";
+      return t("callout.reverse");
     case "owed":
-      return ev.until_card ? `${p}: hit until a card comes out` : `${p}: hit ×${ev.hits}`;
+      return ev.until_card ? t("callout.hit_until", { player: p }) : t("callout.hit", { player: p, hits: ev.hits });
     case "drew":
-      return n >= 2 ? `${p} +${n}` : null; // a player's own single draw is routine
+      return n >= 2 ? t("callout.plus", { player: p, count: n }) : null; // a player's own single draw is routine
     case "caught":
-      return `${ev.target} caught without UNO!`;
+      return t("callout.caught", { player: ev.target });
     case "item":
-      return `${ITEM_NAMES[ev.item] || "Item Box"}!`;
+      return t("callout.item", { item: t(ITEM_KEYS.has(ev.item) ? `item.${ev.item}` : "item.box") });
     case "target_chosen":
-      return `Green Shell → ${ev.target} draws 1`;
+      return t("callout.green_shell", { player: ev.target });
     case "challenged":
-      return ev.guilty ? `Guilty! ${ev.target} draws 4` : `Not guilty: ${p} draws 6`;
+      return ev.guilty ? t("callout.guilty", { player: ev.target }) : t("callout.not_guilty", { player: p });
     case "traded":
       return `${p} ⇋ ${ev.target}`;
     case "hit":
-      return n ? `${p} +${n}` : null;
+      return n ? t("callout.plus", { player: p, count: n }) : null;
     case "undone": {
       const c = ev.command || {};
       const cards = Number.isInteger(c.cards) ? c.cards : 0;
-      if (c.type === "hit" && cards) return `Undone: put the ${cards === 1 ? "card" : `${cards} cards`} back in the launcher`;
-      if (c.type === "play" && c.card) return `Undone: ${c.player} takes ${c.card} back`;
-      return "Undone";
+      if (c.type === "hit" && cards) return t("callout.undo_hit", { count: cards });
+      if (c.type === "play" && c.card) return t("callout.undo_play", { player: c.player, card: cardLabel(c.card) });
+      return t("callout.undone");
     }
     case "went_out":
-      return `${p} is out!`;
+      return t("callout.out", { player: p });
     default:
       return null;
   }
@@ -82,29 +81,40 @@ export function showCallout(node, text) {
 
 /** Why nobody may hit now (shown on the HIT button, which is off), or null if someone may. */
 export function hitBlocker(state, { reloadRequested = false, stopped = false } = {}) {
-  if (stopped) return "launcher stopped";
-  if (!state || !Array.isArray(state.players) || !state.players.length) return "no game yet";
-  if (state.winner) return "the game is over";
-  if (state.phase === "scoring") return "round over — enter the scores";
-  if (state.phase === "between") return "between rounds — deal the next round";
-  if (state.phase !== "playing") return "no round is being played";
-  if (reloadRequested) return "launcher empty — reload it first";
+  if (stopped) return t("hit.stopped");
+  if (!state || !Array.isArray(state.players) || !state.players.length) return t("hit.no_game");
+  if (state.winner) return t("hit.game_over");
+  if (state.phase === "scoring") return t("hit.scoring");
+  if (state.phase === "between") return t("hit.between");
+  if (state.phase !== "playing") return t("hit.no_round");
+  if (reloadRequested) return t("hit.reload");
   const pending = state.pending && typeof state.pending === "object" ? state.pending : null;
-  if (pending) return `waiting for ${pending.player || "an answer"}`;
+  if (pending) return t("hit.waiting", { player: pending.player || t("hit.an_answer") });
   const owes = Array.isArray(state.owed) && state.owed.some((o) => o && o.hits > 0);
-  if (!owes && state.chain) return `${state.current} plays again or passes`;
+  if (!owes && state.chain) return t("hit.chain", { player: state.current });
   return null;
 }
 
 // ---- refusals in the players' words ---------------------------------------------------------------------------
 
-const PLAIN = {
-  rigged_not_allowed: "This table does not take a chosen seed or deal: it shuffles and draws its own.",
-};
+/** A refusal for the players in the page's language, worded from the daemon's `code` (and `params`, when sent):
+ * English keeps the daemon's own sentence, which names who and what (less rule codes and configuration keys); the
+ * other languages word the code, or say "refused" for a code they have no words for. */
+export function refusalText(reply) {
+  const key = `refusal.${reply.code}`;
+  const params = reply.params && typeof reply.params === "object" ? reply.params : null;
+  if (language() !== "en" && params && has(`${key}_named`)) {
+    // The daemon named who or what (docs/protocol.md: params): say it, a card by its name in this language.
+    return t(`${key}_named`, { ...params, card: typeof params.card === "string" ? cardLabel(params.card) : "" });
+  }
+  if (language() !== "en" || reply.code === "rigged_not_allowed") return has(key) ? t(key) : t("refusal.generic");
+  return plainRefusal(reply);
+}
 
 /** A refusal for the players: no rule codes, no configuration keys ("(option suggestion_penalty)"). */
 export function plainRefusal(reply) {
-  if (PLAIN[reply.code]) return PLAIN[reply.code];
+  if (reply.code === "rigged_not_allowed") return t("refusal.rigged_not_allowed");
+  if (language() !== "en") return refusalText(reply);
   const message = String(reply.message || reply.code || "Refused.");
   return message
     .replace(/\s*\([^()]*(?:\b[a-z]+_[a-z_]+\b|\[[a-z_]+\])[^()]*\)/g, "")
@@ -121,7 +131,7 @@ export function watchForTable(app, banner, ms = 3000) {
   watchForTable.timer = setTimeout(() => {
     if (!app.connected || app.state || app.daemonOnline !== null) return;
     banner.className = "banner wrap idle";
-    banner.textContent = `No such table: “${app.config.table}” — nothing on this broker has that name. Check the table id in the address.`;
+    banner.textContent = t("link.no_table", { table: app.config.table });
     banner.dataset.noTable = "1";
   }, ms);
 }

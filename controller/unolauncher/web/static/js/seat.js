@@ -1,6 +1,7 @@
 // A player's sheet: call UNO for them, or report that someone caught them without it (ATK-18, MK-15). Each button is
 // off unless the referee lists that move for the player who would send it (moves.js).
 import { commandButton, el, setBlocked } from "./views.js";
+import { t } from "./i18n.js";
 
 export class SeatSheet {
   /** `allows(player, type, target)`: whether the referee lists the move; `want(player)`: ask it about a player. */
@@ -53,7 +54,7 @@ export class SeatSheet {
     const actions = this.dialog.querySelector("#seat-actions");
     const player = this.view.player;
     if (player === null) {
-      this.dialog.querySelector("#seat-title").textContent = "Who calls UNO?";
+      this.dialog.querySelector("#seat-title").textContent = t("seat.who_calls");
       const chips = el("div", "chips");
       // Those who may call first (two cards or fewer); the others stay listed, greyed by the referee's answer.
       const few = (p) => (state.hands && state.hands[p] <= 2 ? 0 : 1);
@@ -66,14 +67,14 @@ export class SeatSheet {
       return;
     }
     this.dialog.querySelector("#seat-title").textContent = player;
-    actions.replaceChildren(this.offered(`${player} calls UNO`, "btn uno wide", { type: "uno", player }, close));
+    actions.replaceChildren(this.offered(t("seat.calls", { player }), "btn uno wide", { type: "uno", player }, close));
     this.catchers(actions, player, close);
   }
 
   /** "`player` forgot UNO — caught by:" and a chip per other player (ATK-18, MK-15). */
   catchers(actions, player, close) {
     const state = this.state();
-    actions.append(el("p", "muted small", `${player} forgot UNO — caught by:`));
+    actions.append(el("p", "muted small", t("seat.forgot", { player })));
     const chips = el("div", "chips catchers");
     for (const other of state.players.filter((p) => p !== player)) {
       chips.append(this.offered(other, "chip", { type: "catch", player: other, target: player }, close));

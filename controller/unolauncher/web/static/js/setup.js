@@ -1,6 +1,7 @@
 // Game setup: players in seating order, rule set, launcher preset, options -> one `new_game` command, handed to
 // `start` (which asks before replacing a running game and, with real cards, for the deal).
-import { RULESETS } from "./cards.js";
+import { RULESETS, rulesetName } from "./cards.js";
+import { t } from "./i18n.js";
 import { setBlocked } from "./views.js";
 
 const PLAYERS_KEY = "unolauncher.players";
@@ -18,7 +19,7 @@ export class Setup {
     form.mode.addEventListener("change", () => this.syncRuleset());
     setBlocked(form.querySelector("#setup-start"), false);
     const ruleset = form.querySelector("#setup-ruleset");
-    for (const [value, label] of Object.entries(RULESETS)) ruleset.append(new Option(label, value));
+    for (const value of Object.keys(RULESETS)) ruleset.append(new Option(rulesetName(value), value));
     ruleset.addEventListener("change", () => this.syncRuleset());
     form.querySelector("#setup-add").addEventListener("click", () => this.addPlayer("", true));
     form.addEventListener("submit", (e) => {
@@ -40,14 +41,14 @@ export class Setup {
     const li = document.createElement("li");
     const input = document.createElement("input");
     input.value = name;
-    input.placeholder = `Player ${this.list.children.length + 1}`;
+    input.placeholder = t("setup.player_n", { n: this.list.children.length + 1 });
     input.maxLength = 20;
-    input.setAttribute("aria-label", `Player ${this.list.children.length + 1}`);
+    input.setAttribute("aria-label", input.placeholder);
     const remove = document.createElement("button");
     remove.type = "button";
     remove.className = "icon-btn";
     remove.textContent = "✕";
-    remove.setAttribute("aria-label", "Remove player");
+    remove.setAttribute("aria-label", t("setup.remove"));
     remove.addEventListener("click", () => {
       if (this.list.children.length > 2) li.remove();
     });
@@ -90,9 +91,9 @@ export class Setup {
   submit(control) {
     const f = this.form;
     const players = this.players();
-    if (players.length < 2 || players.length > 10) return this.refuse(control, "A game needs 2 to 10 players.");
+    if (players.length < 2 || players.length > 10) return this.refuse(control, t("setup.count"));
     if (new Set(players.map((p) => p.toLowerCase())).size !== players.length) {
-      return this.refuse(control, "Each player needs a different name.");
+      return this.refuse(control, t("setup.unique"));
     }
     const ruleset = f.ruleset.value;
     const options = { target_score: Number(f.target_score.value || 500) };

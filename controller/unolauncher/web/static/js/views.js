@@ -1,6 +1,11 @@
 // Rendering: plain DOM from the public state and the event history. No framework: the page must load fast
 // on a phone over a Pi's Wi-Fi and stay readable in a year.
-import { COLOURS, RULESETS, cardElement, cardLabel, capitalise } from "./cards.js";
+import { COLOURS, ITEM_KEYS, capitalise, cardElement, cardLabel, colourName, rulesetName } from "./cards.js";
+import { has, language, t, tParts } from "./i18n.js";
+import { refusalText } from "./screen.js";
+
+// The daemon's own sentence in English (it names who and what); the page's words for its code otherwise.
+const refused = (ev) => (language() === "en" ? ev.message || ev.code : refusalText(ev));
 
 // Whether commands can reach the table now (the MQTT link is up and the daemon online); set by main.js.
 export const link = { up: false };
@@ -39,63 +44,63 @@ function owedMap(state) {
 
 // ---- banner ---------------------------------------------------------------------------------------------
 
-const BANNER_QUESTIONS = {
-  color: "chooses the colour",
-  target: "chooses a player",
-  challenge: "accepts or challenges the Draw Four",
-};
+const BANNER_QUESTIONS = { color: "banner.color", target: "banner.target", challenge: "banner.challenge" };
+
+/** The message as nodes: each {player} (and {count}) in <strong>, wherever the language puts it. */
+function strong(key, params, numClass = null) {
+  return tParts(key, params).map((part) => (typeof part === "string" ? el("span", null, part)
+    : el("strong", part.name === "count" ? numClass : null, part.text)));
+}
 
 export function renderBanner(node, state, connected = true) {
   node.className = "banner";
   if (!state && !connected) {
-    node.textContent = "Connecting to the table…";
+    node.textContent = t("banner.connecting");
     node.classList.add("idle");
     return;
   }
   if (!state || !Array.isArray(state.players) || !state.players.length) {
-    node.textContent = "No game yet — start one in Setup.";
+    node.textContent = t("banner.no_game");
     node.classList.add("idle");
     return;
   }
   if (state.winner) {
-    node.replaceChildren(el("span", "crown", "♛"), el("strong", null, state.winner), el("span", null, " wins the game!"));
+    node.replaceChildren(el("span", "crown", "♛"), ...strong("banner.wins_game", { player: state.winner }));
     node.classList.add("win");
     return;
   }
   if (state.phase === "scoring" || state.phase === "between") {
     const who = state.pending && state.pending.player;
-    node.textContent = state.phase === "scoring" ? `${who || "Someone"} went out — round ${state.round} is over.` : `Round ${state.round} is over.`;
+    node.textContent = state.phase === "scoring" ? t("banner.went_out", { player: who || t("banner.someone"), round: state.round })
+      : t("banner.round_over", { round: state.round });
     node.classList.add("idle");
     return;
   }
   const pending = state.pending && typeof state.pending === "object" ? state.pending : null;
   if (pending && BANNER_QUESTIONS[pending.kind] && pending.player) {
     // The question itself is under the buttons (which never move): the banner says who must answer, and where.
-    node.replaceChildren(el("strong", null, pending.player), el("span", null, ` ${BANNER_QUESTIONS[pending.kind]} ↓`));
+    node.replaceChildren(...strong(BANNER_QUESTIONS[pending.kind], { player: pending.player }));
     node.classList.add("turn");
     return;
   }
   const owed = Array.isArray(state.owed) && state.owed.find((o) => o && o.hits > 0);
   if (owed) {
-    node.replaceChildren(
-      el("strong", null, owed.player), el("span", null, " must hit "),
-      el("strong", "big-num", owed.hits), el("span", null, owed.hits === 1 ? " time" : " times"),
-    );
+    node.replaceChildren(...strong("banner.must_hit", { player: owed.player, count: owed.hits }, "big-num"));
     node.classList.add("hit");
     return;
   }
   if (state.current && state.chain) {
     // ATK-08: after a Skip or Reverse the same player may keep playing matching cards, or pass.
-    node.replaceChildren(el("strong", null, state.current), el("span", null, " may play again — or pass"));
+    node.replaceChildren(...strong("banner.chain", { player: state.current }));
     node.classList.add("turn");
     return;
   }
   if (state.current) {
-    node.replaceChildren(el("strong", null, state.current), el("span", null, "’s turn"));
+    node.replaceChildren(...strong("banner.turn", { player: state.current }));
     node.classList.add("turn");
     return;
   }
-  node.textContent = `Round ${state.round ?? ""} is over — report the hand values in Scores.`;
+  node.textContent = t("banner.report", { round: state.round ?? "" });
   node.classList.add("idle");
 }
 
@@ -126,7 +131,7 @@ export function renderTable(ring, center, state, onSeat) {
     seat.append(el("span", "seat-name", player));
     const handRow = el("span", "seat-hand");
     handRow.append(el("span", "mini-cards", ""), el("span", "hand-count", hand ?? "?"));
-    handRow.title = `${hand ?? "?"} cards in hand`;
+    handRow.title = Number.isInteger(hand) ? t("seat.hand", { count: hand }) : t("seat.label_unknown", { player });
     seat.append(handRow);
     if (hits) seat.append(el("span", "seat-owed", `${hits}`));
     if (state.uno_exposed === player) {
@@ -136,7 +141,8 @@ export function renderTable(ring, center, state, onSeat) {
     } else if (hand === 1) {
       seat.append(el("span", "uno-flag", "UNO"));
     }
-    seat.setAttribute("aria-label", `${player}: ${hand ?? "unknown"} cards${hits ? `, owes ${hits} hits` : ""}${player === state.current ? ", to play" : ""}`);
+    seat.setAttribute("aria-label", (Number.isInteger(hand) ? t("seat.label", { player, count: hand }) : t("seat.label_unknown", { player }))
+      + (hits ? t("seat.owes", { count: hits }) : "") + (player === state.current ? t("seat.to_play") : ""));
     ring.append(seat);
   });
 }
@@ -149,16 +155,16 @@ function renderCenter(center, state) {
   center.append(launcher);
   if (!state || !state.players) return;
   const dir = el("div", state.direction === -1 ? "direction ccw" : "direction cw", state.direction === -1 ? "↺" : "↻");
-  dir.title = state.direction === -1 ? "counter-clockwise" : "clockwise";
-  dir.setAttribute("aria-label", `direction: ${dir.title}`);
+  dir.title = t(state.direction === -1 ? "direction.ccw" : "direction.cw");
+  dir.setAttribute("aria-label", t("direction.label", { direction: dir.title }));
   center.append(dir);
   if (state.color) {
     // The colour in play, impossible to miss from across the table: a thick ring around the launcher and its name.
     const band = el("div", `colour-band c-${state.color}`);
     band.id = "colour-in-play";
     band.dataset.color = state.color;
-    band.setAttribute("aria-label", `${capitalise(state.color)} in play`);
-    band.append(el("span", "colour-name", capitalise(state.color)));
+    band.setAttribute("aria-label", t("colour.in_play", { colour: colourName(state.color) }));
+    band.append(el("span", "colour-name", colourName(state.color)));
     center.append(band);
   }
   if (state.top) {
@@ -168,7 +174,7 @@ function renderCenter(center, state) {
     center.append(top);
   }
   // The rule set and round sit in the ring's corner, clear of the card and the colour band.
-  center.parentElement.append(el("div", "center-meta", `${RULESETS[state.ruleset] || state.ruleset || ""} · round ${state.round ?? 1}`));
+  center.parentElement.append(el("div", "center-meta", t("ring.meta", { ruleset: rulesetName(state.ruleset), round: state.round ?? 1 })));
 }
 
 // ---- hits owed (big numbers) ---------------------------------------------------------------------------
@@ -180,7 +186,7 @@ export function renderOwed(node, state) {
     if (!entry || !entry.hits) continue;
     const box = el("div", "owed-box");
     box.dataset.player = entry.player;
-    box.append(el("span", "owed-num", entry.hits), el("span", "owed-label", `${entry.player} · hit${entry.hits === 1 ? "" : "s"} owed`));
+    box.append(el("span", "owed-num", entry.hits), el("span", "owed-label", t("owed.label", { player: entry.player, count: entry.hits })));
     node.append(box);
   }
 }
@@ -217,56 +223,52 @@ export function renderPrompt(box, body, state, ctx) {
     box.dataset.kind = kind;
     if (kind === "color") {
       // Which card asks (MK-12 Bob-omb, an Item Box with nothing to turn, a Wild turned up at the start).
-      title = pending.reason === "bob-omb" ? `Bob-omb: ${player} draws 2 and chooses the colour`
-        : pending.reason === "item-box" ? `Item Box (nothing to turn): ${player} chooses the colour`
-          : pending.reason === "start" ? `${player}: choose the colour to start with`
-            : `${player}: choose the colour`;
+      const key = { "bob-omb": "ask.bob_omb", "item-box": "ask.item_box_colour", start: "ask.start_colour" }[pending.reason];
+      title = t(key || "ask.colour", { player });
       for (const colour of COLOURS) {
-        const b = commandButton(capitalise(colour), `swatch c-${colour}`, (b) => send({ type: "choose", player, color: colour }, b));
+        const b = commandButton(colourName(colour), `swatch c-${colour}`, (b) => send({ type: "choose", player, color: colour }, b));
         b.dataset.color = colour;
         row.append(b);
       }
     } else if (kind === "target") {
-      title = pending.reason === "green-shell" ? `Green Shell: ${player} chooses who draws 1` : `${player}: choose a player`;
+      title = t(pending.reason === "green-shell" ? "ask.green_shell" : "ask.target", { player });
       for (const target of (state.players || []).filter((p) => p !== player)) {
         row.append(commandButton(target, "chip", (b) => send({ type: "choose", player, target }, b)));
       }
     } else if (kind === "challenge") {
-      const by = pending.by || "the player";
-      title = `${player}: challenge ${pending.by ? pending.by + "’s " : "the "}Wild Draw Four?`;
-      row.append(commandButton("Accept +4", "btn", (b) => send({ type: "accept", player }, b)));
+      const by = pending.by || t("ask.the_player");
+      title = t(pending.by ? "ask.challenge_by" : "ask.challenge", { player, by });
+      row.append(commandButton(t("ask.accept4"), "btn", (b) => send({ type: "accept", player }, b)));
       if (state.mode === "table") {
         // MK-14 in table mode: the players look at the hand and report the outcome; say what each outcome means.
-        note = `Guilty: ${by} held a card of the colour before the +4, so ${by} draws 4. `
-          + `Not guilty: ${player} draws 6 and loses the turn. Accept: ${player} draws 4 and loses the turn.`;
-        row.append(commandButton("Guilty", "btn", (b) => send({ type: "challenge", player, guilty: true }, b)));
-        row.append(commandButton("Not guilty", "btn", (b) => send({ type: "challenge", player, guilty: false }, b)));
+        note = t("ask.challenge_table", { by, player });
+        row.append(commandButton(t("ask.guilty"), "btn", (b) => send({ type: "challenge", player, guilty: true }, b)));
+        row.append(commandButton(t("ask.not_guilty"), "btn", (b) => send({ type: "challenge", player, guilty: false }, b)));
       } else {
-        note = `Accept: ${player} draws 4 and loses the turn. Challenge: if ${by} held a card of the colour before `
-          + `the +4, ${by} draws 4; if not, ${player} draws 6 and loses the turn.`;
-        row.append(commandButton("Challenge", "btn", (b) => send({ type: "challenge", player }, b)));
+        note = t("ask.challenge_full", { by, player });
+        row.append(commandButton(t("ask.challenge_button"), "btn", (b) => send({ type: "challenge", player }, b)));
       }
     } else if (kind === "score") {
-      title = `${player} went out — report the hand values`;
-      row.append(button("Enter scores", "btn primary", () => ctx.goScores()));
+      title = t("ask.score", { player });
+      row.append(button(t("ask.enter_scores"), "btn primary", () => ctx.goScores()));
     } else {
-      title = `Waiting for ${player}`;
+      title = t("ask.waiting", { player });
     }
   } else if (state && state.phase === "between") {
     box.dataset.kind = "next_round";
-    title = `Round ${state.round} is scored.`;
-    row.append(commandButton("Deal the next round", "btn primary", (b) => ctx.dealNext(b)));
+    title = t("ask.scored", { round: state.round });
+    row.append(commandButton(t("ask.deal_next"), "btn primary", (b) => ctx.dealNext(b)));
   } else if (ctx.reloadRequested && state && state.phase === "playing") {
     box.dataset.kind = "reload";
-    title = "The launcher is empty: load the discard pile (all but the top card).";
-    row.append(commandButton("Launcher reloaded", "btn primary", (b) => send({ type: "reload" }, b)));
+    title = t("ask.reload");
+    row.append(commandButton(t("ask.reloaded"), "btn primary", (b) => send({ type: "reload" }, b)));
   } else if (state && state.uno_exposed && state.phase === "playing") {
     // ATK-18 / MK-15: catchable until the next player acts — make it impossible to miss at the table.
     const exposed = state.uno_exposed;
     box.dataset.kind = "uno";
-    title = `${exposed} has one card left and has not called UNO!`;
-    row.append(commandButton(`${exposed} calls UNO`, "btn uno", (b) => send({ type: "uno", player: exposed }, b)));
-    row.append(button(`Catch ${exposed}…`, "btn", () => ctx.catchPlayer(exposed)));
+    title = t("ask.uno_exposed", { player: exposed });
+    row.append(commandButton(t("ask.calls_uno", { player: exposed }), "btn uno", (b) => send({ type: "uno", player: exposed }, b)));
+    row.append(button(t("ask.catch", { player: exposed }), "btn", () => ctx.catchPlayer(exposed)));
   }
   box.hidden = title === null;
   if (title === null) return false;
@@ -279,155 +281,153 @@ export function renderPrompt(box, body, state, ctx) {
 // ---- event feed ----------------------------------------------------------------------------------------
 
 const PENDING_WORDS = {
-  color: "choose a colour",
-  target: "choose a player",
-  challenge: "accept or challenge the Wild Draw Four",
-  score: "report the hand values",
+  color: "ev.pending_color", target: "ev.pending_target", challenge: "ev.pending_challenge", score: "ev.pending_score",
 };
-const ITEM_NAMES = {
-  mushroom: "Mushroom", banana: "Banana", "green-shell": "Green Shell", lightning: "Lightning", "bob-omb": "Bob-omb",
-};
-
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
 
 /** One readable line per event: [icon, text, tone, card]. Unknown types still show their fields. */
 export function describeEvent(ev) {
-  const p = ev.player;
+  const player = ev.player;
   const n = (v) => (Number.isInteger(v) ? v : 0);
+  const say = (key, params = {}) => t(key, { player, ...params });
+  const short = (v) => String(v || "").slice(0, 12);
+  const words = (v) => String(v || "").replaceAll("_", " ");
   switch (ev.type) {
     case "played": {
-      const named = ev.color && String(ev.card).startsWith("wild") ? ` → ${ev.color}` : "";
-      const target = ev.target ? ` at ${ev.target}` : "";
-      const extra = Array.isArray(ev.discarded) && ev.discarded.length ? ` (+${ev.discarded.length} discarded)` : "";
-      return ["▸", `${p} played ${cardLabel(ev.card)}${named}${target}${extra}`, "play", ev.card];
+      const named = ev.color && String(ev.card).startsWith("wild") ? t("ev.played_colour", { colour: colourName(ev.color) }) : "";
+      const target = ev.target ? t("ev.played_target", { target: ev.target }) : "";
+      const extra = Array.isArray(ev.discarded) && ev.discarded.length ? t("ev.played_discarded", { count: ev.discarded.length }) : "";
+      return ["▸", say("ev.played", { card: cardLabel(ev.card) }) + named + target + extra, "play", ev.card];
     }
     case "hit": {
       const c = n(ev.cards);
-      return ["✸", c === 0 ? `${p} hit — click, nothing came out` : `${p} hit — ${plural(c, "card")} came out`, c ? "hit big" : "hit"];
+      return ["✸", c === 0 ? say("ev.hit_click") : say("ev.hit_cards", { count: c }), c ? "hit big" : "hit"];
     }
     case "fired":
-      return ["⚙", `Launcher ran ${ev.ran_ms ?? "?"} ms: ${plural(n(ev.cards), "card")}${ev.outcome && ev.outcome !== "ok" ? ` (${ev.outcome})` : ""}`, "quiet"];
+      return ["⚙", t("ev.fired", { ms: ev.ran_ms ?? "?", count: n(ev.cards) }) + (ev.outcome && ev.outcome !== "ok" ? t("ev.fired_outcome", { outcome: words(ev.outcome) }) : ""), "quiet"];
     case "press":
-      return ["●", `Button pressed${p ? ` by ${p}` : ""}`, "quiet"];
+      return ["●", player ? say("ev.press_by") : t("ev.press"), "quiet"];
     case "ignored_press":
-      return ["●", "Press ignored — the launcher is still running", "quiet"];
+      return ["●", t("ev.ignored_press"), "quiet"];
     case "lockout":
-      return ["⊘", "Press ignored — nobody may hit now", "quiet"];
+      return ["⊘", t("ev.lockout"), "quiet"];
     case "press_refused":
-      return ["⊘", `Press refused — ${ev.reason === "lid_open" ? "the lid is open" : ev.reason === "disabled" ? "the launcher is switched off" : ev.message || "the launcher refused it"}`, "bad"];
+      return ["⊘", t(ev.reason === "lid_open" ? "ev.press_refused_lid" : ev.reason === "disabled" ? "ev.press_refused_off" : "ev.press_refused"), "bad"];
     case "launcher_disabled":
-      return ["⏻", `Launcher switched off${ev.by ? ` by ${ev.by}` : ""} — presses are refused`, "bad"];
+      return ["⏻", ev.by ? t("ev.disabled_by", { by: ev.by }) : t("ev.disabled"), "bad"];
     case "launcher_enabled":
-      return ["⏻", `Launcher switched on again${ev.by ? ` by ${ev.by}` : ""}`, "info"];
+      return ["⏻", ev.by ? t("ev.enabled_by", { by: ev.by }) : t("ev.enabled"), "info"];
     case "rejected":
-      return ["⊘", `Refused: ${ev.message || ev.code}`, "bad"];
+      return ["⊘", t("ev.rejected", { message: refused(ev) }), "bad"];
     case "turn":
-      return ["➜", ev.again ? `${p} plays again` : `${p}’s turn`, "quiet"];
+      return ["➜", say(ev.again ? "ev.turn_again" : "ev.turn"), "quiet"];
     case "game_started":
-      return ["✦", `New game: ${RULESETS[ev.ruleset] || ev.ruleset || ""} with ${(ev.players || []).join(", ")}`, "info"];
+      return ["✦", t("ev.game_started", { ruleset: rulesetName(ev.ruleset), players: (ev.players || []).join(", ") }), "info"];
     case "dealer_chosen":
-      return ["❖", `${ev.dealer} deals`, "quiet"];
+      return ["❖", t("ev.dealer_chosen", { player: ev.dealer }), "quiet"];
     case "round_started":
-      return ["❖", `Round ${ev.round ?? ""} dealt by ${ev.dealer} · starter ${cardLabel(ev.starter)}`, "info", ev.starter];
+      return ["❖", t("ev.round_started", { round: ev.round ?? "", player: ev.dealer, card: cardLabel(ev.starter) }), "info", ev.starter];
     case "went_out":
-      return ["⚑", `${p} went out!`, "win"];
+      return ["⚑", say("ev.went_out"), "win"];
     case "round_ended":
-      return ["⚑", `${ev.winner} wins the round (+${n(ev.points)})`, "win"];
+      return ["⚑", t("ev.round_ended", { player: ev.winner, points: n(ev.points) }), "win"];
     case "game_over":
-      return ["♛", `${ev.winner} wins the game!`, "win"];
+      return ["♛", t("ev.game_over", { player: ev.winner }), "win"];
     case "uno_called":
-      return ["❢", `${p} called UNO`, "uno"];
+      return ["❢", say("ev.uno_called"), "uno"];
     case "caught":
-      return ["⚠", `${p} caught ${ev.target} without UNO`, "bad"];
-    case "penalty":
-      return ["⚠", `${p}: penalty for ${ev.reason === "uno" ? "a missed UNO" : ev.reason === "suggestion" ? "suggesting a card" : "breaking a rule"} — ${ev.hits ? plural(ev.hits, "hit") : plural(n(ev.cards), "card")}`, "bad"];
+      return ["⚠", say("ev.caught", { target: ev.target }), "bad"];
+    case "penalty": {
+      const amount = ev.hits ? t("count.hits", { count: ev.hits }) : t("count.cards", { count: n(ev.cards) });
+      return ["⚠", say(ev.reason === "uno" ? "ev.penalty_uno" : ev.reason === "suggestion" ? "ev.penalty_suggestion" : "ev.penalty", { amount }), "bad"];
+    }
     case "owed":
-      return ["✸", `${p} must hit ${ev.until_card ? "until a card comes out" : plural(n(ev.hits), "time")}`, "hit"];
+      return ["✸", ev.until_card ? say("ev.owed_until") : say("ev.owed", { count: n(ev.hits) }), "hit"];
     case "direction":
-      return ["⇄", `Direction is now ${ev.direction === -1 ? "counter-clockwise" : "clockwise"}`, "quiet"];
+      return ["⇄", t(ev.direction === -1 ? "ev.direction_ccw" : "ev.direction_cw"), "quiet"];
     case "chain":
-      return ["⇉", `${p} may play another card`, "quiet"];
+      return ["⇉", say("ev.chain"), "quiet"];
     case "traded":
-      return ["⇋", `${p} traded hands with ${ev.target}`, "info"];
+      return ["⇋", say("ev.traded", { target: ev.target }), "info"];
     case "rotated":
-      return ["⟳", "Every hand passed to the next player", "info"];
+      return ["⟳", say("ev.rotated"), "info"];
     case "skipped":
-      return ["⊘", `${p} is skipped`, "quiet"];
+      return ["⊘", say("ev.skipped"), "quiet"];
     case "drew":
-      return ["▸", `${p} drew ${plural(n(ev.count), "card")}`, "quiet"];
+      return ["▸", say("ev.drew", { count: n(ev.count) }), "quiet"];
     case "passed":
-      return ["➜", `${p} passed`, "quiet"];
+      return ["➜", say("ev.passed"), "quiet"];
     case "dispense":
-      return ["⇪", `Deal ${plural(n(ev.count), "card")} to ${p}`, "quiet"];
+      return ["⇪", say("ev.dispense", { count: n(ev.count) }), "quiet"];
     case "pending":
-      return ["?", `Waiting for ${p}: ${PENDING_WORDS[ev.kind] || "an answer"}`, "info"];
+      return ["?", say("ev.pending", { what: t(PENDING_WORDS[ev.kind] || "hit.an_answer") }), "info"];
     case "color_chosen":
-      return ["◐", `${p} chose ${ev.color}`, "info"];
+      return ["◐", say("ev.color_chosen", { colour: colourName(ev.color) }), "info"];
     case "target_chosen":
-      return ["◎", `${p} chose ${ev.target}`, "info"];
-    case "item":
-      return ["?", `Item Box: ${ITEM_NAMES[ev.item] || "an item"}${ev.card ? ` from ${cardLabel(ev.card)}` : ""}`, "info", ev.card];
+      return ["◎", say("ev.target_chosen", { target: ev.target }), "info"];
+    case "item": {
+      const item = ITEM_KEYS.has(ev.item) ? t(`item.${ev.item}`) : t("item.some");
+      return ["?", ev.card ? t("ev.item_from", { item, card: cardLabel(ev.card) }) : t("ev.item", { item }), "info", ev.card];
+    }
     case "challenged":
-      return ["⚖", `${p} challenged ${ev.target}: ${ev.guilty ? "guilty" : "not guilty"}`, "info"];
+      return ["⚖", say(ev.guilty ? "ev.challenged_guilty" : "ev.challenged_not_guilty", { target: ev.target }), "info"];
     case "accepted":
-      return ["✓", `${p} accepted the Draw Four`, "quiet"];
+      return ["✓", say("ev.accepted"), "quiet"];
     case "reload_request":
-      return ["⇪", "Launcher empty — reload it with the discard pile", "bad"];
+      return ["⇪", t("ev.reload_request"), "bad"];
     case "reloaded":
     case "reshuffled":
-      return ["↻", `${plural(n(ev.cards), "card")} reshuffled into the ${ev.type === "reloaded" ? "launcher" : "stock"}`, "info"];
+      return ["↻", t(`ev.${ev.type}`, { count: n(ev.cards) }), "info"];
     case "undone": {
       const c = ev.command || {};
       // A hit taken back: its cards are in someone's hand, the referee no longer counts them there — say so.
-      if (c.type === "hit" && n(c.cards)) return ["↶", `Undone: ${c.player ? `${c.player}’s ` : ""}hit — put the ${plural(n(c.cards), "card")} back in the launcher`, "bad"];
-      return ["↶", `Undone${c.type ? `: ${c.type}${c.card ? ` ${c.card}` : ""}` : ""}`, "info"];
+      if (c.type === "hit" && n(c.cards)) return ["↶", t(c.player ? "ev.undone_hit" : "ev.undone_hit_anon", { player: c.player, count: n(c.cards) }), "bad"];
+      const what = has(`cmd.${c.type}`) ? t(`cmd.${c.type}`) : words(c.type);
+      return ["↶", c.type ? t("ev.undone_what", { what: c.card ? `${what} ${cardLabel(c.card)}` : what }) : t("ev.undone"), "info"];
     }
     case "jam":
-      return ["⚠", ev.message || "Launcher jammed — open the lid and clear it", "bad"];
+      return ["⚠", t("ev.jam"), "bad"];
     case "magazine_empty":
-      return ["⚠", ev.message || "The launcher is empty", "bad"];
+      return ["⚠", t("ev.magazine_empty"), "bad"];
     case "max_run":
-      return ["⚠", "Launcher stopped: the motor ran for too long", "bad"];
+      return ["⚠", t("ev.max_run"), "bad"];
     case "fault":
-      return ["⚠", `Launcher problem${ev.message ? `: ${ev.message}` : ""}`, "bad"];
+      return ["⚠", ev.message ? t("ev.fault_message", { message: ev.message }) : t("ev.fault"), "bad"];
     case "launcher_connected":
-      return ["⚙", "Launcher connected", "quiet"];
+      return ["⚙", t("ev.launcher_connected"), "quiet"];
     case "uno_button":
-      return ["❢", "UNO button pressed (nobody has one card left unannounced)", "quiet"];
+      return ["❢", t("ev.uno_button"), "quiet"];
     case "dispensed":
-      return ["⇪", `Launcher dealt ${plural(n(ev.cards), "card")} to ${p}${n(ev.cards) < n(ev.wanted) ? ` — take ${n(ev.wanted) - n(ev.cards)} more by hand` : ""}`, "quiet"];
+      return ["⇪", say("ev.dispensed", { count: n(ev.cards) }) + (n(ev.cards) < n(ev.wanted) ? t("ev.dispensed_short", { missing: n(ev.wanted) - n(ev.cards) }) : ""), "quiet"];
     case "dispense_skipped":
-      return ["⇪", `${p}: draw ${plural(n(ev.wanted), "card")} by hand — the launcher was busy`, "info"];
+      return ["⇪", say("ev.dispense_skipped", { count: n(ev.wanted) }), "info"];
     case "lid_open":
-      return ["◠", "Lid opened", "quiet"];
+      return ["◠", t("ev.lid_open"), "quiet"];
     case "lid_closed":
-      return ["◡", "Lid closed", "quiet"];
+      return ["◡", t("ev.lid_closed"), "quiet"];
     case "ejection_commit":
-      return ["#", `Launcher committed anew (${ev.reason === "free" ? "free play" : "after an undo"}): ${String(ev.commitment || "").slice(0, 12)}…`, "quiet"];
+      return ["#", t(ev.reason === "free" ? "ev.commit_free" : "ev.commit_undo", { hash: short(ev.commitment) }), "quiet"];
     case "ejection_reveal":
-      return ["#", `Launcher secret revealed (${String(ev.reason || "").replaceAll("_", " ")}): ${String(ev.secret || "").slice(0, 12)}…`, "quiet"];
+      return ["#", t("ev.reveal", { reason: words(ev.reason), hash: short(ev.secret) }), "quiet"];
     case "ejection_entropy":
-      return ["#", "A phone added randomness to the launcher", "quiet"];
+      return ["#", t("ev.entropy"), "quiet"];
     case "ejection_entropy_commit":
-      return ["#", "A phone committed its randomness for this round", "quiet"];
+      return ["#", t("ev.entropy_commit"), "quiet"];
     case "ejection_entropy_revealed":
-      return ["#", "A phone revealed its randomness: mixed into this round", "quiet"];
+      return ["#", t("ev.entropy_revealed"), "quiet"];
     case "ejection_entropy_withheld":
-      return ["⚠", "A phone committed randomness and never revealed it (the fairness check names it)", "bad"];
+      return ["⚠", t("ev.entropy_withheld"), "bad"];
     case "ejection_carry":
-      return ["#", `${p || "The next player"}: the next press fires the plan of the press that did not finish (not drawn again)`, "quiet"];
+      return ["#", t("ev.carry", { player: player || t("ev.the_next_player") }), "quiet"];
     case "ejection_lid":
-      return ["#", "Lid opened: the launcher's press count restarts", "quiet"];
+      return ["#", t("ev.ejection_lid"), "quiet"];
     case "hit_failed":
-      return ["⚠", `${p || "The launcher"}: the run failed (${String(ev.reason || "").replaceAll("_", " ")}) — ${p ? "the hit is still owed" : "nothing was owed"}`, "bad"];
+      return ["⚠", player ? say("ev.hit_failed_owed", { reason: words(ev.reason) }) : t("ev.hit_failed", { reason: words(ev.reason) }), "bad"];
     case "unattributed_hit":
-      return ["✸", `Launcher fired ${plural(n(ev.cards), "card")} with nobody to hit`, "bad"];
+      return ["✸", t("ev.unattributed", { count: n(ev.cards) }), "bad"];
     case "hit_refused":
-      return ["⚠", `${p}’s ${plural(n(ev.cards), "card")} not counted: ${ev.message}`, "bad"];
+      return ["⚠", say("ev.hit_refused", { count: n(ev.cards), message: refused(ev) }), "bad"];
     default: // a newer daemon's event: its name in words, never its raw fields
-      return ["•", capitalise(String(ev.type || "event").replaceAll("_", " ")), "quiet"];
+      return ["•", t("ev.other", { type: capitalise(words(ev.type || "event")) }), "quiet"];
   }
 }
 
@@ -440,7 +440,7 @@ export function feedItem(ev) {
   if (card) li.append(cardElement(card, "sm"));
   li.append(el("span", "ev-text", text));
   const when = typeof ev.ts === "number" ? new Date(ev.ts > 1e12 ? ev.ts : ev.ts * 1000) : new Date();
-  const time = el("time", "ev-time", when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }));
+  const time = el("time", "ev-time", when.toLocaleTimeString(language(), { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }));
   li.append(time);
   return li;
 }
@@ -450,7 +450,7 @@ export function feedItem(ev) {
 export function renderScores(node, state, history) {
   node.replaceChildren();
   if (!state || !Array.isArray(state.players)) {
-    node.append(el("p", "muted", "No game yet."));
+    node.append(el("p", "muted", t("scores.no_game")));
     return;
   }
   const scores = state.scores || {};
@@ -458,7 +458,7 @@ export function renderScores(node, state, history) {
   const ranked = [...state.players].sort((a, b) => (scores[b] || 0) - (scores[a] || 0));
   const table = el("table", "score-table");
   const head = el("tr");
-  head.append(el("th", null, ""), el("th", "left", "Player"));
+  head.append(el("th", null, ""), el("th", "left", t("scores.player")));
   let prev = {};
   // Points per round = difference of the running totals each round_ended carries (one entry per round: a rescore
   // after an undo replaced the first), the last five rounds.
@@ -469,8 +469,8 @@ export function renderScores(node, state, history) {
     prev = totals;
     return { round: Number.isInteger(r.round) ? r.round : i + 1, diff };
   }).slice(-5);
-  for (const r of perRound) head.append(el("th", "num", `R${r.round}`));
-  head.append(el("th", "num", "Total"));
+  for (const r of perRound) head.append(el("th", "num", t("scores.round", { round: r.round })));
+  head.append(el("th", "num", t("scores.total")));
   table.append(head);
   ranked.forEach((player, i) => {
     const row = el("tr");
@@ -489,7 +489,7 @@ export function renderScores(node, state, history) {
     table.append(row);
   });
   node.append(table);
-  node.append(el("p", "muted small", `First to ${target} points wins. Round ${state.round ?? 1}.`));
+  node.append(el("p", "muted small", t("scores.footer", { count: target, round: state.round ?? 1 })));
 }
 
 export function scoreInputs(node, state) {
@@ -506,7 +506,7 @@ export function scoreInputs(node, state) {
     input.step = "1";
     input.inputMode = "numeric";
     input.name = player;
-    input.placeholder = player === winner ? "0" : "points";
+    input.placeholder = player === winner ? "0" : t("scores.points");
     if (player === winner) input.value = "0"; // went out: nothing left in hand
     label.append(input);
     node.append(label);
@@ -518,9 +518,9 @@ export function readScores(node) {
   const hands = {};
   for (const input of node.querySelectorAll("input")) {
     const text = input.value.trim();
-    if (text === "") return { error: `Enter the points left in ${input.name}'s hand (0 for the player who went out).` };
+    if (text === "") return { error: t("scores.missing", { player: input.name }) };
     const value = Number(text);
-    if (!Number.isInteger(value) || value < 0) return { error: `${input.name}'s points must be a whole number, 0 or more.` };
+    if (!Number.isInteger(value) || value < 0) return { error: t("scores.whole", { player: input.name }) };
     hands[input.name] = value;
   }
   return { hands };
@@ -531,45 +531,46 @@ export function readScores(node) {
 export function renderLauncher(node, status, history, { empty = false } = {}) {
   node.replaceChildren();
   const tiles = el("div", "tiles");
-  const mood = empty ? ["jam", "EMPTY — reload it on the Table view"] : !status ? ["unknown", "No launcher status yet"] :
-    status.enabled === false ? ["stopped", "STOPPED — enable it on the Table view"] :
-    status.jammed ? ["jam", "JAMMED — open the lid"] :
-    status.lid_open ? ["lid", "Lid open"] :
-    status.running || status.motor_on ? ["run", "Firing…"] : ["ok", "Ready"];
+  const mood = empty ? ["jam", t("launcher.empty")] : !status ? ["unknown", t("launcher.unknown")] :
+    status.enabled === false ? ["stopped", t("launcher.stopped")] :
+    status.jammed ? ["jam", t("launcher.jammed")] :
+    status.lid_open ? ["lid", t("launcher.lid")] :
+    status.running || status.motor_on ? ["run", t("launcher.firing")] : ["ok", t("launcher.ready")];
   const moodTile = el("div", `tile mood mood-${mood[0]}`);
-  moodTile.append(el("span", "tile-label", status && status.backend ? `${status.backend} launcher` : "launcher"), el("span", "tile-value", mood[1]));
+  moodTile.append(el("span", "tile-label", status && status.backend ? t("launcher.backend", { backend: has(`backend.${status.backend}`) ? t(`backend.${status.backend}`) : status.backend }) : t("launcher.name")), el("span", "tile-value", mood[1]));
   tiles.append(moodTile);
   const magazine = status && Number.isInteger(status.magazine_estimate) ? status.magazine_estimate : null;
   const magTile = el("div", "tile");
-  magTile.append(el("span", "tile-label", "Magazine (estimate)"), el("span", "tile-value big-num", magazine === null ? "?" : `~${magazine}`));
+  magTile.append(el("span", "tile-label", t("launcher.magazine")), el("span", "tile-value big-num", magazine === null ? "?" : `~${magazine}`));
   tiles.append(magTile);
   const hits = history.hits;
   const total = hits.reduce((s, h) => s + h.cards, 0);
   const blanks = hits.filter((h) => h.cards === 0).length;
   const statTile = el("div", "tile wide");
   statTile.append(
-    el("span", "tile-label", "This game"),
-    el("span", "tile-value", `${plural(hits.length, "hit")} · ${plural(total, "card")} · ${hits.length ? Math.round((100 * blanks) / hits.length) : 0}% clicks`),
+    el("span", "tile-label", t("launcher.this_game")),
+    el("span", "tile-value", [t("count.hits", { count: hits.length }), t("count.cards", { count: total }),
+      t("launcher.clicks", { percent: hits.length ? Math.round((100 * blanks) / hits.length) : 0 })].join(" · ")),
   );
   tiles.append(statTile);
   node.append(tiles);
   node.append(histogram(hits));
   const last = el("ol", "last-hits");
-  last.setAttribute("aria-label", "Last hits");
+  last.setAttribute("aria-label", t("launcher.last_hits"));
   for (const hit of hits.slice(-8).reverse()) {
     const li = el("li", hit.cards ? "fired" : "click");
-    li.append(el("span", "who", hit.player || "?"), el("span", "n", hit.cards ? `+${hit.cards}` : "click"));
+    li.append(el("span", "who", hit.player || "?"), el("span", "n", hit.cards ? `+${hit.cards}` : t("press.click")));
     last.append(li);
   }
   if (hits.length) {
-    node.append(el("h3", null, "Last hits"));
+    node.append(el("h3", null, t("launcher.last_hits")));
     node.append(last);
   }
 }
 
 function histogram(hits) {
   const wrap = el("figure", "histogram");
-  const cap = el("figcaption", null, hits.length ? "Cards per hit, this game" : "Cards per hit, this game — no hits yet");
+  const cap = el("figcaption", null, t(hits.length ? "launcher.histogram" : "launcher.histogram_none"));
   const counts = new Map();
   let max = 0;
   for (const h of hits) {
@@ -584,7 +585,7 @@ function histogram(hits) {
     const col = el("div", "bar-col");
     const bar = el("span", "bar");
     bar.style.height = `${(100 * n) / highest}%`;
-    bar.title = `${n} × ${k} card${k === 1 ? "" : "s"}`;
+    bar.title = t("launcher.bar", { n, count: k });
     col.append(el("span", "bar-n", n || ""), bar, el("span", "bar-k", k === 8 ? "8+" : k));
     col.dataset.k = String(k);
     col.dataset.n = String(n);
