@@ -301,6 +301,50 @@ class Journal:
                 ).rowcount
         return {"entries": entries, "snapshots": dropped}
 
+    def prune_oldest_game(self, game_start: str, base_note: str) -> int:
+        """Size retention's step: delete the journal's oldest *finished* game (up to the next ``game_start``
+        command); returns how many entries went, 0 when nothing may go. The open game never goes (a game is finished
+        only once another began), nor anything at or after an event the broker has not acknowledged, nor the last
+        game before the newest ``base_note`` snapshot a restart starts from. Two short reads from the journal's start
+        and one transaction: cheap on a journal of any length."""
+        with self._lock:
+            starts = self._db.execute(
+                "SELECT pos FROM journal WHERE kind = 'command' AND instr(body, ?) > 0 ORDER BY pos LIMIT 2",
+                (_type_needle(game_start),),
+            ).fetchall()
+            if len(starts) < 2:
+                return 0
+            cut = int(starts[1][0])
+            blocked = self._db.execute(
+                "SELECT (SELECT MIN(j.pos) FROM outbox o JOIN journal j ON j.seq = o.seq) < ? OR NOT EXISTS (SELECT 1 "
+                "FROM journal WHERE pos > ? AND kind = 'note' AND instr(body, ?) > 0)",
+                (cut, cut, _type_needle(base_note)),
+            ).fetchone()[0]
+            if blocked:
+                return 0
+            with self._transaction():
+                return int(self._db.execute("DELETE FROM journal WHERE pos < ?", (cut,)).rowcount)
+
+    def space(self) -> tuple[int, int]:
+        """``(bytes in use, bytes free inside the file)``: freed pages are reused before the file grows."""
+        with self._lock:
+            page, count, free = (
+                int(self._db.execute(f"PRAGMA {name}").fetchone()[0])
+                for name in ("page_size", "page_count", "freelist_count")
+            )
+        return (count - free) * page, free * page
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the file and truncate it (what a disk under its margin needs: the WAL otherwise keeps up
+        to SQLite's 1,000-page autocheckpoint, ~4 MB, beside the file)."""
+        with self._lock:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+    def first_seq(self) -> int:
+        """The ``seq`` of the oldest event still in the journal (retention removed those before it); 0 if none."""
+        with self._lock:
+            return int(self._db.execute("SELECT COALESCE(MIN(seq), 0) FROM journal").fetchone()[0])
+
     # -- reading ------------------------------------------------------------------------------------------------
 
     def commands(self, upto_pos: int | None = None, after_pos: int = 0) -> Iterator[dict[str, Any]]:
