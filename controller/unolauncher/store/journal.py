@@ -41,6 +41,7 @@ from typing import Any
 
 from unolauncher import strict_json
 from unolauncher.errors import UnolauncherError
+from unolauncher.store.limits import SeqExhausted, check_seq, stand_in, stand_in_body, too_large
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +200,7 @@ class Journal:
                     stamped: list[dict[str, Any]] = []
                     for event in events:
                         seq += 1
+                        check_seq(seq)  # a forged journal at the end of the numbers: refused, nothing written
                         full = {**event, "seq": seq, "ts": round(now, 3)}
                         body = _dumps(full)
                         self._db.execute(
@@ -227,6 +229,8 @@ class Journal:
             self._rollback()
             if isinstance(exc, sqlite3.Error):
                 raise _write_error(exc, self.path) from exc
+            if isinstance(exc, SeqExhausted):
+                raise JournalError(str(exc)) from exc
             raise
 
     def _rollback(self) -> None:
@@ -456,12 +460,12 @@ class Journal:
         (an older version's) is left out with one log line."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT pos, body FROM journal WHERE seq >= ? ORDER BY seq LIMIT ?", (from_seq, limit)
+                "SELECT pos, seq, body FROM journal WHERE seq >= ? ORDER BY seq LIMIT ?", (from_seq, limit)
             ).fetchall()
         events = []
-        for pos, body in rows:
+        for pos, seq, body in rows:
             try:
-                events.append(_read(int(pos), body))
+                events.append(stand_in(int(seq), body) if too_large(body) else _read(int(pos), body))
             except UnreadableRow as exc:
                 log.warning("%s; not re-sent", exc)
         return events
@@ -473,14 +477,14 @@ class Journal:
         either way (``tests/store/test_journal.py`` compares both with a second connection's reading)."""
         with self._lock:
             if after_seq >= self._unsent_from - 1:
-                fresh = ((seq, body) for seq, body in self._unsent.items() if seq > after_seq)
+                fresh = ((seq, stand_in_body(seq, body)) for seq, body in self._unsent.items() if seq > after_seq)
                 return list(itertools.islice(fresh, limit if limit >= 0 else None))  # LIMIT -1: no limit, as SQLite
             rows = self._db.execute(
                 "SELECT j.seq, j.body FROM outbox o JOIN journal j ON j.seq = o.seq WHERE o.seq > ? "
                 "ORDER BY o.seq LIMIT ?",
                 (after_seq, limit),
             ).fetchall()
-        return [(int(s), str(b)) for s, b in rows]
+        return [(int(s), stand_in_body(int(s), str(b))) for s, b in rows]  # never a body the brokers cut
 
     def outbox_size(self) -> int:
         with self._lock:
