@@ -203,12 +203,14 @@ class TableBus:
         if self.settings.mqtt5:  # the broker keeps retained messages on cmd to itself
             cmd = SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
             topics = [(self.topics.cmd, cmd)]
-            if self.settings.ha_prefix:
-                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, SubscribeOptions(qos=1)))
+            if self.settings.ha_prefix:  # QoS 0: see below
+                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, SubscribeOptions(qos=0)))
         else:
             topics = [(self.topics.cmd, 1)]
             if self.settings.ha_prefix:
-                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, 1))
+                # QoS 0 (HA sends its birth at QoS 0 anyway): amqtt delivers at the subscription's QoS, and a flood
+                # of onlines delivered at QoS 1 waited in the broker for each of the daemon's PUBACKs (#33 item 10).
+                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, 0))
         self._resubscribe_at = None
         _, self._subscribe_mid = self.client.subscribe(topics)
         self.client.subscribe(self.probe.topic, 0)
