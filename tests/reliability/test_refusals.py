@@ -101,3 +101,30 @@ def test_refused_events_stay_in_the_outbox_and_arrive_in_order_once_the_acl_allo
         finally:
             watcher.close()
             daemon.stop()
+
+
+def test_a_refused_one_off_publish_is_named_by_its_own_topic(tmp_path: Path) -> None:
+    """The ACL leaves out ``press`` (the launcher button's Home Assistant trigger): the refusal the log names is
+    ``unolauncher/t1/press``, not ``reply`` (every refused publish outside the outbox was called ``reply``); replies,
+    which the ACL allows, keep arriving."""
+    broker, _ = broker_with_acl(tmp_path, acl((*(t for t in TABLE_TOPICS if t != "press"), "events")))
+    with broker:
+        daemon = table_daemon(tmp_path, broker.port)
+        daemon.start()
+        watcher = TableClient(
+            "127.0.0.1", broker.port, "t1", mqtt5=True, name="watcher", auth=("watcher", "watch-secret")
+        )
+        try:
+            assert watcher.command(dict(NEW_GAME))["ok"]
+            assert watcher.command({"type": "press"})["ok"]
+
+            def refusals() -> list[str]:
+                return [line for line in daemon.log_text().splitlines() if "refused to let the table" in line]
+
+            assert wait_until(lambda: refusals() != [], 10), daemon.log_text()[-2000:]
+            assert watcher.command({"type": "status"})["ok"]  # replies still arrive
+            assert len(refusals()) == 1 and "to unolauncher/t1/press (Not authorized)" in refusals()[0], refusals()
+            assert "unolauncher/t1/reply" not in "\n".join(refusals())
+        finally:
+            watcher.close()
+            daemon.stop()

@@ -325,9 +325,11 @@ def _guarded_broker(config: dict[str, Any], limits: _Limits, retained: RetainedS
     from amqtt.adapters import StreamReaderAdapter, StreamWriterAdapter, WebSocketsReader, WebSocketsWriter
     from amqtt.broker import RetainedApplicationMessage
 
+    from unolauncher.bus.broker_delivery import BoundedDelivery
     from unolauncher.bus.broker_identity import IdentityBroker  # lazy: only the embedded broker pays for amqtt
+    from unolauncher.bus.broker_rate import CommandRate
 
-    class GuardedBroker(IdentityBroker):
+    class GuardedBroker(BoundedDelivery, CommandRate, IdentityBroker):  # broker_delivery.py, broker_rate.py
         async def _start_listeners(self) -> None:  # after Broker.start() emptied its retained messages
             if retained is not None:
                 for topic, data, qos in retained.load():

@@ -100,6 +100,10 @@ EVENTS: dict[str, EventType] = {
     "dispense_skipped": _e("daemon", "the launcher was busy or disabled: draw by hand", "player", "wanted", "message"),
     "launcher_disabled": _e("daemon", "the emergency stop: the motor is off and every press refused", "by"),
     "launcher_enabled": _e("daemon", "the emergency stop was lifted", "by"),
+    "event_too_large": _e(
+        "daemon", "published in place of a journalled event too large for the brokers (store/limits.py)",
+        "original_type", "bytes", "message",
+    ),
 }
 
 EVENT_TYPES: tuple[str, ...] = tuple(EVENTS)

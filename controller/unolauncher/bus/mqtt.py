@@ -98,7 +98,7 @@ class TableBus:
         # Everything handed to paho at QoS 1 and not acknowledged yet: mid -> the event's seq (int), the
         # coalesced topic (str) or None (a reply, a press, a resend). Written and read under _flush_lock, so an
         # acknowledgement is never looked up before its publish was recorded.
-        self._unacked: dict[int, int | str | None] = {}
+        self._unacked: dict[int, int | str | tuple[str]] = {}  # mid -> event seq, coalesced topic, (one-off topic,)
         self._inflight = 0  # events among them
         self._flush_lock = threading.Lock()
         self._sent_upto = 0  # highest seq handed to paho in this process
@@ -116,7 +116,7 @@ class TableBus:
         self.retained_commands_ignored = 0
         # Unguessable, new at every start: a known id let anyone on the LAN take the daemon's session (#33).
         self.client_id = settings.client_id or f"unolauncher-{topics.table_id}-{secrets.token_hex(8)}"
-        self.probe = DeafnessProbe(topics.base + "/probe")  # notices a broker that stopped delivering (deafness.py)
+        self.probe = DeafnessProbe(topics.probe)  # notices a broker that stopped delivering (deafness.py)
         self.client = self._make_client()
 
     # -- set-up -------------------------------------------------------------------------------------------------
@@ -203,12 +203,14 @@ class TableBus:
         if self.settings.mqtt5:  # the broker keeps retained messages on cmd to itself
             cmd = SubscribeOptions(qos=1, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND)
             topics = [(self.topics.cmd, cmd)]
-            if self.settings.ha_prefix:
-                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, SubscribeOptions(qos=1)))
+            if self.settings.ha_prefix:  # QoS 0: see below
+                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, SubscribeOptions(qos=0)))
         else:
             topics = [(self.topics.cmd, 1)]
             if self.settings.ha_prefix:
-                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, 1))
+                # QoS 0 (HA sends its birth at QoS 0 anyway): amqtt delivers at the subscription's QoS, and a flood
+                # of onlines delivered at QoS 1 waited in the broker for each of the daemon's PUBACKs (#33 item 10).
+                topics.append((self.settings.ha_prefix + HA_STATUS_TOPIC_SUFFIX, 0))
         self._resubscribe_at = None
         _, self._subscribe_mid = self.client.subscribe(topics)
         self.client.subscribe(self.probe.topic, 0)
@@ -315,7 +317,7 @@ class TableBus:
             then = (
                 f"nothing is deleted, retrying every {delay}-{self.settings.reconnect_max} s"
                 if retried
-                else "these answers are dropped (a phone that gets none asks again)"
+                else "these messages are dropped, not retried (a phone that misses a reply asks again)"
             )
             log.warning("%s; %s", refusal_sentence(topic, reason, verb), then)
         else:
@@ -340,7 +342,7 @@ class TableBus:
         data = _encode(payload)
         with self._flush_lock:
             if self.connected.is_set():
-                self._hand_to_paho(topic, data, retain, qos, None)
+                self._hand_to_paho(topic, data, retain, qos, (topic,))
             elif qos > 0:
                 if len(self._offline) == self._offline.maxlen:
                     self._offline_dropped += 1
@@ -365,7 +367,7 @@ class TableBus:
             self._latest_busy[topic] = waiting
             self._hand_to_paho(topic, waiting[0], waiting[1], 1, topic)
 
-    def _hand_to_paho(self, topic: str, data: str | bytes, retain: bool, qos: int, key: int | str | None) -> None:
+    def _hand_to_paho(self, topic: str, data: str | bytes, retain: bool, qos: int, key: int | str | tuple[str]) -> None:
         info = self.client.publish(topic, data, qos=qos, retain=retain)
         if qos > 0:
             self._unacked[info.mid] = key
@@ -431,10 +433,10 @@ class TableBus:
                         self._latest.setdefault(key, sent)  # retried after the back-off, unless a newer one waits
                     else:
                         self._note_accepted(key)
-                elif refused:  # a reply, press or resend: not retried (a newer one will come), logged once
-                    self._note_refusal(self.topics.reply, reason, "publish", retried=False)
+                elif refused:  # a reply, press, resend, discovery: not retried (a newer one comes), logged once
+                    self._note_refusal(key[0], reason, "publish", retried=False)  # named by its own topic
                 else:
-                    self._note_accepted(self.topics.reply)
+                    self._note_accepted(key[0])
         if delivered:
             self.journal.mark_delivered(delivered)
 
@@ -447,7 +449,7 @@ class TableBus:
                 log.warning("%d message(s) published while the broker was away were dropped", self._offline_dropped)
                 self._offline_dropped = 0
             while self._offline:
-                self._hand_to_paho(*self._offline.popleft(), None)
+                self._hand_to_paho(*(message := self._offline.popleft()), (message[0],))
             for topic in list(self._latest):
                 self._send_latest(topic)
 

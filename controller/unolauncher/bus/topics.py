@@ -1,9 +1,15 @@
 """MQTT topic names of one table (``unolauncher/<table_id>/...``), as fixed in PROTOCOL.md.
 
+Every topic carries strict JSON except the few named in :data:`PLAIN_TEXT` (``online``/``offline``, ``ON``/``OFF``):
+consumers and the hostile-input tests read that declaration rather than keep their own list.
+
 Example::
 
-    topics = Topics("kitchen")
-    topics.cmd        # "unolauncher/kitchen/cmd"
+    >>> topics = Topics("kitchen")
+    >>> topics.cmd
+    'unolauncher/kitchen/cmd'
+    >>> topics.plain_text
+    ('unolauncher/kitchen/status', 'unolauncher/kitchen/motor')
 """
 
 from __future__ import annotations
@@ -11,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 ROOT = "unolauncher"
+# The table's topics whose payload is plain text, not JSON (docs/protocol-mqtt.md): the property names of Topics.
+PLAIN_TEXT = ("status", "motor")
 
 
 @dataclass(frozen=True)
@@ -22,6 +30,11 @@ class Topics:
     @property
     def base(self) -> str:
         return f"{ROOT}/{self.table_id}"
+
+    @property
+    def plain_text(self) -> tuple[str, ...]:
+        """The topics of :data:`PLAIN_TEXT`, in full; every other topic of the table carries strict JSON."""
+        return tuple(getattr(self, name) for name in PLAIN_TEXT)
 
     @property
     def status(self) -> str:
@@ -82,3 +95,8 @@ class Topics:
     def press(self) -> str:
         """One message per launcher button press (Home Assistant device trigger)."""
         return f"{self.base}/press"
+
+    @property
+    def probe(self) -> str:
+        """The daemon's deafness probe (bus/deafness.py): its own ``{"probe": token}`` messages, QoS 0."""
+        return f"{self.base}/probe"

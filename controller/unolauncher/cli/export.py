@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from unolauncher.cli.verify import VerifyInputError, journal_events
+from unolauncher.cli.verify import VerifyInputError, journal_events, pruned_before
 from unolauncher.cli_output import write_stdout
 
 
@@ -30,12 +30,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    pruned = None
     try:
         events = [event for _, event in journal_events(Path(args.state_dir))]
+        pruned = pruned_before(Path(args.state_dir))
         chosen = game_events(events, args.game)
     except VerifyInputError as exc:
         print(f"unolauncher export: {exc}", file=sys.stderr)
+        if pruned is not None:
+            print(f"unolauncher export: {pruned}", file=sys.stderr)
         return 2
+    if pruned is not None:  # game numbers count from the oldest game that remains
+        print(f"unolauncher export: {pruned}", file=sys.stderr)
     try:
         text = "".join(json.dumps(e, separators=(",", ":"), sort_keys=True, ensure_ascii=False) + "\n" for e in chosen)
     except (RecursionError, ValueError):  # a damaged row nested too deeply (or with a number JSON has no text for)

@@ -60,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
         events = list(source)
         report = audit(events)
         lines = report.lines(args.allow_rigged, args.strict)
+        pruned = pruned_before(Path(args.state_dir)) if args.state_dir else None
+        lines = lines if pruned is None else [pruned, *lines]
     except VerifyInputError as exc:
         print(f"unolauncher verify: {exc}", file=sys.stderr)
         return 2
@@ -103,6 +105,25 @@ def journal_events(state_dir: Path, rigs: bool = False) -> Iterator[tuple[str, d
             yield f"seq {seq}", {**row, "_journal_rig": rig.reason}
         else:
             yield f"seq {seq}", row
+
+
+def pruned_before(state_dir: Path) -> str | None:
+    """One line naming what retention pruned from a state directory's journal (``None`` if it starts at seq 1):
+    what ``verify`` and ``export`` checked or wrote is what remains."""
+    try:
+        db = sqlite3.connect(f"file:{state_dir / JOURNAL_FILE}?mode=ro", uri=True)
+        try:
+            first = db.execute("SELECT MIN(seq) FROM journal").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None  # journal_events has said what is wrong with the file
+    if not isinstance(first, int) or first <= 1:
+        return None
+    return (
+        f"pruned: events seq 1 to {first - 1} (older finished games) left the journal by retention "
+        f"(table.journal_budget_mb / journal_keep_days); it starts at seq {first}, and only what remains is checked"
+    )
 
 
 class RigTracker:

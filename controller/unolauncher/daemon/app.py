@@ -44,7 +44,7 @@ from unolauncher.clock import Clock, RealClock
 from unolauncher.daemon import hard_exit
 from unolauncher.daemon.catalogue import catalogue
 from unolauncher.daemon.config import Config, ConfigError
-from unolauncher.daemon.disk_guard import DiskGuard
+from unolauncher.daemon.disk_guard import DiskGuard, SizeRetention
 from unolauncher.daemon.freshness import AlivePublisher, Freshness
 from unolauncher.daemon.ha_announce import Announcer, board_info, dashboard_link
 from unolauncher.daemon.interfaces import CommandRefused
@@ -148,19 +148,21 @@ class Daemon:
             self.announcer = Announcer(self.config, self.topics, self.state_dir, self.bus, self._discovery_options)
         except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError: a CA or key file that is not one
             raise ConfigError(f"broker.ca_file/cert_file/key_file cannot be used for TLS: {exc}") from None
-        t = self.config.table
+        t = self.config.table  # size retention runs before each new game (#33 item 5; daemon/disk_guard.py)
+        keep = SizeRetention(self.journal, t.journal_budget_mb)
         self.table = Table(
             self.journal,
             Referee,
             MqttOutput(self.bus, on_state=self.freshness.observe_state),
             launcher=self.launcher,
             virtual=self.virtual,
-            prepare=DiskGuard(self._admit, self.state_dir, t.journal_min_free_mb, t.journal_max_mb),
+            prepare=DiskGuard(self._admit, self.state_dir, t.journal_min_free_mb, t.journal_max_mb, retention=keep),
             next_preset=self.config.launcher.preset,
             presets=offered_presets(self.config.launcher.preset),
             diagnostics_s=self.config.homeassistant.diagnostics_s,
             keep_days=self.config.table.journal_keep_days,
         )
+        keep.on_pruned = self.table.keep_preset_note  # the next game's preset survives retention
         self.table.commands.freshness = self.freshness  # the daemon's own commands; the referee's: _admit
         self.table.press.free_play = not t.lockout  # free play's commitment opened before its first press
         replayed = self.table.restore()

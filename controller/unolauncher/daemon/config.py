@@ -102,6 +102,13 @@ def _keep_days(key: str, value: Any) -> int:
     return value
 
 
+def _megabytes(key: str, value: Any) -> float:
+    value = _number(key, value)  # fractions too: a test's budget is a few hundred KiB
+    if not 0 <= value <= 1_000_000:
+        raise ConfigError(f"{key} must be a number of MB from 0 to 1000000 (0: never prune by size), got {value!r}")
+    return float(value)
+
+
 def _table_id(key: str, value: Any) -> str:
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", value):
         raise ConfigError(f"{key} must be 1-64 letters, digits, '-' or '_' (it is an MQTT topic level), got {value!r}")
@@ -209,6 +216,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "journal_keep_days": _keep_days,
         "journal_min_free_mb": _int_range(0, 1_000_000, " MB"),
         "journal_max_mb": _int_range(0, 1_000_000, " MB"),
+        "journal_budget_mb": _megabytes,
         "stall_timeout_s": _stall_timeout,
     },
     "broker": {
@@ -273,6 +281,7 @@ class TableConfig:
     journal_keep_days: int = 30
     journal_min_free_mb: int = 64  # no new game with less free on the journal's disk (at most a tenth of the disk)
     journal_max_mb: int = 512  # nor with a journal larger than this (0: no limit)
+    journal_budget_mb: float = 256  # finished games are pruned, oldest first, past this much journal (0: never)
     stall_timeout_s: float = 10.0
 
 

@@ -200,8 +200,13 @@ class Journalling:
         if self.keep_days <= 0 or (self._pruned_at is not None and now - self._pruned_at < PRUNE_INTERVAL_S):
             return
         self._pruned_at = now
-        removed = prune(self.journal, self.keep_days)
-        if removed and self.preset.chosen and self.journal.last_note(PRESET_NOTE) is None:
+        if prune(self.journal, self.keep_days):
+            self.keep_preset_note()
+
+    def keep_preset_note(self) -> None:
+        """After retention (worker only): the preset chosen for the next game still holds; if its note was older
+        than what retention kept, it is written again."""
+        if self.preset.chosen and self.journal.last_note(PRESET_NOTE) is None:
             # The preset chosen for the next game was older than the horizon: it still holds, so it is written again.
             try:
                 self.journal.append_note({"type": PRESET_NOTE, "preset": self.preset.name})

@@ -41,6 +41,7 @@ from typing import Any
 
 from unolauncher import strict_json
 from unolauncher.errors import UnolauncherError
+from unolauncher.store.limits import SeqExhausted, check_seq, stand_in, stand_in_body, too_large
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +200,7 @@ class Journal:
                     stamped: list[dict[str, Any]] = []
                     for event in events:
                         seq += 1
+                        check_seq(seq)  # a forged journal at the end of the numbers: refused, nothing written
                         full = {**event, "seq": seq, "ts": round(now, 3)}
                         body = _dumps(full)
                         self._db.execute(
@@ -227,6 +229,8 @@ class Journal:
             self._rollback()
             if isinstance(exc, sqlite3.Error):
                 raise _write_error(exc, self.path) from exc
+            if isinstance(exc, SeqExhausted):
+                raise JournalError(str(exc)) from exc
             raise
 
     def _rollback(self) -> None:
@@ -300,6 +304,50 @@ class Journal:
                     (_type_needle(base_note), first_kept, snapshots[-1]),
                 ).rowcount
         return {"entries": entries, "snapshots": dropped}
+
+    def prune_oldest_game(self, game_start: str, base_note: str) -> int:
+        """Size retention's step: delete the journal's oldest *finished* game (up to the next ``game_start``
+        command); returns how many entries went, 0 when nothing may go. The open game never goes (a game is finished
+        only once another began), nor anything at or after an event the broker has not acknowledged, nor the last
+        game before the newest ``base_note`` snapshot a restart starts from. Two short reads from the journal's start
+        and one transaction: cheap on a journal of any length."""
+        with self._lock:
+            starts = self._db.execute(
+                "SELECT pos FROM journal WHERE kind = 'command' AND instr(body, ?) > 0 ORDER BY pos LIMIT 2",
+                (_type_needle(game_start),),
+            ).fetchall()
+            if len(starts) < 2:
+                return 0
+            cut = int(starts[1][0])
+            blocked = self._db.execute(
+                "SELECT (SELECT MIN(j.pos) FROM outbox o JOIN journal j ON j.seq = o.seq) < ? OR NOT EXISTS (SELECT 1 "
+                "FROM journal WHERE pos > ? AND kind = 'note' AND instr(body, ?) > 0)",
+                (cut, cut, _type_needle(base_note)),
+            ).fetchone()[0]
+            if blocked:
+                return 0
+            with self._transaction():
+                return int(self._db.execute("DELETE FROM journal WHERE pos < ?", (cut,)).rowcount)
+
+    def space(self) -> tuple[int, int]:
+        """``(bytes in use, bytes free inside the file)``: freed pages are reused before the file grows."""
+        with self._lock:
+            page, count, free = (
+                int(self._db.execute(f"PRAGMA {name}").fetchone()[0])
+                for name in ("page_size", "page_count", "freelist_count")
+            )
+        return (count - free) * page, free * page
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the file and truncate it (what a disk under its margin needs: the WAL otherwise keeps up
+        to SQLite's 1,000-page autocheckpoint, ~4 MB, beside the file)."""
+        with self._lock:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+    def first_seq(self) -> int:
+        """The ``seq`` of the oldest event still in the journal (retention removed those before it); 0 if none."""
+        with self._lock:
+            return int(self._db.execute("SELECT COALESCE(MIN(seq), 0) FROM journal").fetchone()[0])
 
     # -- reading ------------------------------------------------------------------------------------------------
 
@@ -412,12 +460,12 @@ class Journal:
         (an older version's) is left out with one log line."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT pos, body FROM journal WHERE seq >= ? ORDER BY seq LIMIT ?", (from_seq, limit)
+                "SELECT pos, seq, body FROM journal WHERE seq >= ? ORDER BY seq LIMIT ?", (from_seq, limit)
             ).fetchall()
         events = []
-        for pos, body in rows:
+        for pos, seq, body in rows:
             try:
-                events.append(_read(int(pos), body))
+                events.append(stand_in(int(seq), body) if too_large(body) else _read(int(pos), body))
             except UnreadableRow as exc:
                 log.warning("%s; not re-sent", exc)
         return events
@@ -429,14 +477,14 @@ class Journal:
         either way (``tests/store/test_journal.py`` compares both with a second connection's reading)."""
         with self._lock:
             if after_seq >= self._unsent_from - 1:
-                fresh = ((seq, body) for seq, body in self._unsent.items() if seq > after_seq)
+                fresh = ((seq, stand_in_body(seq, body)) for seq, body in self._unsent.items() if seq > after_seq)
                 return list(itertools.islice(fresh, limit if limit >= 0 else None))  # LIMIT -1: no limit, as SQLite
             rows = self._db.execute(
                 "SELECT j.seq, j.body FROM outbox o JOIN journal j ON j.seq = o.seq WHERE o.seq > ? "
                 "ORDER BY o.seq LIMIT ?",
                 (after_seq, limit),
             ).fetchall()
-        return [(int(s), str(b)) for s, b in rows]
+        return [(int(s), stand_in_body(int(s), str(b))) for s, b in rows]  # never a body the brokers cut
 
     def outbox_size(self) -> int:
         with self._lock:
