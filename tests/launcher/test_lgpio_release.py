@@ -1,4 +1,4 @@
-"""The lgpio pin that re-claims an edge-alert line only after the kernel freed it (launcher/backends/gpio/lgpio_release).
+"""The lgpio pin that re-claims an edge-alert line only after the kernel freed it (backends/gpio/lgpio_release).
 
 lgpio is not installed off the Pi, so a recording stand-in plays it here (GPIO pins are the one thing the project's
 tests may mock); the kernel side — the line still requested while lgpio's alert thread sleeps in ``ppoll()`` — is

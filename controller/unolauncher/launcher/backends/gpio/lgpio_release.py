@@ -35,7 +35,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-
 # <linux/gpio.h>: struct gpio_v2_line_info (name[32], consumer[32], offset, num_attrs, flags, 10 attributes of 16
 # bytes, padding[4]) and struct gpio_v2_line_info_changed (info, timestamp_ns, event_type, padding[5]).
 LINE_INFO = struct.Struct("=32s32sIIQ160s16x")
