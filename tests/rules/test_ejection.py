@@ -13,7 +13,6 @@ import hashlib
 import hmac
 import json
 import math
-import time
 from typing import Any
 
 import pytest
@@ -231,13 +230,3 @@ def test_unknown_preset_and_bad_key_refused() -> None:
         EjectionModel("custom")
     with pytest.raises(EjectionConfigError, match="non-empty text"):
         EjectionModel().start(12)  # type: ignore[arg-type]
-
-
-def test_planning_is_fast() -> None:
-    model = EjectionModel("classic")
-    state = model.start(key(1))
-    started = time.perf_counter()
-    for _ in range(20_000):
-        _, state = model.plan(state, "ann")
-    rate = 20_000 / (time.perf_counter() - started)
-    assert rate > 20_000  # measured ~180k/s here; a 9x margin for a loaded CI machine
