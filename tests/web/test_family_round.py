@@ -4,7 +4,8 @@ Setup to the scores the counter adds up. Real Chromium against ``unolauncher run
 
 Asserted: the round ends (``round_ended``) through taps on the page only — every game command on ``cmd`` came from
 the page, none from the test's client; the family's real hands agree with the hand sizes the referee tracked; the
-points the scoring counter sent are what the real hands are worth (ATK-20 / MK-17). No timing is asserted."""
+points the scoring counter sent are what the real hands are worth (ATK-20 / MK-17); no control tapped during play was
+off the screen (a scroll). No timing is asserted."""
 
 from __future__ import annotations
 
@@ -48,3 +49,6 @@ def test_a_family_round_completes_through_the_page_alone(
     assert held == {p: state["hands"][p] for p in PLAYERS}, (held, state["hands"])
     assert result.scores_sent == result.hand_points  # the counter's sums: what the real hands are worth
     assert result.turns > 4 and result.total > result.turns
+    # The whole turn on one screen, through a whole round: no control tapped while playing (the actions, the card
+    # picker with what it asks about the card, every question, the catch) was off the 360×640 screen.
+    assert result.summary()["scrolls_play"] == 0, sorted(result.scrolled)
