@@ -118,6 +118,7 @@ class RoundResult:
     taps: Counter[str] = field(default_factory=Counter)  # action kind -> taps
     scrolls: Counter[str] = field(default_factory=Counter)  # action kind -> controls that were off the screen
     scrolled: set[str] = field(default_factory=set)  # which, and where
+    retaps: int = 0  # taps made again: lost while a control was briefly off, or refused as late (``stale``)
     actions: Counter[str] = field(default_factory=Counter)  # action kind -> times done
     turns: int = 0
     scores_sent: dict[str, int] = field(default_factory=dict)
@@ -143,6 +144,7 @@ class RoundResult:
             "scrolls_setup_deal_scores": sum(self.scrolls[k] for k in self.PHASES),
             "taps_per_turn": round(self.play_taps / max(1, self.turns), 2),
             "per_action": {k: [self.actions[k], self.taps[k]] for k in sorted(self.taps)},
+            "retaps": self.retaps,
             "scrolled": sorted(self.scrolled),
             "seconds": round(self.seconds, 1),
         }
@@ -166,6 +168,21 @@ class FamilyRound:
         self.shots: Path | None = None  # a folder: a screenshot of each moment a control was off the screen
 
     # ---- taps ------------------------------------------------------------------------------------------------
+
+    def offered(self, player: str, card: str) -> bool:
+        return bool(self.page.evaluate("([p, c]) => window.unoDashboard.moves.canPlay(p, c)", [player, card]))
+
+    def tap_open(self, control: Any, sheet: str) -> None:
+        """Tap a control that opens ``sheet``. A new state turns Play off until the referee's moves for it arrive
+        (the page's own commands, such as its entropy, make new states): a tap in that instant is lost, as a thumb's
+        would be, and the family taps again once it is on. The click handler runs during the click, so whether the
+        sheet opened is known when ``click()`` returns."""
+        for _ in range(3):
+            self.tap(control)
+            if self.page.evaluate("(s) => Boolean(document.querySelector(s)?.open)", sheet):
+                return
+            self.result.retaps += 1
+        raise self.stuck(f"{sheet} did not open")
 
     def stuck(self, what: str) -> RoundStuck:
         state = self.table.state
@@ -230,12 +247,29 @@ class FamilyRound:
             elif kind == "turn" and event["seq"] > self.start_seq:
                 self.result.turns += 1
 
+    def stale_replies(self) -> int:
+        return sum(1 for r in self.table.replies if r.get("code") == "stale")
+
     def send_tap(self, locator: Any, what: str) -> None:
-        before = self.table.seq
-        self.tap(locator)
+        """Tap a control that sends a command and wait for the table to act on it. On a starved machine a tap can
+        reach the table more than 2 s after it was made: the daemon refuses it (``stale``) and the page says "tap
+        again if you still mean it" — and the family does (counted as a tap, and in ``retaps``)."""
+        for _ in range(3):
+            before, stale = self.table.seq, self.stale_replies()
+            self.tap(locator)
+            wait_until(lambda: self.stale_replies() > stale or self.acted(before), 15)  # noqa: B023 - called at once
+            if self.acted(before):
+                self.synced()
+                return
+            if self.stale_replies() <= stale:
+                break
+            self.result.retaps += 1
         self.settle(before, what)
 
-    def playable(self, player: str) -> list[str]:
+    def acted(self, before: int) -> bool:
+        return self.table.seq > before and (self.table.client.state or {}).get("seq", -1) > before
+
+    def playable(self, player: str) -> list[str] | None:
         """The cards of ``player``'s real hand the page offers (the referee's answer it asked for), Wilds last."""
         ask = "(p) => window.unoDashboard.moves.answers.get(p)?.cards ?? null"
         seen: list[list[str] | None] = [None]  # one reading: a newer state clears the answers till the page asks
@@ -244,8 +278,13 @@ class FamilyRound:
             seen[0] = self.page.evaluate(ask, player)
             return seen[0] is not None
 
-        if not wait_until(answered, 10):
+        def moved_on() -> bool:
+            return self.table.state.get("current") != player or bool(self.table.state.get("pending"))
+
+        if not wait_until(lambda: answered() or moved_on(), 10):
             raise self.stuck(f"the page has no moves for {player}")
+        if seen[0] is None:
+            return None  # the state moved on while the family looked: decide again from the newer one
         offered = set(seen[0] or [])
         cards = [c for c in dict.fromkeys(self.family.hands[player]) if c in offered]
         self.rng.shuffle(cards)
@@ -331,6 +370,8 @@ class FamilyRound:
     def turn(self, state: dict[str, Any]) -> None:
         player = state["current"]
         cards = self.playable(player)
+        if cards is None:
+            return
         if cards:
             self.play_card(player, cards[0], state)
         elif state.get("chain"):
@@ -342,6 +383,8 @@ class FamilyRound:
             self.doing("draw")
             self.send_tap(self.page.locator("#btn-draw"), "draw")
             drawn = self.playable(player)  # MK-05: only the drawn card, if it matches
+            if drawn is None:
+                return
             if drawn:
                 self.play_card(player, drawn[0], self.table.state)
             else:
@@ -354,9 +397,17 @@ class FamilyRound:
         if not wait_until(lambda: press.is_enabled(), 10):
             raise self.stuck(f"HIT stayed off for {player}: {self.page.locator('#press-who').inner_text()}")
         hits = len(self.table.events("hit"))
-        self.tap(press)
-        # The press is journalled first, the launcher's run and its ``hit`` come after it: wait for the hit.
-        if not wait_until(lambda: len(self.table.events("hit")) > hits, 15):
+        for _ in range(3):
+            stale = self.stale_replies()
+            self.tap(press)
+            # The press is journalled first, the launcher's run and its ``hit`` come after it: wait for the hit.
+            wait_until(lambda: len(self.table.events("hit")) > hits or self.stale_replies() > stale, 15)  # noqa: B023
+            if len(self.table.events("hit")) > hits or self.stale_replies() <= stale:
+                break
+            self.result.retaps += 1  # "tap again if you still mean it"
+            if not wait_until(lambda: press.is_enabled(), 10):
+                break
+        if len(self.table.events("hit")) <= hits:
             raise self.stuck(f"{player}'s press brought no hit")
         # ... and the state with the hit in it (published after the event; the next turn is decided from it).
         seq = self.table.events("hit")[-1]["seq"]
@@ -383,9 +434,14 @@ class FamilyRound:
             self.wd4_guilty = state.get("color") in held  # MK-14: a card of the colour in play was held
         self.doing(kind)
         page = self.page
-        self.tap(page.locator("#btn-play"))
         picker = page.locator("#picker")
-        picker.wait_for(state="visible")
+        self.tap_open(page.locator("#btn-play"), "#picker")
+        if picker.locator("#picker-player").input_value() != player or not self.offered(player, card):
+            # The table moved on while the family reached for the card (the page shows a newer state than the one
+            # they decided on): close the picker and look again.
+            page.keyboard.press("Escape")
+            self.result.retaps += 1
+            return
         self.pick(picker.locator("#picker-colours, #picker-faces"), card)
         if picker.locator("#picker-wild").is_visible():
             best = Counter(c.split()[0] for c in hand if not c.startswith("wild")).most_common(1)
