@@ -8,6 +8,7 @@ Without Chromium or Playwright the browser tests skip with the reason (a failure
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -163,7 +164,8 @@ class PhoneFactory:
         self.browser = browser
         self.artifacts = artifacts
         self.contexts: list[Any] = []
-        self._errors: list[tuple[str, list[int]]] = []  # (text, the WebSocket count of the page that logged it)
+        # (text, the WebSocket count of the page that logged it, that page's life so far)
+        self._errors: list[tuple[str, list[int], list[str]]] = []
         self.allowed: list[str] = []
         self.closing = False
 
@@ -177,9 +179,24 @@ class PhoneFactory:
             self.contexts.append(context)
         page = context.new_page()
         sockets = [0]  # WebSockets this page opened: more than one means MQTT.js lost its connection and reconnected
-        page.on("websocket", lambda ws: sockets.__setitem__(0, sockets[0] + 1))
-        page.on("pageerror", lambda exc: self._error(f"page error: {exc}", sockets))
-        page.on("console", lambda msg: self._error(f"console: {msg.text}", sockets) if msg.type == "error" else None)
+        # The page's life in brief (loads, WebSockets opened and closed, warnings), appended to any error it logs:
+        # a flake seen once under load must be explainable from the report alone.
+        started = time.monotonic()
+        life: list[str] = []
+
+        def note(what: str) -> None:
+            life.append(f"{time.monotonic() - started:.2f}s {what}")
+
+        def opened(ws: Any) -> None:
+            sockets[0] += 1
+            note(f"WebSocket {sockets[0]} opened")
+            ws.on("close", lambda _ws, n=sockets[0]: note(f"WebSocket {n} closed"))
+
+        page.on("websocket", opened)
+        page.on("framenavigated", lambda frame: note(f"loaded {frame.url}") if frame == page.main_frame else None)
+        page.on("pageerror", lambda exc: self._error(f"page error: {exc}", sockets, life))
+        page.on("console", lambda msg: self._error(f"console: {msg.text}", sockets, life) if msg.type == "error"
+                else note(f"console {msg.type}: {msg.text[:200]}") if msg.type == "warning" else None)
         page.goto(url)
         return page
 
@@ -191,8 +208,8 @@ class PhoneFactory:
         CLOSED state". From a page that opened a second WebSocket that line is the network's, not a script error;
         from a page that never reconnected it is still reported, with its WebSocket count."""
         return [
-            f"{text} (page opened {sockets[0]} WebSocket(s))"
-            for text, sockets in self._errors
+            f"{text} (page opened {sockets[0]} WebSocket(s); its life: {'; '.join(life)})"
+            for text, sockets, life in self._errors
             if not (DEAD_SOCKET in text and sockets[0] > 1)
         ]
 
@@ -201,10 +218,11 @@ class PhoneFactory:
         page.screenshot(path=str(path))
         return path
 
-    def _error(self, text: str, sockets: list[int]) -> None:
+    def _error(self, text: str, sockets: list[int], life: list[str]) -> None:
         # Only what the page logs while in use: what Chromium logs while the test closes the pages is teardown.
         if not self.closing:
-            self._errors.append((text, sockets))
+            life.append(f"(error logged: {text[:80]})")
+            self._errors.append((text, sockets, life))
 
     def close(self) -> None:
         self.closing = True

@@ -112,6 +112,10 @@ export class Picker {
     this.turned = "";
     this.clearRefusal(); // a refusal was about the card chosen before
     this.renderExtras();
+    // What the table must report about this card (the card an Item Box turned, a Discard All's other cards) comes
+    // into view by itself: at 360×640 it starts below the sheet's fold, and the thumb should not have to find it.
+    const extra = ["#picker-turned", "#picker-discarded"].map((sel) => this.q(sel)).find((box) => !box.hidden);
+    if (extra) extra.scrollIntoView({ block: "start" });
   }
 
   renderExtras() {
