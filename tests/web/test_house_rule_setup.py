@@ -44,10 +44,16 @@ def test_the_picker_asks_a_sevens_target_and_the_hands_swap(
 ) -> None:
     hands = {"ann": ["red 7", "blue 9", "green 2"], "bob": ["green 3", "green 4"], "cy": ["yellow 1", "yellow 2"]}
     game: dict[str, Any] = rig("classic", hands, "red 5", players=PLAYERS, options={"seven_zero": True})
-    assert table.command(game)["ok"]
     page = phones.open(dashboard_url)
     live(page)
     wait_for_catalogue(page)
+    # The game's house rules come with its game_started event, which may arrive after the connection is up: wait
+    # for the page to have it (a tap before would ask no target, and the referee would refuse the 7).
+    before = len(table.events("game_started"))
+    assert table.command(game)["ok"]
+    assert wait_until(lambda: len(table.events("game_started")) > before, 10)  # the table's own copy has it too
+    started = len(table.events("game_started"))  # this module's games so far: the page's feed replays each
+    expect(page.locator('#feed .feed-item[data-type="game_started"]')).to_have_count(started)
     page.click("#btn-play")
     picker = page.locator("#picker")
     expect(picker).to_be_visible()
