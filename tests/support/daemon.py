@@ -260,6 +260,7 @@ class TableClient:
         mqtt5: bool = False,
         name: str = "",
         auth: tuple[str, str] | None = None,
+        bind_address: str = "",  # a source address: 127.0.0.2 and the like are a second host on lo
     ) -> None:
         self.base = f"unolauncher/{table}"
         self.lock = threading.Lock()
@@ -291,7 +292,7 @@ class TableClient:
         self.client.on_message = self._on_message
         # paho annotates these as int but sleeps on them as floats: sub-second retries keep outage tests short.
         self.client.reconnect_delay_set(0.1, 0.5)  # type: ignore[arg-type]
-        self.client.connect(host, port, keepalive=30)
+        self.client.connect(host, port, keepalive=30, bind_address=bind_address)
         self.client.loop_start()
         if not self.connected.wait(10):
             raise TimeoutError(f"could not connect to {host}:{port}")

@@ -37,6 +37,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from unolauncher.bus.broker_entropy import EntropyCap
 from unolauncher.bus.broker_shutdown import shutdown_broker
 from unolauncher.bus.retained_store import RetainedStore
 from unolauncher.slots import ConnectionSlots
@@ -77,6 +78,7 @@ class EmbeddedBroker:
         from unolauncher.bus.broker_identity import Identities  # imports amqtt: only with the embedded broker
 
         self.identities = Identities()  # the daemon reserves its client id and topics here (broker_identity.py)
+        self.entropy_cap = EntropyCap()  # commitments per connection and per address (broker_entropy.py)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._broker: Any = None
@@ -123,6 +125,7 @@ class EmbeddedBroker:
         }
         self._broker = _guarded_broker(config, self.limits, self.retained)
         self._broker.identities = self.identities
+        self._broker.entropy_cap = self.entropy_cap
         await self._broker.start()
         self.port = self._bound_port("default")
         self.ws_port = self._bound_port("ws")

@@ -40,6 +40,8 @@ from amqtt.mqtt.connack import IDENTIFIER_REJECTED, ConnackPacket
 from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler
 from amqtt.utils import gen_client_id
 
+from unolauncher.bus.broker_entropy import EntropyCap, is_commitment
+
 log = logging.getLogger(__name__)
 
 OPEN_SUFFIXES = ("/cmd",)  # the topics under a table's base that every client may publish on
@@ -102,6 +104,7 @@ class IdentityBroker(Broker):
     """amqtt's ``Broker`` with :class:`Identities` applied to every CONNECT and PUBLISH (set :attr:`identities`)."""
 
     identities: Identities
+    entropy_cap: EntropyCap  # commitments per connection and per address (broker_entropy.py); set by the builder
 
     async def _initialize_client_session(
         self, reader: Any, writer: Any, remote_address: str, remote_port: int
@@ -115,6 +118,7 @@ class IdentityBroker(Broker):
             await writer.close()
             raise
         client_id = session.client_id
+        session.remote_address = remote_address  # for the entropy cap: per source address
         live = self._sessions.get(client_id) if client_id else None
         if live is not None and live[0].transitions.is_connected():
             if self.identities.is_reserved(client_id):
@@ -146,6 +150,28 @@ class IdentityBroker(Broker):
         if session.keep_alive > 0 and isinstance(delay, int):
             session.keep_alive += delay
         return handler, session
+
+    async def _handle_message_delivery(self, client_session: Any, handler: Any, wait_deliver: Any) -> bool:
+        # Both listeners (TCP and WebSocket) come through here with every PUBLISH, before it is broadcast or retained:
+        # an entropy commitment past its connection's or address's room is dropped (issue #25 item 7).
+        message = wait_deliver.result()
+        if (
+            message is not None
+            and not self.identities.is_reserved(client_session.client_id)
+            and is_commitment(message.topic, message.data)
+            and not self.entropy_cap.admit(handler, str(getattr(client_session, "remote_address", None) or "?"))
+        ):
+            dropped = self.entropy_cap.dropped
+            if _worth_logging(dropped):
+                log.warning(
+                    "embedded broker: dropped an entropy commitment from %s (client %.40r): its address or "
+                    "connection used its room for now (%d so far)",
+                    getattr(client_session, "remote_address", "?"),
+                    client_session.client_id,
+                    dropped,
+                )
+            return True
+        return bool(await super()._handle_message_delivery(client_session, handler, wait_deliver))
 
     def origin_refused(self, websocket: Any) -> bool:
         """True (counted, logged) when a WebSocket's ``Origin`` is not allowed: the caller closes it."""
