@@ -16,6 +16,7 @@ from the built-in it always was (``ValueError``, ``RuntimeError``): nothing that
     ├── LauncherSetupError (ValueError)     launcher/factory.py
     ├── CalibrationError (RuntimeError)     launcher/calibrate.py
     ├── FrameError (ValueError)             launcher/backends/serial/protocol.py
+    ├── LineHeldError (RuntimeError)        launcher/backends/gpio/lgpio_release.py: a GPIO line another holds
     └── VerifyInputError (ValueError)       cli/verify.py
 
 This module imports nothing, so every layer (the pure core too) may use it.

@@ -35,6 +35,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from unolauncher.errors import UnolauncherError
+
 # <linux/gpio.h>: struct gpio_v2_line_info (name[32], consumer[32], offset, num_attrs, flags, 10 attributes of 16
 # bytes, padding[4]) and struct gpio_v2_line_info_changed (info, timestamp_ns, event_type, padding[5]).
 LINE_INFO = struct.Struct("=32s32sIIQ160s16x")
@@ -44,7 +46,7 @@ FLAG_USED = 1 << 0  # GPIO_V2_LINE_FLAG_USED: requested by someone (a process, o
 RELEASE_TIMEOUT_S = 5.0  # lgpio's thread wakes within milliseconds; anything longer is another holder
 
 
-class LineHeldError(RuntimeError):
+class LineHeldError(UnolauncherError, RuntimeError):
     """The line stayed requested after lgpio released it: something else holds it; the message names it."""
 
 
