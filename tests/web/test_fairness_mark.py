@@ -146,6 +146,7 @@ def test_the_phone_marks_a_round_with_a_manual_hit_and_withheld_entropy(
 ) -> None:
     """docs/fairness.md: a hit settled by a sent count shows as "manual", a withheld contribution is named."""
     page = phones.open(dashboard_url)
+    wait_for_catalogue(page)  # the presets come from the daemon: before they are in, a round is "incomplete"
     rounds = played_rounds("classic")
     assert [r["status"] for r in page.evaluate(CHECK, rounds)] == ["verified", "verified"]
     rounds[0]["manual"] = 1

@@ -204,6 +204,7 @@ def test_three_verifiers_flag_a_streak_restarted_at_a_round(
     """Item 9: "at most N dry presses in a row" runs through the game. A box that restarts it at a new round (so a
     due fire comes out dry) is flagged by all three, even though each of its rounds is consistent in itself."""
     page = phones.open(dashboard_url)
+    wait_for_catalogue(page)  # the presets come from the daemon
     honest = two_round_events(restart=False)
     opened = [e for e in honest if e["type"] == "round_started"]
     assert [(e["run"], e["since_lid"]) for e in opened[:2]] == [(0, 0), (-2, 2)]

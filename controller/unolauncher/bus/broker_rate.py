@@ -45,7 +45,7 @@ class CommandBucket:
 
     >>> bucket = CommandBucket(now=0.0)
     >>> sum(bucket.take(0.0) for _ in range(BURST + 5))  # the burst, then nothing until time passes
-    1000
+    200
     >>> bucket.take(0.01), bucket.dropped
     (True, 5)
     """

@@ -264,6 +264,8 @@ function onEvent(event) {
     app.reloadRequested = event.type === "reload_request";
   }
   app.history.observeEvent(event);
+  // For the browser tests: the game whose options (house rules) the picker now follows.
+  if (app.history.data.startSeq !== null) document.body.dataset.game = String(app.history.data.startSeq);
   app.fairness.observeEvent(event);
   addFeed(event, seq, live);
   if (live) showCallout($("callout"), calloutFor(event));

@@ -422,6 +422,8 @@ export function describeEvent(ev) {
       return ["#", t("ev.ejection_lid"), "quiet"];
     case "hit_failed":
       return ["⚠", player ? say("ev.hit_failed_owed", { reason: words(ev.reason) }) : t("ev.hit_failed", { reason: words(ev.reason) }), "bad"];
+    case "event_too_large":
+      return ["⚠", t("ev.event_too_large", { type: words(ev.original_type || "") }), "bad"];
     case "unattributed_hit":
       return ["✸", t("ev.unattributed", { count: n(ev.cards) }), "bad"];
     case "hit_refused":

@@ -266,6 +266,7 @@ export default {
   "ev.hit_failed_owed": "{player}: запуск не атрымаўся ({reason}) — націсканне яшчэ належыць",
   "ev.hit_failed": "Катапульта: запуск не атрымаўся ({reason}) — нічога не належала",
   "ev.unattributed": { one: "Катапульта выкінула {count} карту, калі ніхто не павінен быў націскаць", few: "Катапульта выкінула {count} карты, калі ніхто не павінен быў націскаць", many: "Катапульта выкінула {count} карт, калі ніхто не павінен быў націскаць", other: "Катапульта выкінула {count} карты, калі ніхто не павінен быў націскаць" },
+  "ev.event_too_large": "Падзея ({type}) была занадта вялікая для адпраўкі; яна захавана ў журнале стала (unolauncher export)",
   "ev.hit_refused": { one: "{player}: {count} карта не залічана: {message}", few: "{player}: {count} карты не залічаны: {message}", many: "{player}: {count} карт не залічана: {message}", other: "{player}: {count} карты не залічана: {message}" },
   "ev.other": "{type}",
   "scores.no_game": "Гульні пакуль няма.",

@@ -265,6 +265,7 @@ export default {
   "ev.hit_failed_owed": "{player}: der Lauf ist fehlgeschlagen ({reason}) — der Druck bleibt offen",
   "ev.hit_failed": "Der Werfer: der Lauf ist fehlgeschlagen ({reason}) — nichts war offen",
   "ev.unattributed": { one: "Werfer warf {count} Karte, ohne dass jemand dran war", other: "Werfer warf {count} Karten, ohne dass jemand dran war" },
+  "ev.event_too_large": "Ein Ereignis ({type}) war zu groß zum Senden; es bleibt im Journal des Tisches (unolauncher export)",
   "ev.hit_refused": { one: "{count} Karte von {player} nicht gezählt: {message}", other: "{count} Karten von {player} nicht gezählt: {message}" },
   "ev.other": "{type}",
   "scores.no_game": "Noch kein Spiel.",

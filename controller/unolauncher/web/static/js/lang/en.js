@@ -275,6 +275,7 @@ export default {
   "ev.hit_failed_owed": "{player}: the run failed ({reason}) — the hit is still owed",
   "ev.hit_failed": "The launcher: the run failed ({reason}) — nothing was owed",
   "ev.unattributed": { one: "Launcher fired {count} card with nobody to hit", other: "Launcher fired {count} cards with nobody to hit" },
+  "ev.event_too_large": "An event ({type}) was too large to send; it is kept in the table's journal (unolauncher export)",
   "ev.hit_refused": { one: "{player}’s {count} card not counted: {message}", other: "{player}’s {count} cards not counted: {message}" },
   "ev.other": "{type}",
   // ---- scores ----------------------------------------------------------------------------------------

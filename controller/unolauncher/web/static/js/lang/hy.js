@@ -266,6 +266,7 @@ export default {
   "ev.hit_failed_owed": "{player}՝ աշխատանքը ձախողվեց ({reason}) — սեղմումը դեռ պարտք է",
   "ev.hit_failed": "Գործարկիչ. աշխատանքը ձախողվեց ({reason}) — ոչինչ պարտք չէր",
   "ev.unattributed": { one: "Գործարկիչը նետեց {count} քարտ, երբ ոչ ոք չպետք է սեղմեր", other: "Գործարկիչը նետեց {count} քարտ, երբ ոչ ոք չպետք է սեղմեր" },
+  "ev.event_too_large": "Իրադարձությունը ({type}) չափազանց մեծ էր ուղարկելու համար. այն պահված է սեղանի մատյանում (unolauncher export)",
   "ev.hit_refused": { one: "{player}՝ {count} քարտը չհաշվվեց. {message}", other: "{player}՝ {count} քարտը չհաշվվեց. {message}" },
   "ev.other": "{type}",
   "scores.no_game": "Խաղ դեռ չկա։",

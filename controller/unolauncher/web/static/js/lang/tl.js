@@ -267,6 +267,7 @@ export default {
   "ev.hit_failed_owed": "{player}: pumalya ang takbo ({reason}) — utang pa rin ang pindot",
   "ev.hit_failed": "Ang launcher: pumalya ang takbo ({reason}) — walang utang",
   "ev.unattributed": { one: "Nagbuga ang launcher ng {count} card nang walang dapat pumindot", other: "Nagbuga ang launcher ng {count} card nang walang dapat pumindot" },
+  "ev.event_too_large": "Masyadong malaki ang pangyayari ({type}) para ipadala; nakatago ito sa journal ng mesa (unolauncher export)",
   "ev.hit_refused": { one: "Hindi binilang ang {count} card ni {player}: {message}", other: "Hindi binilang ang {count} card ni {player}: {message}" },
   "ev.other": "{type}",
   "scores.no_game": "Wala pang laro.",
