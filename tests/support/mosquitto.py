@@ -83,7 +83,13 @@ class Mosquitto:
         self.process = subprocess.Popen(
             [self.binary, "-c", str(conf), "-v"], stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ)
         )
-        wait_for_port(self.port)
+        try:
+            wait_for_port(self.port)
+        except TimeoutError:
+            if self.process.poll() is not None:  # it exited: say why (a port taken, a bad config line)
+                tail = self.log_path.read_text(errors="replace")[-600:]
+                raise RuntimeError(f"mosquitto exited with {self.process.returncode}: {tail}") from None
+            raise
         if self.ws_port:
             wait_for_port(self.ws_port)
 
