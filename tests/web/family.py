@@ -300,16 +300,15 @@ class FamilyRound:
             if state.get("phase") != "playing" and not state.get("pending"):
                 break
             pending = state.get("pending") or {}
-            if state.get("owed"):
+            if self.reload_asked():  # before an owed hit: HIT stays off until the launcher is refilled
+                self.reload()
+            elif state.get("owed"):
                 self.hit(state["owed"][0]["player"])
             elif pending.get("kind") == "score":
                 self.score(state)
                 break
             elif pending:
                 self.answer(state, pending)
-            elif self.page.locator("#pending-box[data-kind=reload]").is_visible():
-                self.doing("reload")
-                self.send_tap(self.page.locator("#pending-box[data-kind=reload] .btn"), "reload")
             else:
                 self.turn(state)
         else:
@@ -391,11 +390,23 @@ class FamilyRound:
                 self.doing("pass")
                 self.send_tap(self.page.locator("#btn-pass"), "pass")
 
+    def reload_asked(self) -> bool:
+        return self.page.locator("#pending-box[data-kind=reload]").is_visible()
+
+    def reload(self) -> None:
+        self.doing("reload")
+        self.send_tap(self.page.locator("#pending-box[data-kind=reload] .btn"), "reload")
+
     def hit(self, player: str) -> None:
-        self.doing("hit")
         press = self.page.locator("#press")
-        if not wait_until(lambda: press.is_enabled(), 10):
+        # The launcher may ask for a reload while a hit is owed (its last card went out): the family refills it,
+        # then hits (the next loop turn), as the page's "launcher empty — reload it first" says.
+        if not wait_until(lambda: press.is_enabled() or self.reload_asked(), 10):
             raise self.stuck(f"HIT stayed off for {player}: {self.page.locator('#press-who').inner_text()}")
+        if not press.is_enabled() and self.reload_asked():
+            self.reload()
+            return
+        self.doing("hit")
         hits = len(self.table.events("hit"))
         for _ in range(3):
             stale = self.stale_replies()
