@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 # name -> (module, one-line help). Modules are imported lazily.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("unolauncher.daemon.run_cli", "run the table daemon (launcher, referee, journal, MQTT, dashboard)"),
+    "run": ("unolauncher.cli.run", "run the table daemon (launcher, referee, journal, MQTT, dashboard)"),
     "replay": ("unolauncher.cli.replay", "apply commands from a JSONL file and print the events"),
     "simulate": ("unolauncher.cli.simulate", "play bot games and print statistics"),
     "verify": ("unolauncher.cli.verify", "check every launcher press against its round's commitment"),
