@@ -33,7 +33,7 @@ NOT_IN_AN_IDLE_DAEMON = (
     "unolauncher.cli.export",  # `unolauncher export`
     "unolauncher.league_cli",  # `unolauncher league`
     "unolauncher.league",
-    "unolauncher.daemon.ha_remove_cli",  # `unolauncher ha-remove`
+    "unolauncher.cli.ha_remove",  # `unolauncher ha-remove`
     "unolauncher.web.server",  # dashboard.enabled = false
     "unolauncher.bus.broker",  # an external broker: no amqtt
     "unolauncher.voice.speaker",  # voice.enabled = false

@@ -29,7 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "export": ("unolauncher.cli.export", "write one game's events from a journal, for a third party's verify"),
     "selftest": ("unolauncher.launcher.selftest_cli", "check the wiring of a real launcher part by part"),
     "league": ("unolauncher.league_cli", "live standings of many tables on one broker"),
-    "ha-remove": ("unolauncher.daemon.ha_remove_cli", "delete a table's Home Assistant discovery from the broker"),
+    "ha-remove": ("unolauncher.cli.ha_remove", "delete a table's Home Assistant discovery from the broker"),
 }
 
 
