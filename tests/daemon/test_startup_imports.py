@@ -31,7 +31,7 @@ NOT_IN_AN_IDLE_DAEMON = (
     "unolauncher.cli.verify",  # `unolauncher verify`
     "unolauncher.rules.ejection_audit",
     "unolauncher.cli.export",  # `unolauncher export`
-    "unolauncher.league_cli",  # `unolauncher league`
+    "unolauncher.cli.league",  # `unolauncher league`
     "unolauncher.league",
     "unolauncher.cli.ha_remove",  # `unolauncher ha-remove`
     "unolauncher.web.server",  # dashboard.enabled = false
