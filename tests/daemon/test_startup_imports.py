@@ -26,7 +26,8 @@ NOT_IN_AN_IDLE_DAEMON = (
     "unolauncher.cli.simulate",  # `unolauncher simulate`
     "unolauncher.rules.bots",
     "unolauncher.cli.replay",  # `unolauncher replay`
-    "unolauncher.launcher.gpio_selftest",  # `unolauncher selftest`
+    "unolauncher.cli.selftest",  # `unolauncher selftest`
+    "unolauncher.launcher.gpio_selftest",
     "unolauncher.launcher.calibrate",
     "unolauncher.cli.verify",  # `unolauncher verify`
     "unolauncher.rules.ejection_audit",

@@ -27,7 +27,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("unolauncher.cli.simulate", "play bot games and print statistics"),
     "verify": ("unolauncher.cli.verify", "check every launcher press against its round's commitment"),
     "export": ("unolauncher.cli.export", "write one game's events from a journal, for a third party's verify"),
-    "selftest": ("unolauncher.launcher.gpio_selftest", "check the wiring of a real launcher part by part"),
+    "selftest": ("unolauncher.cli.selftest", "check the wiring of a real launcher part by part"),
     "league": ("unolauncher.cli.league", "live standings of many tables on one broker"),
     "ha-remove": ("unolauncher.cli.ha_remove", "delete a table's Home Assistant discovery from the broker"),
 }
