@@ -23,7 +23,6 @@ from typing import Any
 
 from unolauncher.launcher.backends.serial.device_config import DEVICE_LIMITS, DeviceConfig
 from unolauncher.launcher.interface import require_in_range
-from unolauncher.launcher.setting import setting
 from unolauncher.launcher.settings_schema import (
     DEBOUNCE_MS,
     JAM_TIMEOUT_S,
@@ -33,6 +32,7 @@ from unolauncher.launcher.settings_schema import (
     RETRACT_POWER,
     Schema,
     Setting,
+    setting,
 )
 
 HEARTBEAT_S = 0.25  # STATUS request period; the dead-man time must be at least twice it
