@@ -159,7 +159,7 @@ def run_calibration(args: argparse.Namespace) -> int:
     not start (configuration, hardware)."""
     from unolauncher.clock import Clock, RealClock, VirtualClock
     from unolauncher.errors import ConfigError
-    from unolauncher.launcher.config import read_launcher_settings
+    from unolauncher.launcher.config_table import read_launcher_settings
     from unolauncher.launcher.factory import LauncherSetupError, create_launcher
     from unolauncher.launcher.pins import PinMapError
     from unolauncher.launcher.waits import real_wait, virtual_wait

@@ -2,9 +2,10 @@
 (:func:`setting`) from a TOML table or a configuration object.
 
 Each backend declares its :class:`Schema` beside its code (``backends/gpio/settings.py``,
-``backends/serial/settings.py``, ``backends/virtual/params.py``). The daemon checks a configuration's ``[launcher]``
-table against the chosen backend's schema when the file loads (:mod:`unolauncher.launcher.config`), and the backend
-checks its settings object against the same schema when it is built (tests and tools build backends directly).
+``backends/serial/settings.py``, ``backends/virtual/params.py``). The daemon checks a configuration's
+``[launcher]`` table against the chosen backend's schema when the file loads (:mod:`unolauncher.launcher.config_table`),
+and the backend checks its settings object against the same schema when it is built (tests and tools build backends
+directly).
 
 The settings both hardware backends read are declared here once (:data:`SHARED`): a backend narrows one to its
 hardware's limits with :meth:`Setting.within` (the co-processor's firmware accepts at most 10 s of motor run, the
