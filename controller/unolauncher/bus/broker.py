@@ -63,6 +63,7 @@ class EmbeddedBroker:
         host: str = "127.0.0.1",
         port: int = 1883,
         ws_port: int = 9001,
+        *,
         max_packet: int = MAX_PACKET,
         connect_timeout: float = CONNECT_TIMEOUT_S,
         max_connections: int = MAX_CONNECTIONS,

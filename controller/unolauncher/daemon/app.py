@@ -156,7 +156,10 @@ class Daemon:
             MqttOutput(self.bus, on_state=self.freshness.observe_state),
             launcher=self.launcher,
             virtual=self.virtual,
-            prepare=DiskGuard(self._admit, self.state_dir, t.journal_min_free_mb, t.journal_max_mb, retention=keep),
+            prepare=DiskGuard(
+                self._admit, self.state_dir, min_free_mb=t.journal_min_free_mb, max_journal_mb=t.journal_max_mb,
+                retention=keep,
+            ),
             next_preset=self.config.launcher.preset,
             presets=offered_presets(self.config.launcher.preset),
             diagnostics_s=self.config.homeassistant.diagnostics_s,

@@ -121,6 +121,7 @@ class DiskGuard:
         self,
         prepare: Callable[[dict[str, Any]], dict[str, Any]],
         state_dir: Path,
+        *,
         min_free_mb: int,
         max_journal_mb: int,
         journal_name: str = "journal.sqlite3",

@@ -100,6 +100,7 @@ class Table(Journalling):
         journal: Journal,
         referee_factory: RefereeType,
         output: TableOutput,
+        *,
         launcher: Launcher | None = None,
         virtual: VirtualControls | None = None,
         prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,

@@ -105,7 +105,7 @@ def run_gpio(
             results.extend(check_pull_downs(pins, factory))
             results.append(check_strict_gpiod())
             press = virtual is None or virtual.press
-            run_parts(pins, factory, clock, wait, timeout, box, press, results)
+            run_parts(pins, factory, clock, wait, timeout=timeout, virtual=box, simulate_press=press, results=results)
     finally:
         if hasattr(factory, "close") and virtual is None:
             factory.close()
@@ -242,6 +242,7 @@ def run_parts(
     factory: Any,
     clock: Clock,
     wait: Wait,
+    *,
     timeout: float,
     virtual: VirtualLauncher | None = None,
     simulate_press: bool = True,

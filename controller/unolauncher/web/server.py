@@ -175,7 +175,7 @@ class DashboardServer:
     """
 
     def __init__(
-        self, host: str = "0.0.0.0", port: int = 8080, config: dict[str, Any] | None = None,
+        self, host: str = "0.0.0.0", port: int = 8080, config: dict[str, Any] | None = None, *,
         static_dir: Path | None = None, request_timeout: float = REQUEST_TIMEOUT_S,
         max_connections: int = MAX_CONNECTIONS, max_per_client: int = MAX_PER_CLIENT,
         max_connection_s: float = MAX_CONNECTION_S,

@@ -92,6 +92,7 @@ class RunControl:
         settings: DeviceSettings,
         clock: Clock,
         guard: MotorGuard,
+        *,
         has_sensor: bool,
         lid_level_open: Callable[[], bool],
         emit: Callable[[dict[str, Any]], None],
