@@ -11,7 +11,7 @@ The package is split by concern, imports pointing one way:
 - ``daemon``    wires button → referee → launcher → journal → bus
 - ``cli``       the ``unolauncher`` command, one module per subcommand
 - ``league.py`` standings of many tables (pure); ``clock.py``, ``progress.py``, ``slots.py``, ``strict_json.py``,
-  ``toml_file.py``, ``errors.py``, ``cli_output.py``: small helpers the layers share
+  ``toml_file.py``, ``errors.py``: small helpers the layers share
 """
 
 __version__ = "0.1.0"
