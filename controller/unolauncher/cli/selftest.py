@@ -8,8 +8,8 @@ Each FAIL line names the fix. ``--serial PORT`` runs the same parts on a launche
 (:mod:`unolauncher.launcher.serial_selftest`). ``--virtual`` runs the same steps against the virtual launcher in
 virtual time (a simulated person presses the button and watches the wheel); that is how the command itself is
 tested. Exit 0 when no part failed, 1 when one did, 2 when the test could not start (bad pin file, no GPIO).
-``--calibrate`` measures cards per second instead and writes ``ms_per_card`` to the configuration
-(:mod:`unolauncher.launcher.calibrate`).
+``--calibrate`` measures cards per second instead and writes ``ms_per_card`` to the configuration (the measuring
+and the writing: :mod:`unolauncher.launcher.calibrate`).
 
 Example::
 
@@ -24,6 +24,7 @@ import argparse
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from unolauncher.launcher.factory import LauncherSetupError
 from unolauncher.launcher.gpio_selftest import Result, VirtualBox, run_gpio
@@ -65,9 +66,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.calibrate:
-        from unolauncher.launcher.calibrate import run_calibration
-
-        return run_calibration(args)
+        return _run_calibration(args)
     results: list[Result] = PrintedResults()
     if args.serial:
         return _run_serial(args, results)
@@ -108,3 +107,54 @@ def _run_serial(args: argparse.Namespace, results: list[Result]) -> int:
     failed = [part for part, ok, _ in results if ok is False]
     print("all parts passed" if not failed else f"failed: {', '.join(failed)}")
     return status
+
+
+def _run_calibration(args: argparse.Namespace) -> int:
+    """``selftest --calibrate``: exit 0 when measured and written, 1 when the measurement failed, 2 when it could
+    not start (configuration, hardware)."""
+    from unolauncher.clock import Clock, RealClock, VirtualClock
+    from unolauncher.errors import ConfigError
+    from unolauncher.launcher.calibrate import RUNS, CalibrationError, measure, write_ms_per_card
+    from unolauncher.launcher.config_table import read_launcher_settings
+    from unolauncher.launcher.factory import create_launcher
+    from unolauncher.launcher.waits import real_wait, virtual_wait
+    from unolauncher.toml_file import CONFIG_PATH
+
+    path = Path(args.config) if args.config else CONFIG_PATH
+    try:
+        settings: dict[str, Any] = read_launcher_settings(path)  # checked as the daemon checks its [launcher]
+    except ConfigError as exc:
+        print(f"unolauncher selftest --calibrate: {exc}", file=sys.stderr)
+        return 2
+    if args.pins:
+        settings["pins_file"] = args.pins
+        settings.pop("pins", None)
+    clock: Clock
+    if args.virtual:
+        settings["backend"] = "virtual"
+        vclock = VirtualClock()
+        clock, wait = vclock, virtual_wait(vclock)
+    else:
+        clock, wait = RealClock(), real_wait
+    try:
+        launcher, _ = create_launcher(settings, clock)
+    except (LauncherSetupError, PinMapError, ValueError) as exc:
+        print(f"unolauncher selftest --calibrate: {exc}", file=sys.stderr)
+        return 2
+    print(f"calibrating with {sum(RUNS)} cards: load the magazine, shut the lid", flush=True)
+    try:
+        calibration = measure(launcher, wait, say=lambda text: print(text, flush=True))
+    except CalibrationError as exc:
+        print(f"calibration failed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        launcher.close()
+    try:
+        write_ms_per_card(path, calibration.ms_per_card)
+    except (CalibrationError, OSError) as exc:
+        print(f"measured ms_per_card = {calibration.ms_per_card}, but {path} was not updated: {exc}", file=sys.stderr)
+        return 1
+    print(f"{calibration.cards_per_s:.1f} cards/s: ms_per_card = {calibration.ms_per_card} "
+          f"(first card after about {calibration.offset_ms + calibration.ms_per_card} ms), written to {path}; "
+          "restart the daemon to use it")
+    return 0
