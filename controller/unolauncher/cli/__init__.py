@@ -6,6 +6,10 @@ on a Pi Zero never pays for the simulator's or the league view's imports. A subc
     def configure(parser: argparse.ArgumentParser) -> None   # add its arguments
     def run(args: argparse.Namespace) -> int                 # do the work, return the exit code
 
+The modules: ``run`` (the daemon), ``replay``, ``simulate``, ``verify``, ``export``, ``selftest``, ``league``,
+``ha_remove``, and ``output.py`` (standard output that a full disk or a closed pipe cannot turn into a traceback).
+A command holds the arguments, the printing and the exit codes; the work it drives lives in its layer below.
+
 Example::
 
     $ unolauncher replay game.jsonl --state
