@@ -613,7 +613,7 @@ broker.stop()
 # What the daemon measured here has imported once started: `unolauncher run`'s modules, and the simulated toy that
 # its virtual launcher builds at start (tests/daemon/test_startup_imports.py checks what it must not import).
 DAEMON_MODULES = (
-    "import unolauncher.daemon.run_cli, unolauncher.daemon.app, unolauncher.launcher.backends.virtual.toy"
+    "import unolauncher.cli.run, unolauncher.daemon.app, unolauncher.launcher.backends.virtual.toy"
 )
 
 

@@ -31,7 +31,7 @@ def test_every_package_exception_derives_from_the_base() -> None:
 
 
 def test_there_is_one_config_error() -> None:
-    from unolauncher import league_cli
+    from unolauncher.cli import league as league_cli
     from unolauncher.daemon import config
     from unolauncher.rules.ejection import EjectionConfigError
 

@@ -124,8 +124,8 @@ class RealClock:
     """``time.monotonic`` plus one-shot timers, all run on one scheduler thread (started by the first timer).
 
     One heap and one thread rather than a :class:`threading.Timer` per call: the launcher asks for several timers
-    on every press (LED flash, jam and run timers), and starting a thread for each cost ~0.35 ms of the
-    press → event path (measured, ``bench/daemon.py``), more on a Pi Zero. Callbacks run one after another on that
+    on every press (LED flash, jam and run timers), and starting a thread for each is a visible share of the
+    press → event path (docs/performance.md, "Figures behind the code"). Callbacks run one after another on that
     thread, so each must be quick (the launcher's are: they switch a pin or queue work); one that raises is logged
     and does not stop later timers. :meth:`health` tells the watchdog when that thread is stuck or dead;
     :meth:`separate` gives a clock with a thread of its own, for timers that must not wait behind these.

@@ -5,7 +5,7 @@ a refusal of the referee...), derived from :class:`UnolauncherError` and, where 
 from the built-in it always was (``ValueError``, ``RuntimeError``): nothing that caught them before misses them now.
 
     UnolauncherError
-    ├── ConfigError (ValueError)            daemon/config.py, league_cli.py: a setting or option that cannot work
+    ├── ConfigError (ValueError)            daemon/config.py, cli/league.py: a setting or option that cannot work
     │   └── EjectionConfigError             rules/ejection.py: a custom ejection table
     ├── Refusal                             rules/refusal.py: the referee refuses a command (a ``rejected`` event)
     ├── StrictJSONError (ValueError)        strict_json.py

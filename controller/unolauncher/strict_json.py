@@ -7,9 +7,9 @@ in any browser:
   SQLite 3.40's JSON functions and the dashboard's ``JSON.parse`` refuse them), no number that overflows to
   infinity (``1e999``);
 - integers within SQLite's 64-bit range (:data:`INT_MIN` .. :data:`INT_MAX`), so a number never overflows the
-  database or a ``LIMIT`` (``resend`` from ``2**63`` used to raise ``OverflowError``);
-- nesting at most :data:`MAX_DEPTH` deep (a command needs 4; a 600-deep field once made ``undo`` and ``replay``
-  fail with ``RecursionError``);
+  database or a ``LIMIT`` (a ``resend`` from ``2**63`` would raise ``OverflowError``);
+- nesting at most :data:`MAX_DEPTH` deep (a command needs 4; deeper fields would make ``undo`` and ``replay`` fail
+  with ``RecursionError``);
 - strings that are valid Unicode (a lone surrogate such as ``"\\ud800"`` parses but cannot be stored as UTF-8);
 - an optional size limit in bytes when parsing.
 

@@ -1,7 +1,7 @@
 """Reading a TOML configuration file with one-line errors (:class:`~unolauncher.errors.ConfigError`).
 
 Used by the daemon's configuration (``daemon/config.py``) and by ``selftest --calibrate``, which reads the same file's
-``[launcher]`` table (``launcher/config.py``). Runs on the thread that loads the configuration.
+``[launcher]`` table (``launcher/config_table.py``). Runs on the thread that loads the configuration.
 
 Example::
 

@@ -158,7 +158,7 @@ def test_every_key_the_launcher_code_reads_is_accepted_and_documented() -> None:
     """The launcher factory and the backends' settings schemas name the keys read from [launcher] (the serial
     backend reads its port and pins by hand): each one must be a config key (else it could never be set) and be
     documented."""
-    from unolauncher.launcher.config import SCHEMAS
+    from unolauncher.launcher.config_table import SCHEMAS
 
     launcher_dir = ROOT / "controller" / "unolauncher" / "launcher"
     factory = (launcher_dir / "factory.py").read_text()

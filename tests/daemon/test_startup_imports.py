@@ -26,14 +26,15 @@ NOT_IN_AN_IDLE_DAEMON = (
     "unolauncher.cli.simulate",  # `unolauncher simulate`
     "unolauncher.rules.bots",
     "unolauncher.cli.replay",  # `unolauncher replay`
-    "unolauncher.launcher.selftest_cli",  # `unolauncher selftest`
+    "unolauncher.cli.selftest",  # `unolauncher selftest`
+    "unolauncher.launcher.gpio_selftest",
     "unolauncher.launcher.calibrate",
     "unolauncher.cli.verify",  # `unolauncher verify`
     "unolauncher.rules.ejection_audit",
     "unolauncher.cli.export",  # `unolauncher export`
-    "unolauncher.league_cli",  # `unolauncher league`
+    "unolauncher.cli.league",  # `unolauncher league`
     "unolauncher.league",
-    "unolauncher.daemon.ha_remove_cli",  # `unolauncher ha-remove`
+    "unolauncher.cli.ha_remove",  # `unolauncher ha-remove`
     "unolauncher.web.server",  # dashboard.enabled = false
     "unolauncher.bus.broker",  # an external broker: no amqtt
     "unolauncher.voice.speaker",  # voice.enabled = false

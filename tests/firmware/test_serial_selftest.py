@@ -13,7 +13,7 @@ import pytest
 
 from firmware.fwsim import SimDevice
 from support.net import wait_until
-from unolauncher.launcher.selftest_cli import PrintedResults, Result
+from unolauncher.cli.selftest import PrintedResults, Result
 from unolauncher.launcher.serial_selftest import run_serial
 
 PARTS = ["co-processor", "pin button", "pin uno", "pin sensor", "pin lid", "pull-down enable", "pull-down forward",

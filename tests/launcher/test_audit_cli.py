@@ -268,7 +268,7 @@ def test_selftest_motor_check_fails_when_the_wheel_does_not_turn(
 )
 def test_selftest_strict_gpiod_check(tmp_path: Path, module: str | None, value: str | None, ok: bool | None,
                                      words: str) -> None:  # fmt: skip
-    from unolauncher.launcher.selftest_cli import check_strict_gpiod
+    from unolauncher.launcher.gpio_selftest import check_strict_gpiod
 
     if module is not None:
         parameter = tmp_path / "sys" / "module" / module / "parameters" / "persist_gpio_outputs"

@@ -105,20 +105,20 @@ def test_line_info_layout_matches_linux_gpio_h() -> None:
 def test_selftest_names_a_busy_line_and_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
     from gpiozero.pins.mock import MockFactory
 
-    from unolauncher.launcher import selftest_cli
+    from unolauncher.launcher import gpio_selftest
     from unolauncher.launcher.pins import DEFAULT_PINS
 
-    real = selftest_cli.DigitalInputDevice
+    real = gpio_selftest.DigitalInputDevice
 
     def busy_button(gpio: int, **kwargs: Any) -> Any:
         if gpio == DEFAULT_PINS.button:
             raise RuntimeError("'GPIO busy'")  # what lgpio raises when another process holds the line
         return real(gpio, **kwargs)
 
-    monkeypatch.setattr(selftest_cli, "DigitalInputDevice", busy_button)
+    monkeypatch.setattr(gpio_selftest, "DigitalInputDevice", busy_button)
     factory = MockFactory()
     try:
-        results = {part: (ok, detail) for part, ok, detail in selftest_cli.check_pins(DEFAULT_PINS, factory)}
+        results = {part: (ok, detail) for part, ok, detail in gpio_selftest.check_pins(DEFAULT_PINS, factory)}
     finally:
         factory.close()
     ok, detail = results["pin button"]

@@ -1,8 +1,8 @@
 """One settings schema per backend, used by both the configuration check at load and the backend itself (issue #15).
 
-The GPIO and serial backends declare the settings they share once (``launcher/schema.py``); the serial backend only
-narrows them to its firmware's limits. Every limit is tried at its edge, inside and just outside, through the
-daemon's configuration loader and through the backend, and both must give the same one-line answer.
+The GPIO and serial backends declare the settings they share once (``launcher/settings_schema.py``); the serial
+backend only narrows them to its firmware's limits. Every limit is tried at its edge, inside and just outside,
+through the daemon's configuration loader and through the backend, and both must give the same one-line answer.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from unolauncher.launcher.backends.gpio.settings import GPIO_SETTINGS, DeviceSet
 from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.backends.serial.settings import SERIAL_SETTINGS, SerialSettings, serial_settings_from
 from unolauncher.launcher.backends.virtual.params import VIRTUAL_SETTINGS, VirtualParams
-from unolauncher.launcher.schema import SHARED, Schema, Setting
+from unolauncher.launcher.settings_schema import SHARED, Schema, Setting
 
 SERIAL = {"backend": "serial", "serial_port": "loop://"}
 

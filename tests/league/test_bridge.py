@@ -17,7 +17,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from support.fake_tables import TablePublisher
 from support.mosquitto import Mosquitto, add_password
 from support.net import wait_until
-from unolauncher.league_cli import LeagueClient
+from unolauncher.cli.league import LeagueClient
 
 TABLES = 20
 EVENTS_PER_TABLE = 100

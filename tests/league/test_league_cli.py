@@ -12,7 +12,7 @@ from pathlib import Path
 from support.fake_tables import TablePublisher
 from support.mosquitto import Mosquitto, add_password
 from support.net import free_port, wait_until
-from unolauncher.league_cli import LeagueClient
+from unolauncher.cli.league import LeagueClient
 
 LEAGUE = [sys.executable, "-m", "unolauncher", "league"]
 

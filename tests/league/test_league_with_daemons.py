@@ -13,7 +13,7 @@ from reliability.helpers import GameDriver
 from support.daemon import DaemonProcess, TableClient
 from support.mosquitto import Mosquitto
 from support.net import wait_until
-from unolauncher.league_cli import LeagueClient
+from unolauncher.cli.league import LeagueClient
 
 
 def caught_up(league: LeagueClient, table: str, seq: int) -> bool:

@@ -7,7 +7,7 @@ import time
 from support.fake_tables import TablePublisher
 from support.mosquitto import Mosquitto
 from support.net import wait_until
-from unolauncher.league_cli import LeagueClient
+from unolauncher.cli.league import LeagueClient
 
 
 def test_league_view_reconnects_after_broker_restarts_and_keeps_counting() -> None:

@@ -7,7 +7,7 @@ daemon pointed at mosquitto never loads it.
 amqtt has no limits of its own that hold against a hostile client (its ``max_connections`` queues connections
 instead of refusing them, and it waits for a CONNECT for ever), so every connection is guarded here
 (:class:`_GuardedReader`, :func:`_guarded_broker`): a packet longer than ``max_packet`` bytes is refused from its
-length header, before its body is read (a 50 MB publish once took the daemon to 290 MB); a connection whose
+length header, before its body is read (the daemon's memory must not grow with a stranger's packet); a connection whose
 CONNECT has not arrived within ``connect_timeout`` seconds, or that stops in the middle of a packet for
 ``packet_timeout`` seconds, is closed; past ``max_connections`` open connections, or ``max_per_client`` from one
 address, a new one is closed at once.
@@ -63,6 +63,7 @@ class EmbeddedBroker:
         host: str = "127.0.0.1",
         port: int = 1883,
         ws_port: int = 9001,
+        *,
         max_packet: int = MAX_PACKET,
         connect_timeout: float = CONNECT_TIMEOUT_S,
         max_connections: int = MAX_CONNECTIONS,

@@ -3,10 +3,9 @@
 amqtt 0.12.1 hands each message to each subscriber as its own task and waits in that task until the client took it
 (QoS 0: the socket's buffer; QoS 1/2: the acknowledgement — and it delivers at the *subscription's* QoS, so a QoS 0
 flood reaches a QoS 1 subscriber as QoS 1). A client that reads slowly, or not at all, therefore holds one task, one
-packet and one payload per message for as long as it lags: 20,000 ``online``s on ``homeassistant/status`` with one
-such subscriber took the daemon (the broker runs in its process) from 38 to 77 MB, and it stayed there (#33 item 10;
-the daemon's own client, slower than a raw flood under load, did the same in about 1 run in 5). And amqtt frees
-finished tasks only from the front of its list, so one delivery stuck at the front kept every later one alive.
+packet and one payload per message for as long as it lags, in the daemon's own process (the figures:
+docs/reliability.md, "Figures behind the guards"). And amqtt frees finished tasks only from the front of its list, so
+one delivery stuck at the front kept every later one alive.
 
 Here, as mosquitto's ``max_queued_messages``/``max_queued_bytes`` do, a client with :data:`MAX_PENDING` deliveries or
 :data:`MAX_PENDING_BYTES` of payload still in flight gets no more until it catches up: the broker drops the message for

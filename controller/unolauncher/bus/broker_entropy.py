@@ -1,6 +1,6 @@
 """The embedded broker's room for entropy commitments: each connection and each source address may pass only a few
 ``entropy`` commitments (a ``cmd`` with ``type: "entropy"`` and a ``hash``) on to the table per time window; the
-excess is dropped in the broker, before the daemon sees it, and counted (docs/fairness.md, issue #25 item 7).
+excess is dropped in the broker, before the daemon sees it, and counted (docs/fairness.md).
 
 Why in the broker: a commitment's ``client`` id is whatever the sender writes, so the daemon (which reads ``cmd``
 through its own MQTT connection) cannot tell 32 invented ids from 32 phones, and a flood of them filled the round's

@@ -1,8 +1,8 @@
 """The embedded broker's per-connection rate on a table's ``cmd`` topic: one flooding client cannot hold up the others.
 
-Every payload on ``cmd`` that reaches the daemon gets exactly one reply, and the table answers them in order: 20,000
-junk commands from one stranger (a few seconds from a raw socket) kept a phone's ``status`` waiting up to 29 s behind
-them (#33 item 10). So the broker takes at most :data:`BURST` commands at once from one connection, then
+Every payload on ``cmd`` that reaches the daemon gets exactly one reply, and the table answers them in order, so one
+stranger's junk would keep every phone's commands waiting behind it (docs/reliability.md, "Figures behind the
+guards"). So the broker takes at most :data:`BURST` commands at once from one connection, then
 :data:`RATE` a second (a token bucket per connection); what is over is dropped *before the table sees it*, and the
 sender is told once per second with one reply on the table's ``reply`` topic::
 

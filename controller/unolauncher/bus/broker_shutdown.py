@@ -5,8 +5,8 @@ for it to say it stopped. The reader sits in ``asyncio.wait_for(read the next pa
 ``wait_for`` *drops* a cancellation that arrives while the read it wraps has just completed (CPython gh-86296, fixed
 by 3.12's rewrite of ``wait_for``). A client that was being sent QoS 1 messages at that instant (a phone, Home
 Assistant, the dashboard: the daemon's events while a run ends) has its PUBACK read just then, the reader loops on
-to the next read, and shutdown waits for it until the client's next packet or the daemon's 10 s timeout. Seen in
-the virtual Pi (tools/vpi): every SIGTERM during a run took 10 s of systemd's 15 s ``TimeoutStopSec``.
+to the next read, and shutdown waits for it until the client's next packet or the daemon's 10 s timeout (how it was
+found: docs/reliability.md, "Figures behind the guards").
 
 So the readers are cancelled first, again and again until each has ended (a lost cancellation is simply
 repeated), then amqtt's own shutdown runs with nothing left to wait for. Harmless where nothing is lost (3.12+).

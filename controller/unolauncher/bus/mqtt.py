@@ -76,6 +76,7 @@ class TableBus:
         topics: Topics,
         journal: Journal,
         on_command: Callable[[bytes], None],
+        *,
         on_connected: Callable[[], None] | None = None,
         on_ha_online: Callable[[], None] | None = None,
     ) -> None:

@@ -1,9 +1,9 @@
 """The embedded broker's retained messages on disk, so they outlive the daemon (a restart, a SIGKILL, a power cut).
 
-amqtt keeps retained messages in memory only: every restart of the daemon used to forget Home Assistant's discovery
-configs, the table's ``status``/``state``/``sensors`` and anything another client retained, and with them a rename's
-or ``ha-remove``'s deletions. mosquitto persists them (``persistence true``); this gives the embedded broker the
-same, with the journal's durability (``store/journal.py``): one SQLite file in the state directory, WAL,
+amqtt keeps retained messages in memory only: without this, every restart of the daemon forgets Home Assistant's
+discovery configs, the table's ``status``/``state``/``sensors`` and anything another client retained, and with them
+a rename's or ``ha-remove``'s deletions. mosquitto persists them (``persistence true``); this gives the embedded
+broker the same, with the journal's durability (``store/journal.py``): one SQLite file in the state directory, WAL,
 ``synchronous=FULL``, so every committed change is fsynced.
 
 The broker calls :meth:`RetainedStore.put` for each retained publish right after it stored the message in memory,

@@ -6,6 +6,10 @@ on a Pi Zero never pays for the simulator's or the league view's imports. A subc
     def configure(parser: argparse.ArgumentParser) -> None   # add its arguments
     def run(args: argparse.Namespace) -> int                 # do the work, return the exit code
 
+The modules: ``run`` (the daemon), ``replay``, ``simulate``, ``verify``, ``export``, ``selftest``, ``league``,
+``ha_remove``, and ``output.py`` (standard output that a full disk or a closed pipe cannot turn into a traceback).
+A command holds the arguments, the printing and the exit codes; the work it drives lives in its layer below.
+
 Example::
 
     $ unolauncher replay game.jsonl --state
@@ -22,14 +26,14 @@ from collections.abc import Sequence
 
 # name -> (module, one-line help). Modules are imported lazily.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("unolauncher.daemon.run_cli", "run the table daemon (launcher, referee, journal, MQTT, dashboard)"),
+    "run": ("unolauncher.cli.run", "run the table daemon (launcher, referee, journal, MQTT, dashboard)"),
     "replay": ("unolauncher.cli.replay", "apply commands from a JSONL file and print the events"),
     "simulate": ("unolauncher.cli.simulate", "play bot games and print statistics"),
     "verify": ("unolauncher.cli.verify", "check every launcher press against its round's commitment"),
     "export": ("unolauncher.cli.export", "write one game's events from a journal, for a third party's verify"),
-    "selftest": ("unolauncher.launcher.selftest_cli", "check the wiring of a real launcher part by part"),
-    "league": ("unolauncher.league_cli", "live standings of many tables on one broker"),
-    "ha-remove": ("unolauncher.daemon.ha_remove_cli", "delete a table's Home Assistant discovery from the broker"),
+    "selftest": ("unolauncher.cli.selftest", "check the wiring of a real launcher part by part"),
+    "league": ("unolauncher.cli.league", "live standings of many tables on one broker"),
+    "ha-remove": ("unolauncher.cli.ha_remove", "delete a table's Home Assistant discovery from the broker"),
 }
 
 

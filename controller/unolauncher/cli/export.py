@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from unolauncher.cli.output import write_stdout
 from unolauncher.cli.verify import VerifyInputError, journal_events, pruned_before
-from unolauncher.cli_output import write_stdout
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from unolauncher import strict_json
-from unolauncher.cli_output import write_stdout
+from unolauncher.cli.output import write_stdout
 from unolauncher.rules.referee import Referee
 
 MAX_LINE = 64 * 1024  # as for a command on MQTT

@@ -72,7 +72,9 @@ class Stats:
         }
 
 
-def play_one(ruleset: str, seats: list[str], seed: int, strategy: str, options: dict[str, Any], stats: Stats) -> None:
+def play_one(
+    ruleset: str, seats: list[str], seed: int, *, strategy: str, options: dict[str, Any], stats: Stats
+) -> None:
     ref = Referee()
     events = ref.handle({"type": "new_game", "ruleset": ruleset, "players": seats, "seed": seed, "options": options})
     if events[0]["type"] == "rejected":
@@ -123,7 +125,8 @@ def play_chunk(chunk: Chunk) -> Stats:
     """Play one chunk (in this process or in a worker) and return its totals."""
     stats = Stats()
     for i in range(chunk.first, chunk.first + chunk.count):
-        play_one(chunk.ruleset, chunk.seats, chunk.seed + i, chunk.strategy, chunk.options, stats)
+        play_one(chunk.ruleset, chunk.seats, chunk.seed + i,
+                 strategy=chunk.strategy, options=chunk.options, stats=stats)
     return stats
 
 

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from unolauncher.cli_output import write_stdout
+from unolauncher.cli.output import write_stdout
 from unolauncher.errors import UnolauncherError
 from unolauncher.rules.ejection_audit import audit
 

@@ -156,7 +156,10 @@ class Daemon:
             MqttOutput(self.bus, on_state=self.freshness.observe_state),
             launcher=self.launcher,
             virtual=self.virtual,
-            prepare=DiskGuard(self._admit, self.state_dir, t.journal_min_free_mb, t.journal_max_mb, retention=keep),
+            prepare=DiskGuard(
+                self._admit, self.state_dir, min_free_mb=t.journal_min_free_mb, max_journal_mb=t.journal_max_mb,
+                retention=keep,
+            ),
             next_preset=self.config.launcher.preset,
             presets=offered_presets(self.config.launcher.preset),
             diagnostics_s=self.config.homeassistant.diagnostics_s,
@@ -389,7 +392,8 @@ class Daemon:
 
     def _off_or_exit(self, off: Callable[[], None], why: str) -> None:
         """``off`` (motor off), waited for at most :data:`~unolauncher.daemon.hard_exit.OFF_WAIT_S`; if it has not
-        returned by then, say why and end the process now with :data:`EXIT_STALLED` (issue 26 item 6)."""
+        returned by then, say why and end the process now with :data:`EXIT_STALLED` (a stuck pin write,
+        ``hard_exit.py``)."""
         reason = (f"{why}: switching the motor off did not return within {hard_exit.OFF_WAIT_S:g} s (a pin write or "
                   "the motor guard is stuck)")  # fmt: skip
         hard_exit.off_or_exit(off, lambda: hard_exit.exit_now(EXIT_STALLED, reason, self.notifier.send))

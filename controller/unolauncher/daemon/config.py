@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from unolauncher.errors import ConfigError
-from unolauncher.launcher.config import BACKEND_KEYS, DEFAULT_MAGAZINE, check_launcher_settings
+from unolauncher.launcher.config_table import BACKEND_KEYS, DEFAULT_MAGAZINE, check_launcher_settings
 from unolauncher.rules.ejection import MS_PER_CARD_RANGE, PRESETS
 from unolauncher.toml_file import CONFIG_PATH, read_toml
 from unolauncher.voice.settings import VOICE_SCHEMA, VoiceSettings
@@ -194,7 +194,7 @@ def _http_url(key: str, value: Any) -> str:
 
 def _by_backend(key: str, value: Any) -> Any:
     """Checked once the whole ``[launcher]`` table is read, against the chosen backend's schema
-    (:func:`unolauncher.launcher.config.check_launcher_settings`): the backend may be named after the key."""
+    (:func:`unolauncher.launcher.config_table.check_launcher_settings`): the backend may be named after the key."""
     return value
 
 
@@ -241,7 +241,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
         "reconnect_min": _int_range(1, 60, " s"),
         "reconnect_max": _int_range(1, 600, " s"),
     },
-    # The backend's own keys (_by_backend) are checked against its schema, beside its code (launcher/config.py).
+    # The backend's own keys (_by_backend) are checked against its schema, beside its code (launcher/config_table.py).
     "launcher": {
         "backend": _choice("auto", "virtual", "gpio", "serial"),
         "preset": _preset,

@@ -1,10 +1,10 @@
 """New games only while the journal's disk has room: a client cannot fill the SD card the rest of the Pi needs.
 
-Legitimate ``new_game``s (~27 KiB of journal each, ~4 MB/s) once filled 24 MiB in 5 s; afterwards every command, the
-emergency stop included, got ``journal_error``. This wraps the table's ``prepare`` hook: a ``new_game`` is refused
-with ``disk_low`` while the state directory's filesystem has less than ``table.journal_min_free_mb`` free, or the
-journal is over ``table.journal_max_mb``. Everything else goes on: the current game's moves, the emergency stop,
-queries (they need a few KiB at most, and the margin leaves them room).
+Legitimate ``new_game``s alone can fill a small disk within seconds, and then every command, the emergency stop
+included, gets ``journal_error`` (docs/reliability.md, "Figures behind the guards"). This wraps the table's ``prepare``
+hook: a ``new_game`` is refused with ``disk_low`` while the state directory's filesystem has less than
+``table.journal_min_free_mb`` free, or the journal is over ``table.journal_max_mb``. Everything else goes on: the
+current game's moves, the emergency stop, queries (they need a few KiB at most, and the margin leaves them room).
 
 Before that check, size retention (:class:`SizeRetention`) makes room: while the journal holds more than
 ``table.journal_budget_mb`` of data, or the disk is under its margin and the journal has less than :data:`ROOM` of
@@ -121,6 +121,7 @@ class DiskGuard:
         self,
         prepare: Callable[[dict[str, Any]], dict[str, Any]],
         state_dir: Path,
+        *,
         min_free_mb: int,
         max_journal_mb: int,
         journal_name: str = "journal.sqlite3",

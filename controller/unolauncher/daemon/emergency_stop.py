@@ -44,8 +44,8 @@ class EmergencyStop:
 
         Every ``disable`` already acted (:meth:`stop_now_if_disable`); the queued one only journals it. With nothing
         queued since the last disable, no ``enable`` can come between it and this one, so this one would only find
-        "already disabled": answered at once instead (a flood of 60,000 disables once queued 60,000 items and
-        60,000 QoS 1 replies, +90 MB). Any other payload queued in between makes the next disable queue again, so
+        "already disabled": answered at once instead, so a flood of disables queues nothing (docs/reliability.md,
+        "Figures behind the guards"). Any other payload queued in between makes the next disable queue again, so
         the journal's last word is always the last command's.
         """
         if not emergency:

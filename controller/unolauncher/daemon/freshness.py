@@ -1,8 +1,8 @@
 """Taps that mean *now*: a phone's command carries what it was tapped on, and a late one is refused ``stale``.
 
-A phone that loses Wi-Fi for a moment may deliver a held command many seconds later, to a table that has moved on
-(issue 26: a HIT fired 17 s after the tap, on whoever's turn it was then; three quick taps became three players'
-hits). So the dashboard adds two fields to what it sends (``web/static/js/freshness.js``):
+A phone that loses Wi-Fi for a moment may deliver a held command many seconds later, to a table that has moved on:
+a HIT would fire on whoever's turn it is by then (docs/reliability.md, "Figures behind the guards"). So the dashboard
+adds two fields to what it sends (``web/static/js/freshness.js``):
 
 - ``seen_seq``: the ``seq`` of the last ``state`` the phone showed when it was tapped;
 - ``tapped_at``: the tap's time on the *daemon's* wall clock (unix ms), which the phone estimates from the

@@ -1,8 +1,8 @@
 """When switching the motor off does not return: end the process at once, and say why without waiting.
 
-A pin write that never returns (a driver or kernel call stuck, issue 26 item 6) holds the motor guard's lock, so the
-next "motor off" — the watchdog's, SIGTERM's — waits on that lock for ever and the process never exits: the motor
-stayed on until systemd's own watchdog killed it (36 s+). Every stop path therefore switches the motor off through
+A pin write that never returns (a driver or kernel call stuck) holds the motor guard's lock, so the next "motor off"
+— the watchdog's, SIGTERM's — would wait on that lock for ever, the process would never exit, and the motor would stay
+on until systemd's own watchdog killed it. Every stop path therefore switches the motor off through
 :func:`off_or_exit`: at once, on the calling thread (a signal handler's motor-off waits for no thread to be
 scheduled), watched by a bare thread that, if the call has not returned within :data:`OFF_WAIT_S`, runs
 :func:`exit_now`: one line to stderr without blocking, systemd told, the process ended with ``os._exit`` — no

@@ -1,8 +1,8 @@
 """Logging that never blocks the daemon: a bounded queue that drops (and counts) instead of waiting.
 
 A full journald or a stderr pipe nobody reads makes every ``write`` to stderr block; with a plain
-``StreamHandler`` the first log call on the shutdown path then never returned and SIGTERM never ended the process
-(issue 26 item 5). Here every log call — and the daemon's ``say`` lines for stdout — only formats the record and
+``StreamHandler`` the first log call on the shutdown path would never return and SIGTERM would never end the process.
+Here every log call — and the daemon's ``say`` lines for stdout — only formats the record and
 puts it on a bounded queue (``put_nowait``; when the queue is full the record is dropped and counted). One writer
 thread (a daemon thread: the process never waits for it) takes records off and writes them to the file
 descriptors with ``os.write``; if a write blocks, only that thread waits. Once the output moves again, the writer

@@ -27,12 +27,12 @@ Threads and who may touch what:
   (appended from any thread, without a lock) goes to one queue in the order it happened; the worker journals that
   queue in order (one transaction for whatever has gathered: group commit), then publishes. Journal order = the
   order the referee saw the commands; nothing is published before it is journalled;
-- MQTT's network thread queues raw payloads (:meth:`Table.submit_payload`); a ``disable`` (emergency stop)
-  also stops the motor right there, before it is queued. A query (``status``, ``moves``: they change and journal
-  nothing) is answered on that thread at once when the worker has nothing queued or in hand, nothing waits to be
-  journalled and :attr:`Table.lock` is free — so its reply cannot overtake the reply to an earlier command, and it
-  tells the same state and ``seq`` the worker would. That saves a thread hand-off and lets the reply leave ahead of
-  the command's PUBACK (about 0.3 ms of a 2.6 ms command → reply: docs/performance.md); otherwise it is queued.
+- MQTT's network thread queues raw payloads (:meth:`Table.submit_payload`); a ``disable`` (emergency stop) also stops
+  the motor right there, before it is queued. A query (``status``, ``moves``: they change and journal nothing) is
+  answered on that thread at once when the worker has nothing queued or in hand, nothing waits to be journalled and
+  :attr:`Table.lock` is free — so its reply cannot overtake the reply to an earlier command, and it tells the same state
+  and ``seq`` the worker would. That saves a thread hand-off and lets the reply leave ahead of the command's PUBACK
+  (docs/performance.md); otherwise it is queued.
 
 Example (not a doctest: needs a journal on disk and an output)::
 
@@ -100,6 +100,7 @@ class Table(Journalling):
         journal: Journal,
         referee_factory: RefereeType,
         output: TableOutput,
+        *,
         launcher: Launcher | None = None,
         virtual: VirtualControls | None = None,
         prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
@@ -116,8 +117,7 @@ class Table(Journalling):
         # Fills in what the daemon adds (a new_game's seed, launcher secrets) before the referee sees a command, or
         # refuses it (CommandRefused): see Daemon._prepare_command.
         self.prepare = prepare
-        # The worker refreshes the slow-moving sensors (the outbox backlog) when it has been idle this long.
-        self.diagnostics_s = diagnostics_s
+        self.diagnostics_s = diagnostics_s  # idle this long, the worker refreshes the slow sensors (outbox backlog)
         self.lock = threading.Lock()
         self._queue: queue.Queue[Any] = queue.Queue()
         self.max_queued_commands = MAX_QUEUED_COMMANDS

@@ -1,8 +1,13 @@
-"""The launcher shell: the one ``Launcher`` interface (``interface.py``) and its device backends (``backends/``:
-gpiozero, virtual, serial co-processor) chosen by ``factory.py`` from the settings (``schema.py``: the backends'
-shared settings; ``config.py``: the ``[launcher]`` table; ``setting.py``: one setting's declaration), the press path
-(``press.py``), calibration and the self-test (``calibrate.py``, ``selftest_cli.py``, ``serial_selftest.py``), and,
-for now, the audit commands ``verify`` and ``export`` (``verify_cli.py``, ``export_cli.py``).
+"""The launcher shell: the hardware that throws the cards, behind one interface.
+
+- ``interface.py``: the ``Launcher`` protocol, ``FireResult``, ``LauncherStatus``; ``events.py``: the launcher-level
+  events, worded once; ``pins.py``: pin maps.
+- ``backends/``: the devices (gpiozero, the virtual toy, the serial co-processor), built by ``factory.py``.
+- ``settings_schema.py``: every launcher setting declared once (``Setting``, ``Schema``, ``setting()``);
+  ``config_table.py``: the configuration's ``[launcher]`` table checked against the chosen backend's schema.
+- ``press.py``: the press path (button → the table's claim → ``fire``).
+- ``gpio_selftest.py``, ``serial_selftest.py``, ``calibrate.py``, ``waits.py``: the wiring checks and the calibration
+  behind ``unolauncher selftest`` (the command itself is :mod:`unolauncher.cli.selftest`).
 
 The ejection model (which press fires, how many cards) is *not* here: it is pure and lives in ``rules/ejection*.py``.
 """

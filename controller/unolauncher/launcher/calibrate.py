@@ -1,5 +1,5 @@
-"""``unolauncher selftest --calibrate``: measure how fast this launcher ejects cards, and write it to the
-configuration.
+"""How fast this launcher ejects cards, measured and written to the configuration (``unolauncher selftest
+--calibrate``, the command: :mod:`unolauncher.cli.selftest`).
 
 The ejection model plans ``run_ms = spin_up + cards * ms_per_card``; its default ``ms_per_card`` (110) is a guess.
 Calibration fires runs of 2, 4 and 6 cards, twice, at full power through the card-exit beam (closed loop: each run
@@ -18,15 +18,12 @@ Example::
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
-import sys
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from unolauncher.errors import UnolauncherError
 from unolauncher.launcher.interface import FirePlan, FireResult, Launcher
@@ -149,57 +146,3 @@ def write_ms_per_card(path: Path, value: int) -> None:
     temporary = path.with_name(path.name + ".calibrating")
     temporary.write_text(updated, encoding="utf-8")
     os.replace(temporary, path)
-
-
-# ---- the command -----------------------------------------------------------------------------------------------------
-
-
-def run_calibration(args: argparse.Namespace) -> int:
-    """``selftest --calibrate``: exit 0 when measured and written, 1 when the measurement failed, 2 when it could
-    not start (configuration, hardware)."""
-    from unolauncher.clock import Clock, RealClock, VirtualClock
-    from unolauncher.errors import ConfigError
-    from unolauncher.launcher.config import read_launcher_settings
-    from unolauncher.launcher.factory import LauncherSetupError, create_launcher
-    from unolauncher.launcher.pins import PinMapError
-    from unolauncher.launcher.waits import real_wait, virtual_wait
-    from unolauncher.toml_file import CONFIG_PATH
-
-    path = Path(args.config) if args.config else CONFIG_PATH
-    try:
-        settings: dict[str, Any] = read_launcher_settings(path)  # checked as the daemon checks its [launcher]
-    except ConfigError as exc:
-        print(f"unolauncher selftest --calibrate: {exc}", file=sys.stderr)
-        return 2
-    if args.pins:
-        settings["pins_file"] = args.pins
-        settings.pop("pins", None)
-    clock: Clock
-    if args.virtual:
-        settings["backend"] = "virtual"
-        vclock = VirtualClock()
-        clock, wait = vclock, virtual_wait(vclock)
-    else:
-        clock, wait = RealClock(), real_wait
-    try:
-        launcher, _ = create_launcher(settings, clock)
-    except (LauncherSetupError, PinMapError, ValueError) as exc:
-        print(f"unolauncher selftest --calibrate: {exc}", file=sys.stderr)
-        return 2
-    print(f"calibrating with {sum(RUNS)} cards: load the magazine, shut the lid", flush=True)
-    try:
-        calibration = measure(launcher, wait, say=lambda text: print(text, flush=True))
-    except CalibrationError as exc:
-        print(f"calibration failed: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        launcher.close()
-    try:
-        write_ms_per_card(path, calibration.ms_per_card)
-    except (CalibrationError, OSError) as exc:
-        print(f"measured ms_per_card = {calibration.ms_per_card}, but {path} was not updated: {exc}", file=sys.stderr)
-        return 1
-    print(f"{calibration.cards_per_s:.1f} cards/s: ms_per_card = {calibration.ms_per_card} "
-          f"(first card after about {calibration.offset_ms + calibration.ms_per_card} ms), written to {path}; "
-          "restart the daemon to use it")
-    return 0

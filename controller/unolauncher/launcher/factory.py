@@ -61,7 +61,7 @@ from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.virtual.params import VIRTUAL_SETTINGS, VirtualParams
 from unolauncher.launcher.interface import Launcher
 from unolauncher.launcher.pins import DEFAULT_PINS, PinMap, PinMapError, load_pin_file, resolve_pins
-from unolauncher.launcher.setting import setting
+from unolauncher.launcher.settings_schema import setting
 
 if TYPE_CHECKING:  # imported where it is built, in create_virtual (see the module docstring)
     from unolauncher.launcher.backends.virtual.toy import VirtualLauncher as VirtualLauncher  # re-exported

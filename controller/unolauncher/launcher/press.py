@@ -103,6 +103,7 @@ class PressHandler:
         claim: ClaimCallback,
         on_hit: HitCallback,
         on_event: EventCallback,
+        *,
         lockout: bool = True,
         on_lid_opened: Callable[[], None] | None = None,
         after_press: Callable[[], None] | None = None,

@@ -1,6 +1,6 @@
 """``unolauncher selftest --serial PORT``: the wiring selftest of a launcher behind a Pico co-processor.
 
-The same parts, in the same FAIL-names-the-fix style, as the GPIO selftest (:mod:`~unolauncher.launcher.selftest_cli`),
+The same parts, in the same FAIL-names-the-fix style, as the GPIO selftest (:mod:`~unolauncher.launcher.gpio_selftest`),
 read by the firmware and sent over the serial link:
 
 1. the co-processor answers HELLO (the firmware runs, the cable and port are right);

@@ -26,8 +26,8 @@ API for the daemon::
 page reads: ``mqtt_url`` (required), ``table``, ``base`` (defaults to ``unolauncher/<table>/``), ``launcher``,
 ``title``. Never put broker credentials here: the page asks for them once and keeps them on the phone.
 
-Text files are gzip-compressed once on first request (the vendored MQTT.js is 340 kB raw, ~100 kB gzipped: it
-matters on a Pi's Wi-Fi). The vendored library is cached for a day; the page's own files are revalidated
+Text files are gzip-compressed once on first request (the vendored MQTT.js shrinks to under a third: it matters on a
+Pi's Wi-Fi). The vendored library is cached for a day; the page's own files are revalidated
 with an ETag so a new version shows up at once.
 
 Bounded against a hostile LAN: files are cached by their resolved path (``/./././x`` is the same entry as ``/x``), at
@@ -175,7 +175,7 @@ class DashboardServer:
     """
 
     def __init__(
-        self, host: str = "0.0.0.0", port: int = 8080, config: dict[str, Any] | None = None,
+        self, host: str = "0.0.0.0", port: int = 8080, config: dict[str, Any] | None = None, *,
         static_dir: Path | None = None, request_timeout: float = REQUEST_TIMEOUT_S,
         max_connections: int = MAX_CONNECTIONS, max_per_client: int = MAX_PER_CLIENT,
         max_connection_s: float = MAX_CONNECTION_S,

@@ -6,7 +6,8 @@
 - :mod:`~unolauncher.launcher.backends.serial`: the launcher behind a USB-serial co-processor (``firmware/``).
 
 Backends do not import each other, and nothing outside ``launcher/`` imports one: the factory
-(:mod:`~unolauncher.launcher.factory`) and the launcher's own CLIs choose and build them (import-linter contracts in
-``pyproject.toml``). What they share — the protocol, events, pin maps, the settings schema — sits beside them in
-``launcher/``.
+(:mod:`~unolauncher.launcher.factory`) chooses and builds them, the configuration check
+(:mod:`~unolauncher.launcher.config_table`) reads their schemas, and the selftests (``gpio_selftest.py``,
+``serial_selftest.py``) drive them by hand (import-linter contracts in ``pyproject.toml``). What they share — the
+protocol, events, pin maps, the settings schema — sits beside them in ``launcher/``.
 """

@@ -154,7 +154,10 @@ class GpioLauncher:
             raise
         self.feedback = Feedback(led, buzzer, clock)
         # Reads the lid's level and engages the guard's lid interlock if it is open, before any callback is wired.
-        self._runs = RunControl(self.settings, clock, self._guard, self.has_sensor, self._lid_level_open, self._emit)
+        self._runs = RunControl(
+            self.settings, clock, self._guard,
+            has_sensor=self.has_sensor, lid_level_open=self._lid_level_open, emit=self._emit,
+        )
         self._inputs = GpioInputs(self.settings, clock, self._runs, self._lid_level_open)
         self._button.when_activated = self._inputs.button_pressed
         self._button.when_deactivated = self._inputs.button_released

@@ -92,6 +92,7 @@ class RunControl:
         settings: DeviceSettings,
         clock: Clock,
         guard: MotorGuard,
+        *,
         has_sensor: bool,
         lid_level_open: Callable[[], bool],
         emit: Callable[[dict[str, Any]], None],
@@ -248,7 +249,7 @@ class RunControl:
 
     def retract_s(self, run: Run) -> float:
         """How long this run's retract may drive the motor: none after a forced stop (max run, jam, empty, a stop or a
-        fault: whatever forced the motor off must not see it driven again, issue 26 item 4), and never past the
+        fault: whatever forced the motor off must not see it driven again), and never past the
         run's own time limit (``max_run_s`` from the eject's start)."""
         if run.outcome not in RETRACT_AFTER:
             return 0.0

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from unolauncher.launcher.schema import SHARED, Rule, Schema, Setting
+from unolauncher.launcher.settings_schema import SHARED, Rule, Schema, Setting
 
 BRAKE_MS = 40  # the motor is braked this long before every reversal (the firmware's BRAKE_MS; hardware/README.md)
 

@@ -111,8 +111,10 @@ class SerialLauncher(SerialConnection):
             else:
                 run = Run(plan, done)
                 self._run = run
-                run.seq = self._command(link, sp.FIRE, sp.encode_fire(plan), self._fire_reply,
-                                        lambda: self._resolve(run, self._fault_result(run, "no answer to FIRE")))
+                run.seq = self._command(
+                    link, sp.FIRE, sp.encode_fire(plan), on_reply=self._fire_reply,
+                    on_timeout=lambda: self._resolve(run, self._fault_result(run, "no answer to FIRE")),
+                )
                 cfg = self.settings.device
                 limit = (plan.suspense_ms + cfg.max_run_ms + cfg.retract_ms) / 1000 + 2.0
                 run.watchdog = self._clock.call_later(limit, lambda: self._run_overdue(run))
@@ -129,8 +131,8 @@ class SerialLauncher(SerialConnection):
             run = self._run
             link = self._link
             if link is not None and link.ready:
-                self._command(link, sp.STOP, b"", None,
-                              lambda: self._resolve(run, self._fault_result(run, "STOP not acknowledged"))
+                self._command(link, sp.STOP, b"",
+                              on_timeout=lambda: self._resolve(run, self._fault_result(run, "STOP not acknowledged"))
                               if run is not None else None)
                 return
         if run is not None:
@@ -174,7 +176,7 @@ class SerialLauncher(SerialConnection):
             link = self._link
             if link is not None and link.ready:
                 body = struct.pack(sp.SIGNAL_FMT, 1 if chime else 0, max(0, min(255, tension)))
-                self._command(link, sp.SIGNAL, body, None, None, retries=0)
+                self._command(link, sp.SIGNAL, body, retries=0)
 
     def probe(self, answer: Callable[[int, dict[str, Any] | None], None]) -> bool:
         """Ask the firmware for the wiring selftest's readings (PROBE, resent until answered). ``answer(code,
@@ -184,7 +186,7 @@ class SerialLauncher(SerialConnection):
             link = self._link
             if link is None or not link.ready:
                 return False
-            self._command(link, sp.PROBE, b"", answer, lambda: answer(-1, None))
+            self._command(link, sp.PROBE, b"", on_reply=answer, on_timeout=lambda: answer(-1, None))
         return True
 
     def health(self, now: float, deadline_s: float) -> list[str]:
@@ -232,7 +234,7 @@ class SerialLauncher(SerialConnection):
         if not current:
             return
         if link is not None and link.ready:
-            self._command(link, sp.STOP, b"", None, None)
+            self._command(link, sp.STOP, b"")
         self._resolve(run, self._fault_result(run, "no DONE from the co-processor in time"))
         self._emit({"type": "fault", "reason": "timeout", "message": "The launcher's co-processor did not finish "
                     "a run in time; it was told to stop."})

@@ -60,8 +60,10 @@ class SerialConnection(SerialLink):
                 pass
             self._thread = threading.Thread(target=self._reader, args=(link,), name="serial-launcher", daemon=True)
             self._thread.start()
-            self._command(link, sp.HELLO, bytes([sp.PROTOCOL_VERSION]), self._hello_reply,
-                          lambda: self._lost(link, "no answer to HELLO: is the unolauncher firmware running there?"))
+            self._command(
+                link, sp.HELLO, bytes([sp.PROTOCOL_VERSION]), on_reply=self._hello_reply,
+                on_timeout=lambda: self._lost(link, "no answer to HELLO: is the unolauncher firmware running there?"),
+            )
 
     def _schedule_reconnect(self, reason: str) -> None:
         self._last_error = reason
@@ -126,7 +128,7 @@ class SerialConnection(SerialLink):
         if silent:
             self._lost(link, f"co-processor silent for more than {self.settings.link_timeout_s:g} s")
             return
-        self._command(link, sp.STATUS, b"", self._status_reply, None, retries=0)
+        self._command(link, sp.STATUS, b"", on_reply=self._status_reply, retries=0)
 
     def _hello_reply(self, code: int, info: Any) -> None:
         with self._lock:
@@ -144,7 +146,7 @@ class SerialConnection(SerialLink):
                 link.ready = True
                 self._backoff = self.settings.reconnect_min_s
                 self.counters["connects"] += 1
-                self._command(link, sp.CONFIG, self.settings.device.encode(), self._config_reply, None)
+                self._command(link, sp.CONFIG, self.settings.device.encode(), on_reply=self._config_reply)
                 link.heartbeat = self._clock.call_later(self.settings.heartbeat_s, lambda: self._heartbeat(link))
         if reason:
             self._emit({"type": "fault", "reason": "protocol", "message": f"Launcher co-processor: {reason}."})

@@ -1,9 +1,9 @@
 """The serial backend's settings: :data:`SERIAL_SETTINGS` (the ``[launcher]`` keys it reads, with the co-processor's
 limits), :class:`SerialSettings` and :func:`serial_settings_from`.
 
-The keys it shares with the GPIO backend are the same declarations (:data:`unolauncher.launcher.schema.SHARED`),
-narrowed to what the firmware accepts (``DEVICE_LIMITS`` of the wire protocol, in its own small module) and with
-the firmware's defaults.
+The keys it shares with the GPIO backend are the same declarations
+(:data:`unolauncher.launcher.settings_schema.SHARED`), narrowed to what the firmware accepts (``DEVICE_LIMITS`` of
+the wire protocol, in its own small module) and with the firmware's defaults.
 
 Runs on the thread that loads the configuration or builds the launcher (the daemon's main thread at start-up, or a
 CLI); nothing here touches the port, and nothing imports pyserial.
@@ -23,7 +23,7 @@ from typing import Any
 
 from unolauncher.launcher.backends.serial.device_config import DEVICE_LIMITS, DeviceConfig
 from unolauncher.launcher.interface import require_in_range
-from unolauncher.launcher.schema import (
+from unolauncher.launcher.settings_schema import (
     DEBOUNCE_MS,
     JAM_TIMEOUT_S,
     MAGAZINE,
@@ -32,8 +32,8 @@ from unolauncher.launcher.schema import (
     RETRACT_POWER,
     Schema,
     Setting,
+    setting,
 )
-from unolauncher.launcher.setting import setting
 
 HEARTBEAT_S = 0.25  # STATUS request period; the dead-man time must be at least twice it
 _FIRMWARE = "what the co-processor accepts"

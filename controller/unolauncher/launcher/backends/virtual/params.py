@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from unolauncher.launcher.schema import Rule, Schema, Setting
+from unolauncher.launcher.settings_schema import Rule, Schema, Setting
 
 VIRTUAL_SETTINGS = Schema(
     "virtual",

@@ -270,8 +270,8 @@ class VirtualLauncher:
     def click(self) -> bool:
         """One whole press of the button (the ``press`` command: the dashboard, tests): now, or — while the button
         is still held by an earlier press, or was released too recently for the device's debounce to take a new
-        edge — as soon as it is free. Every call is one press: a ``press`` command sent within the previous press's
-        hold used to press a button that was still down, which made no edge and vanished without a word. ``False``
+        edge — as soon as it is free. Every call is one press (pressing a button that is still down makes no edge,
+        so the press would vanish without a word). ``False``
         (nothing done) when :data:`MAX_WAITING_CLICKS` already wait: a flood of commands queues no backlog."""
         hold = self._hold(None)
         with self._lock:

@@ -1,9 +1,11 @@
-"""Launcher settings declared once — name, type, range, unit, default — and checked with one-line errors.
+"""Launcher settings declared once — name, type, range, unit, default — checked with one-line errors, and read
+(:func:`setting`) from a TOML table or a configuration object.
 
 Each backend declares its :class:`Schema` beside its code (``backends/gpio/settings.py``,
-``backends/serial/settings.py``, ``backends/virtual/params.py``). The daemon checks a configuration's ``[launcher]``
-table against the chosen backend's schema when the file loads (:mod:`unolauncher.launcher.config`), and the backend
-checks its settings object against the same schema when it is built (tests and tools build backends directly).
+``backends/serial/settings.py``, ``backends/virtual/params.py``). The daemon checks a configuration's
+``[launcher]`` table against the chosen backend's schema when the file loads (:mod:`unolauncher.launcher.config_table`),
+and the backend checks its settings object against the same schema when it is built (tests and tools build backends
+directly).
 
 The settings both hardware backends read are declared here once (:data:`SHARED`): a backend narrows one to its
 hardware's limits with :meth:`Setting.within` (the co-processor's firmware accepts at most 10 s of motor run, the
@@ -32,6 +34,21 @@ from unolauncher.errors import ConfigError
 
 Kind = Literal["int", "number", "bool", "text"]
 _KEEP: Any = object()  # "not given" for Setting.within (None is a value: no lower or upper limit)
+
+
+def setting(settings: Any, key: str, default: Any = None) -> Any:
+    """``settings[key]`` or ``settings.key`` — one setting read from a mapping (a TOML table, a test's dict) or a
+    configuration object — ``default`` when absent or ``None``.
+
+    >>> setting({"retract_ms": 120}, "retract_ms"), setting({"retract_ms": None}, "retract_ms", 80)
+    (120, 80)
+    >>> setting(None, "retract_ms", 80)
+    80
+    """
+    if settings is None:
+        return default
+    value = settings.get(key) if isinstance(settings, Mapping) else getattr(settings, key, None)
+    return default if value is None else value
 
 
 def shown(value: Any) -> str:

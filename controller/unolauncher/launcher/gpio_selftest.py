@@ -1,34 +1,36 @@
-"""``unolauncher selftest``: check a freshly wired launcher part by part, with a pass/fail line for each.
+"""The GPIO selftest's checks (``unolauncher selftest``, the command: :mod:`unolauncher.cli.selftest`): a freshly wired
+launcher part by part, with a pass/fail result for each.
 
-1. the pin map (defaults, or ``--pins FILE``) is valid;
-2. every pin can be claimed, and the inputs read sensible idle levels (button up, lid closed, beam clear);
-3. **pull-downs**: each motor driver input, released (an input, as after the daemon died), must read low even
+1. every pin can be claimed, and the inputs read sensible idle levels (button up, lid closed, beam clear);
+2. **pull-downs**: each motor driver input, released (an input, as after the daemon died), must read low even
    against the Pi's weak internal pull-up — only a pull-down on the driver side keeps the motor off then;
-4. **strict_gpiod**: a dead process must release its output lines (``dtparam=strict_gpiod``), read from the kernel's
+3. **strict_gpiod**: a dead process must release its output lines (``dtparam=strict_gpiod``), read from the kernel's
    ``persist_gpio_outputs`` parameter where it exposes it (SKIP where it does not);
-5. a button press is awaited (press it within ``--timeout`` seconds);
-6. **motor**: one card is fired through the beam and counted — proof that the motor turns forward (with no beam
+4. a button press is awaited (press it within ``timeout`` seconds);
+5. **motor**: one card is fired through the beam and counted — proof that the motor turns forward (with no beam
    fitted, the wheel is pulsed and the operator confirms it turned: ``y`` on standard input).
 
-Each FAIL line names the fix. ``--serial PORT`` runs the same parts on a launcher behind the Pico co-processor
-(:mod:`unolauncher.launcher.serial_selftest`). ``--virtual`` runs the same steps against the virtual launcher in
-virtual time (a simulated person presses the button and watches the wheel); that is how the command itself is
-tested. Exit 0 when no part failed, 1 when one did, 2 when the test could not start (bad pin file, no GPIO).
-``--calibrate`` measures cards per second instead and writes ``ms_per_card`` to the configuration
-(:mod:`unolauncher.launcher.calibrate`).
+Each FAIL result names the fix. With a :class:`VirtualBox` the same steps run against the virtual launcher in virtual
+time (a simulated person presses the button and watches the wheel); that is how the command itself is tested. This
+module drives the GPIO backend itself, which is why it lives in ``launcher/`` (the import contracts let only the
+factory, the config check and this selftest import a backend).
 
 Example::
 
-    $ unolauncher selftest --pins my-pins.toml
-    PASS  pin map          9 parts on GPIO 12, 23, 24, 17, 27, 22, 6, 25, 16
-    ...
+    >>> from unolauncher.launcher.pins import DEFAULT_PINS
+    >>> results: list[Result] = []
+    >>> run_gpio(DEFAULT_PINS, results, timeout=5, virtual=VirtualBox())
+    press the launcher button within 5 s ...
+    firing one card through the beam (load a few cards) ...
+    >>> [part for part, ok, _ in results if ok is False]
+    []
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +42,9 @@ from unolauncher.launcher.backends.gpio.lgpio_release import line_info
 from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.virtual.params import VirtualParams
 from unolauncher.launcher.backends.virtual.toy import VirtualLauncher
-from unolauncher.launcher.factory import LauncherSetupError, make_pin_factory
+from unolauncher.launcher.factory import make_pin_factory
 from unolauncher.launcher.interface import FirePlan, FireResult
-from unolauncher.launcher.pins import DEFAULT_PINS, DRIVER_ROLES, OUTPUT_ROLES, PinMap, PinMapError, load_pin_file
+from unolauncher.launcher.pins import DRIVER_ROLES, OUTPUT_ROLES, PinMap
 from unolauncher.launcher.waits import Wait, real_wait, virtual_wait
 
 Confirm = Callable[[str], bool]  # asks the operator a yes/no question
@@ -55,73 +57,46 @@ PERSIST_PARAMETERS = (
 )
 
 
-class PrintedResults(list[Result]):
-    """Results that are printed the moment they are known (a person is waiting at the box)."""
+@dataclass(frozen=True)
+class VirtualBox:
+    """``selftest --virtual``: the simulated launcher (its magazine, its driver pull-downs) and the simulated person
+    who presses the button.
 
-    def append(self, item: Result) -> None:
-        part, ok, detail = item
-        print(f"{'SKIP' if ok is None else 'PASS' if ok else 'FAIL'}  {part:<16} {detail}", flush=True)
-        super().append(item)
+    >>> VirtualBox(magazine=0).press
+    True
+    """
 
-    def extend(self, items: Iterable[Result]) -> None:
-        for item in items:
-            self.append(item)
-
-
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pins", help="pins TOML file (default: the built-in map, hardware/pins.toml)")
-    parser.add_argument("--virtual", action="store_true", help="test against the virtual launcher (no hardware)")
-    parser.add_argument("--pin-factory", help="gpiozero pin factory: lgpio (default), rpigpio, pigpio, native")
-    parser.add_argument("--board-revision", help="the Pi revision code when the kernel has none (configuration.md)")
-    parser.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for the button (default 20)")
-    parser.add_argument("--virtual-magazine", type=int, default=10, help=argparse.SUPPRESS)
-    parser.add_argument("--virtual-no-press", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--virtual-no-pull-downs", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--calibrate", action="store_true",
-                        help="measure cards per second through the beam and write ms_per_card to --config")
-    parser.add_argument("--config", help="configuration file for --calibrate (default /etc/unolauncher/config.toml)")
-    parser.add_argument("--serial", metavar="PORT",
-                        help="test a launcher behind the Pico co-processor on PORT (e.g. /dev/ttyACM0) instead of GPIO")
+    magazine: int = 10
+    press: bool = True
+    pull_downs: bool = True
 
 
-def run(args: argparse.Namespace) -> int:
-    if args.calibrate:
-        from unolauncher.launcher.calibrate import run_calibration
+def run_gpio(
+    pins: PinMap,
+    results: list[Result],
+    *,
+    timeout: float,
+    pin_factory: str | None = None,
+    board_revision: str | None = None,
+    virtual: VirtualBox | None = None,
+) -> None:
+    """Every GPIO part in order, each result appended to ``results`` as it is known; on the virtual launcher in
+    virtual time when ``virtual`` is given.
 
-        return run_calibration(args)
-    results: list[Result] = PrintedResults()
-    if args.serial:
-        return _run_serial(args, results)
-    try:
-        pins = load_pin_file(Path(args.pins)) if args.pins else DEFAULT_PINS
-    except PinMapError as exc:
-        print(f"unolauncher selftest: {exc}", file=sys.stderr)
-        return 2
-    if not 0.1 <= args.timeout <= 600:
-        print("unolauncher selftest: --timeout must be between 0.1 and 600 seconds", file=sys.stderr)
-        return 2
-    used = ", ".join(str(gpio) for _, gpio in pins.items())
-    results.append(("pin map", True, f"{len(pins.items())} parts on GPIO {used}"))
-    virtual: VirtualLauncher | None = None
+    Raises :class:`~unolauncher.launcher.factory.LauncherSetupError` when no pin factory works here."""
+    box: VirtualLauncher | None = None
     clock: Clock
-    if args.virtual:
+    if virtual is not None:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-        if args.virtual_magazine < 0:
-            print("unolauncher selftest: --virtual-magazine must be 0 or more", file=sys.stderr)
-            return 2
         vclock = VirtualClock()
         clock = vclock
         factory: Any = MockFactory(pin_class=MockPWMPin)
-        params = VirtualParams(magazine=args.virtual_magazine, driver_pull_downs=not args.virtual_no_pull_downs)
-        virtual = VirtualLauncher(factory, vclock, pins, params)
+        params = VirtualParams(magazine=virtual.magazine, driver_pull_downs=virtual.pull_downs)
+        box = VirtualLauncher(factory, vclock, pins, params)
         wait = virtual_wait(vclock)
     else:
-        try:
-            factory = make_pin_factory(args.pin_factory, args.board_revision)
-        except LauncherSetupError as exc:
-            print(f"unolauncher selftest: {exc}", file=sys.stderr)
-            return 2
+        factory = make_pin_factory(pin_factory, board_revision)
         clock = RealClock()
         wait = real_wait
     try:
@@ -129,25 +104,11 @@ def run(args: argparse.Namespace) -> int:
         if all(ok is not False for _, ok, _ in results):
             results.extend(check_pull_downs(pins, factory))
             results.append(check_strict_gpiod())
-            run_parts(pins, factory, clock, wait, args.timeout, virtual, not args.virtual_no_press, results)
+            press = virtual is None or virtual.press
+            run_parts(pins, factory, clock, wait, timeout=timeout, virtual=box, simulate_press=press, results=results)
     finally:
-        if hasattr(factory, "close") and not args.virtual:
+        if hasattr(factory, "close") and virtual is None:
             factory.close()
-    failed = [part for part, ok, _ in results if ok is False]
-    print("all parts passed" if not failed else f"failed: {', '.join(failed)}")
-    return 0 if not failed else 1
-
-
-def _run_serial(args: argparse.Namespace, results: list[Result]) -> int:
-    from unolauncher.launcher.serial_selftest import run_serial
-
-    if not 0.1 <= args.timeout <= 600:
-        print("unolauncher selftest: --timeout must be between 0.1 and 600 seconds", file=sys.stderr)
-        return 2
-    status = run_serial(args.serial, args.timeout, results)
-    failed = [part for part, ok, _ in results if ok is False]
-    print("all parts passed" if not failed else f"failed: {', '.join(failed)}")
-    return status
 
 
 def check_pins(pins: PinMap, factory: Any) -> list[Result]:
@@ -281,6 +242,7 @@ def run_parts(
     factory: Any,
     clock: Clock,
     wait: Wait,
+    *,
     timeout: float,
     virtual: VirtualLauncher | None = None,
     simulate_press: bool = True,

@@ -31,7 +31,7 @@ from unolauncher.errors import ConfigError
 from unolauncher.launcher.backends.gpio.settings import GPIO_SETTINGS
 from unolauncher.launcher.backends.serial.settings import SERIAL_SETTINGS
 from unolauncher.launcher.backends.virtual.params import VIRTUAL_SETTINGS
-from unolauncher.launcher.schema import Schema
+from unolauncher.launcher.settings_schema import Schema
 from unolauncher.toml_file import read_toml
 
 PREFIX = "launcher."

@@ -152,6 +152,7 @@ class LeagueClient:
         self,
         host: str,
         port: int,
+        *,
         base: str = "unolauncher",
         username: str | None = None,
         password: str | None = None,
