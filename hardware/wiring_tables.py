@@ -3,6 +3,7 @@ between. Standard library only, so ``make_wiring.py --tables`` works on a fresh 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from wiring_data import (
@@ -94,19 +95,20 @@ def blocks(maps: dict[str, dict[str, int]], parts: list[dict[str, Any]]) -> dict
     }
 
 
-def start_marker(name: str) -> str:
-    return f"<!-- generated: {name} (make_wiring.py from pins.toml and parts.toml; do not edit) -->"
+def start_marker(name: str, source: str = "pins.toml and parts.toml") -> str:
+    return f"<!-- generated: {name} (make_wiring.py from {source}; do not edit) -->"
 
 
 def end_marker(name: str) -> str:
     return f"<!-- end: {name} -->"
 
 
-def readme_with_tables(text: str, tables: dict[str, str]) -> str:
+def readme_with_tables(text: str, tables: dict[str, str], source: str = "pins.toml and parts.toml",
+                       target: Path = README) -> str:
     for name, table in tables.items():
-        start, end = start_marker(name), end_marker(name)
+        start, end = start_marker(name, source), end_marker(name)
         if start not in text or end not in text:
-            raise SystemExit(f"{README} lacks the markers of the generated table {name!r}")
+            raise SystemExit(f"{target} lacks the markers of the generated table {name!r}")
         head, rest = text.split(start, 1)
         _, tail = rest.split(end, 1)
         text = f"{head}{start}\n{table}\n{end}{tail}"

@@ -426,3 +426,24 @@ def test_part_facts_no_vendor_text_gave_are_measured_in_the_build_guide_with_lim
     assert "where your module cuts out" in build and "2.4–2.9 V" in build
     for ref in ("D1", "Q3"):
         assert "BUILD.md section 4" in parts[ref]["notes"], ref
+
+
+def test_the_symptom_table_is_generated_and_names_only_real_parts_and_sections() -> None:
+    """Issue 28 item 17: BUILD.md's symptom table comes from hardware/pictures.py like the pictures; generating
+    it refuses a part that parts.toml lacks, and every section it sends the builder to exists."""
+    module = generator()
+    pictures = module.sibling("pictures")
+    _, parts = module.load()
+    build = (HARDWARE / "BUILD.md").read_text()
+    assert build.encode() == module.build_guide(parts)  # current
+    table = build.split("<!-- generated: symptoms")[1].split("<!-- end: symptoms -->")[0]
+    for symptom, *_ in pictures.SYMPTOMS:
+        assert f"| {symptom} |" in table
+    for wanted in ("hums", "backwards", "not counted", "brown-out"):  # the four the issue names
+        assert any(wanted in symptom for symptom, *_ in pictures.SYMPTOMS), wanted
+    sections = {int(n) for n in re.findall(r"^## (\d+)\.", build, re.M)}
+    assert {int(n) for n in re.findall(r"§(\d+)", table)} <= sections
+    refs = {ref for part in parts for ref in part["refs"]}
+    assert pictures.symptom_table(refs)
+    with pytest.raises(SystemExit, match="R13"):
+        pictures.symptom_table(refs - {"R13"})  # a part renamed in parts.toml: the table refuses to generate
