@@ -71,6 +71,20 @@ def stall_verdict(amps: float, continuous: float, peak: float, parallel: float) 
     return "too weak: use a bigger driver"
 
 
+def parallel_table() -> str:
+    """The jumpers at U1 that put both channels in parallel, per driver, from the netlist's parallel variant."""
+    import netlist  # beside this module; standard library only
+
+    problems = netlist.parallel_problems(netlist.paralleled(netlist.NETS))
+    if problems:
+        raise SystemExit("the parallel wiring joins outputs whose inputs differ: " + "; ".join(problems))
+    rows = ["| Driver | Join at the module (B pin to A pin) |", "|---|---|"]
+    for driver, title in (("tb6612", "TB6612FNG"), ("drv8833", "DRV8833")):
+        joins = ", ".join(f"{b} to {a}" for b, a in netlist.parallel_joins(driver))
+        rows.append(f"| {title} | {joins} |")
+    return "\n".join(rows)
+
+
 def stall_table() -> str:
     """Stall current (the cells' voltage over the motor's resistance, measured in BUILD.md §4) against each
     driver: what a motor held still draws, and what reversing a spinning one can briefly reach twice of."""
@@ -92,6 +106,7 @@ def blocks(maps: dict[str, dict[str, int]], parts: list[dict[str, Any]]) -> dict
         "drv8833": driver_table("drv8833", maps),
         "bom": bom_table(parts),
         "stall": stall_table(),
+        "parallel": parallel_table(),
     }
 
 

@@ -447,3 +447,20 @@ def test_the_symptom_table_is_generated_and_names_only_real_parts_and_sections()
     assert pictures.symptom_table(refs)
     with pytest.raises(SystemExit, match="R13"):
         pictures.symptom_table(refs - {"R13"})  # a part renamed in parts.toml: the table refuses to generate
+
+
+def test_paralleling_the_channels_is_generated_from_the_netlist_and_never_joins_outputs_alone() -> None:
+    """Issue 28 item 6: "parallel the unused channel where the driver allows", as a netlist variant: the README's
+    jumper table comes from it, and the check refuses outputs joined while their inputs are driven apart."""
+    nets = netlist()
+    wired = nets.paralleled(nets.NETS)
+    assert nets.parallel_problems(wired) == [] and nets.parallel_problems(nets.NETS) == []
+    assert {"U1.AO1", "U1.BO1", "M1.1"} <= wired["MOTOR_A"] and {"U1.AIN2", "U1.BIN2"} <= wired["MOTOR_REV"]
+    outputs_only = {name: set(terms) for name, terms in nets.NETS.items()}
+    outputs_only["MOTOR_A"] |= {"U1.BO1"}
+    outputs_only["MOTOR_B"] |= {"U1.BO2"}  # B's inputs left on GND: the two halves would fight
+    assert len(nets.parallel_problems(outputs_only)) == 4
+    readme = (HARDWARE / "README.md").read_text()
+    table = readme.split("<!-- generated: parallel")[1].split("<!-- end: parallel -->")[0]
+    assert "| TB6612FNG | PWMB to PWMA, BIN1 to AIN1, BIN2 to AIN2, BO1 to AO1, BO2 to AO2 |" in table
+    assert "| DRV8833 | BIN1 to AIN1, BIN2 to AIN2, BOUT1 to AOUT1, BOUT2 to AOUT2 |" in table
