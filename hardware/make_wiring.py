@@ -3,9 +3,10 @@
 (the parts list).
 
 Generated: the tables between ``<!-- generated: NAME -->`` markers in ``hardware/README.md`` (Pi pins, Pico pins,
-one table per driver, the bill of materials), the schematics ``schematic-pi.svg`` / ``schematic-pico.svg``
-(schemdraw) and the harness drawings ``harness-pi.svg`` / ``harness-pico.svg`` with their WireViz sources
-``harness-*.yml`` (WireViz, which needs Graphviz's ``dot``).
+one table per driver, the bill of materials) and ``hardware/BUILD.md`` (the symptom table, from ``pictures.py``),
+the schematics ``schematic-pi.svg`` / ``schematic-pico.svg`` (schemdraw), the harness drawings ``harness-pi.svg``
+/ ``harness-pico.svg`` with their WireViz sources ``harness-*.yml`` (WireViz, which needs Graphviz's ``dot``), the
+stripboard layout and the pictures ``orientation.svg`` / ``inside.svg``.
 
     python hardware/make_wiring.py           # rewrite everything
     python hardware/make_wiring.py --check   # exit 1 if anything is out of date (the test suite does this too)
@@ -60,13 +61,14 @@ from wiring_tables import blocks, readme_with_tables, stall_verdict  # noqa: E40
 # What the tests and hardware/netlist.py use of the generator, through this one script.
 __all__ = [
     "DRV8833_VM_WARNING", "HARNESS_DRIVERS", "MOTOR_OHMS", "PATHS", "PICO_PIN", "ROLES", "SUPPLY", "blocks",
-    "gpio_name", "harness_name", "harness_source", "harness_svg", "harness_wires", "harness_yaml", "host_pin",
-    "load", "main", "on_board", "outputs", "readme_with_tables", "refs_for", "schematic", "schematic_drawing",
-    "sibling", "stall_verdict", "stripboard_svg", "supplies", "svg_texts",
+    "build_guide", "gpio_name", "harness_name", "harness_source", "harness_svg", "harness_wires",
+    "harness_yaml", "host_pin", "load", "main", "on_board", "outputs", "readme_with_tables", "refs_for",
+    "schematic", "schematic_drawing", "sibling", "stall_verdict", "stripboard_svg", "supplies", "svg_texts",
 ]
 PINS_FILE = wiring_data.PINS_FILE
 PARTS_FILE = wiring_data.PARTS_FILE
 README = wiring_data.README
+BUILD = HERE / "BUILD.md"
 
 
 # ---- main --------------------------------------------------------------------------------------------------------
@@ -89,6 +91,7 @@ def outputs(tables_only: bool = False) -> dict[Path, Callable[[], bytes]]:
     result[HERE / "stripboard-p1.svg"] = lambda: stripboard_svg(maps["pi"])
     result[HERE / "orientation.svg"] = lambda: bytes(sibling("pictures").orientation_svg())
     result[HERE / "inside.svg"] = lambda: bytes(sibling("pictures").inside_svg())
+    result[BUILD] = lambda: build_guide(parts)
     for path in PATHS:
         result[HERE / f"schematic-{path}.svg"] = lambda path=path: schematic(path, maps[path])[0]  # type: ignore[misc]
         for driver in HARNESS_DRIVERS:
@@ -109,6 +112,14 @@ def sibling(name: str) -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def build_guide(parts: list[dict[str, Any]]) -> bytes:
+    """BUILD.md with its symptom table from ``pictures.SYMPTOMS`` (which must name only parts of the list)."""
+    refs = {ref for part in parts for ref in part["refs"]}
+    table = sibling("pictures").symptom_table(refs)
+    text = BUILD.read_text(encoding="utf-8")
+    return readme_with_tables(text, {"symptoms": table}, "pictures.py and parts.toml", BUILD).encode()
 
 
 def stripboard_svg(pins: dict[str, int]) -> bytes:

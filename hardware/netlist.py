@@ -62,6 +62,54 @@ DEADMAN_NETS: dict[str, set[str]] = {
     "STBY_IN": {"S2A.2", "R17.2", "Q5.source"},
     "GND": {"C8.2", "R16.2", "Q4.source", "D4.1"},
 }
+# Both channels in parallel, for a motor whose stall current is above one channel's (README.md, "Stall current"):
+# channel B's inputs leave GND for channel A's nets at U1, its outputs join the motor's. (U1's TB6612FNG names; a
+# DRV8833 module's are in PARALLEL_NAMES.)
+PARALLEL_MOVES: dict[str, str] = {"U1.PWMB": "MOTOR_PWM", "U1.BIN1": "MOTOR_FWD", "U1.BIN2": "MOTOR_REV",
+                                  "U1.BO1": "MOTOR_A", "U1.BO2": "MOTOR_B"}
+PARALLEL_NAMES: dict[str, dict[str, str]] = {
+    "tb6612": {},
+    "drv8833": {"PWMA": "", "PWMB": "", "AO1": "AOUT1", "AO2": "AOUT2", "BO1": "BOUT1", "BO2": "BOUT2"},
+}
+# Each output of channel B with its input of channel A's twin: outputs may be joined only where the inputs are.
+_TWINS = (("U1.BO1", "U1.AO1", ("U1.BIN1", "U1.AIN1"), ("U1.PWMB", "U1.PWMA")),
+          ("U1.BO2", "U1.AO2", ("U1.BIN2", "U1.AIN2"), ("U1.PWMB", "U1.PWMA")))
+
+
+def paralleled(nets: dict[str, set[str]]) -> dict[str, set[str]]:
+    """``nets`` with both channels in parallel (:data:`PARALLEL_MOVES`)."""
+    out = {name: terms - set(PARALLEL_MOVES) for name, terms in nets.items()}
+    for term, net in PARALLEL_MOVES.items():
+        out[net] = out[net] | {term}
+    return out
+
+
+def parallel_problems(nets: dict[str, set[str]]) -> list[str]:
+    """Outputs of the two channels joined while their inputs are driven separately: the two halves would fight
+    (the datasheets' parallel modes tie the inputs together)."""
+    net_of = {term: name for name, terms in nets.items() for term in terms}
+    problems = []
+    for b_out, a_out, *inputs in _TWINS:
+        if b_out in net_of and net_of.get(b_out) == net_of.get(a_out):
+            for b_in, a_in in inputs:
+                if net_of.get(b_in) != net_of.get(a_in):
+                    problems.append(f"{b_out} joins {a_out} but {b_in} is on {net_of.get(b_in)}, "
+                                    f"{a_in} on {net_of.get(a_in)}")
+    return problems
+
+
+def parallel_joins(driver: str) -> list[tuple[str, str]]:
+    """The jumpers at U1 that parallel the channels, in the driver's own pin names: (B pin, A pin it joins)."""
+    names = PARALLEL_NAMES[driver]
+    twin = {term: next(t for t in NETS[net] if t.startswith("U1.")) for term, net in PARALLEL_MOVES.items()}
+    joins = []
+    for b, a in twin.items():
+        b_name, a_name = (names.get(x.removeprefix("U1."), x.removeprefix("U1.")) for x in (b, a))
+        if b_name and a_name:
+            joins.append((b_name, a_name))
+    return joins
+
+
 SUPPLY_NETS = {"3V3": "3V3", "5V": "5V", "GND": "GND", "GND2": "GND"}
 TRANSISTOR_PINS = ("drain", "source", "gate", "collector", "emitter", "base")
 

@@ -1,5 +1,6 @@
-"""Two generated pictures for BUILD.md: how to orient the parts that have a right way round
-(``orientation.svg``), and where each part goes inside the toy (``inside.svg``). make_wiring.py writes both.
+"""What BUILD.md shows besides the wiring, generated: how to orient the parts that have a right way round
+(``orientation.svg``), where each part goes inside the toy (``inside.svg``) and the symptom table (BUILD.md's
+"When something is wrong"). make_wiring.py writes all three.
 
 Example::
 
@@ -7,6 +8,8 @@ Example::
 """
 
 from __future__ import annotations
+
+import re
 
 # ref -> (caption, the package as drawn, its pins left to right or as labelled, the rule to remember)
 ORIENTATION: list[tuple[str, str, str, tuple[str, ...], str]] = [
@@ -114,3 +117,81 @@ def inside_svg() -> bytes:
         out.append(f'<text x="10" y="{408 + 14 * i}" font-size="10" fill="#a00">{line}</text>')
     out.append("</svg>")
     return ("\n".join(out) + "\n").encode()
+
+
+# The symptom table of BUILD.md ("When something is wrong"): (symptom, likely cause, what to do). make_wiring.py
+# writes it between BUILD.md's markers and refuses a part reference that parts.toml does not have, so it cannot
+# name a part that was renamed or removed.
+SYMPTOMS: list[tuple[str, str, str]] = [
+    (
+        'Motor hums but does not turn',
+        'stall current above what the driver gives (VM dips, the driver limits or cuts out), or the '
+        'wheel jammed',
+        'measure R (§4) and check the stall-current table in README.md; parallel the channels; check '
+        "VM's dip (§5 step 6); clear the jam",
+    ),
+    (
+        'Motor starts, then stops or stutters as the cells run down (DRV8833)',
+        "VM dips below the module's undervoltage cut-out at motor start",
+        "measure the dip (§5 step 6) against your module's cut-out (§5 step 4); fresh cells, thicker "
+        'and shorter battery wires, C1 at VM',
+    ),
+    (
+        'Wheel runs backwards (retracts when it should eject)',
+        'motor leads swapped',
+        'swap the two wires at AO1/AO2 (AOUT1/AOUT2); nothing else',
+    ),
+    (
+        'Cards leave but are not counted',
+        'beam misaligned, receiver in daylight, or R13 missing',
+        "selftest's `pin sensor` line; check the IR LED with a phone camera (it glows purple), "
+        're-align D1 and Q3, shade the receiver',
+    ),
+    (
+        'A card does not break the beam',
+        'the beam crosses where the card does not pass (too high, too low, or beside the slot) or the'
+        ' card is thin enough for IR to get through at that distance',
+        'move emitter and receiver so the beam crosses the middle of the slot, just inside it; hold a'
+        ' card in the slot and check the beam input reads below 0.5 V (§4); a tube of black '
+        'heat-shrink on the receiver narrows what it sees',
+    ),
+    (
+        'The beam input reads above 3.4 V',
+        'the receiver Q3 is powered from 5 V, or R13 goes to 5 V: 5 V reaches a 3.3 V GPIO',
+        'host off at once; Q3\'s + wire and R13 to 3.3 V only (§4, "Beam parts")',
+    ),
+    (
+        'Host reboots or the Pico resets when the motor starts (brown-out)',
+        "the motor's start current shares a wire with the host's supply, or the host is powered from "
+        'the motor cells',
+        'one ground joined at the driver only (§3); the host on its own supply; C1 at the driver',
+    ),
+    (
+        'Motor twitches while the Pi boots',
+        'a missing pull-down (R2–R4), or an output on GPIO 0–8',
+        '`unolauncher selftest` pull-down lines; the pin map',
+    ),
+    (
+        'Motor never runs, selftest motor FAIL with the lid shut',
+        'STBY/nSLEEP low: interlock pole A miswired, or R5 to the wrong pin',
+        '§4: STBY reads 3.3 V with the lid shut',
+    ),
+    (
+        'The 3V3 wire reads a voltage with the host unplugged',
+        'the battery reaches the 3.3 V net (DRV8833 "VCC" wired to 3.3 V, or its EEP pull-up)',
+        'batteries out at once; §3 and §4',
+    ),
+]
+
+
+REF = re.compile(r"\b(?:BT|BZ|SW|[CDFMPQRSU])\d+[AB]?\b")
+
+
+def symptom_table(refs: set[str]) -> str:
+    """The Markdown table of :data:`SYMPTOMS`; every part reference in it must be one of ``refs``."""
+    unknown = sorted({ref for row in SYMPTOMS for ref in REF.findall(" ".join(row))} - refs)
+    if unknown:
+        raise SystemExit(f"the symptom table names parts that parts.toml lacks: {', '.join(unknown)}")
+    out = ["| Symptom | Likely cause | What to do |", "|---|---|---|"]
+    out += [f"| {symptom} | {cause} | {fix} |" for symptom, cause, fix in SYMPTOMS]
+    return "\n".join(out)

@@ -3,6 +3,7 @@ between. Standard library only, so ``make_wiring.py --tables`` works on a fresh 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from wiring_data import (
@@ -70,6 +71,20 @@ def stall_verdict(amps: float, continuous: float, peak: float, parallel: float) 
     return "too weak: use a bigger driver"
 
 
+def parallel_table() -> str:
+    """The jumpers at U1 that put both channels in parallel, per driver, from the netlist's parallel variant."""
+    import netlist  # beside this module; standard library only
+
+    problems = netlist.parallel_problems(netlist.paralleled(netlist.NETS))
+    if problems:
+        raise SystemExit("the parallel wiring joins outputs whose inputs differ: " + "; ".join(problems))
+    rows = ["| Driver | Join at the module (B pin to A pin) |", "|---|---|"]
+    for driver, title in (("tb6612", "TB6612FNG"), ("drv8833", "DRV8833")):
+        joins = ", ".join(f"{b} to {a}" for b, a in netlist.parallel_joins(driver))
+        rows.append(f"| {title} | {joins} |")
+    return "\n".join(rows)
+
+
 def stall_table() -> str:
     """Stall current (the cells' voltage over the motor's resistance, measured in BUILD.md §4) against each
     driver: what a motor held still draws, and what reversing a spinning one can briefly reach twice of."""
@@ -91,22 +106,24 @@ def blocks(maps: dict[str, dict[str, int]], parts: list[dict[str, Any]]) -> dict
         "drv8833": driver_table("drv8833", maps),
         "bom": bom_table(parts),
         "stall": stall_table(),
+        "parallel": parallel_table(),
     }
 
 
-def start_marker(name: str) -> str:
-    return f"<!-- generated: {name} (make_wiring.py from pins.toml and parts.toml; do not edit) -->"
+def start_marker(name: str, source: str = "pins.toml and parts.toml") -> str:
+    return f"<!-- generated: {name} (make_wiring.py from {source}; do not edit) -->"
 
 
 def end_marker(name: str) -> str:
     return f"<!-- end: {name} -->"
 
 
-def readme_with_tables(text: str, tables: dict[str, str]) -> str:
+def readme_with_tables(text: str, tables: dict[str, str], source: str = "pins.toml and parts.toml",
+                       target: Path = README) -> str:
     for name, table in tables.items():
-        start, end = start_marker(name), end_marker(name)
+        start, end = start_marker(name, source), end_marker(name)
         if start not in text or end not in text:
-            raise SystemExit(f"{README} lacks the markers of the generated table {name!r}")
+            raise SystemExit(f"{target} lacks the markers of the generated table {name!r}")
         head, rest = text.split(start, 1)
         _, tail = rest.split(end, 1)
         text = f"{head}{start}\n{table}\n{end}{tail}"

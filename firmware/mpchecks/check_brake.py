@@ -1,92 +1,46 @@
 """Brake before every reversal, under MicroPython: the H-bridge state after every single pin or PWM write the
-board makes (the fake ``machine`` records them all, in order), for both drivers, over whole runs back to back.
-
-A reversal must go drive -> brake (held at least ``runner.BRAKE_MS``) -> the other direction, with nothing else
-in between: no coast (a coasting motor still spins when the reverse hits it) and never, not even for the instant
-between two register writes, the other direction while the motor still turns."""
+board makes (the fake ``machine`` records them all, in order), for both drivers, over whole runs back to back,
+read by ``hbridge.py`` (the GPIO backend's twin, tests/launcher/test_brake_reversal.py, reads its pins with the
+same file). The brake must be held at least ``runner.BRAKE_MS``."""
 
 import machine
 import vclock
+from hbridge import brakes_before_reversals as _brakes
+from hbridge import bridge, never_against_the_motor, settle
 from mpcheck import run
 from mphost import Host, dones, fire
 from unofw import msgs, rp2040, runner
 
-DRIVES = ("forward", "reverse")
-
-
-def bridge(driver, level):
-    """The H-bridge state from the motor channels' levels (datasheets: TB6612FNG H-SW control function table,
-    DRV8833 bridge control table). A PWM counts as the direction it drives for part of each period."""
-    pins = rp2040.PINS
-    if driver == "tb6612":
-        duty = level[pins["motor_enable"] + machine.PWM_CHANNEL]
-        in1, in2 = level[pins["motor_forward"]], level[pins["motor_reverse"]]
-        if in1 == in2:
-            return "brake" if in1 else "coast"
-        if duty == 0:
-            return "brake"  # PWM low with a direction set: short brake
-        return "forward" if in1 else "reverse"
-    d1 = level[pins["motor_forward"] + machine.PWM_CHANNEL]
-    d2 = level[pins["motor_reverse"] + machine.PWM_CHANNEL]
-    if d1 == d2:
-        return "brake" if d1 else "coast"
-    return "forward" if d1 > d2 else "reverse"
-
 
 def timeline(driver):
-    """The bridge over the writes recorded since the trace was cleared: ``(settled, steps)``.
-
-    ``settled``: (ms, state) of the state each millisecond ends in (the virtual clock stands still within a loop
-    iteration, so one write sequence happens at one ms). ``steps``: (ms, state, settled?) after every write; the
-    states between two writes of one sequence last microseconds on a Pico, but must not drive against the motor."""
+    """The bridge over the writes recorded since the trace was cleared: ``(settled, steps)`` of
+    :func:`hbridge.settle` (the virtual clock stands still within a loop iteration, so one write sequence happens
+    at one ms)."""
     n = machine.trace_len[0]
     assert n <= machine.TRACE_SLOTS, f"the trace overflowed ({n} writes)"
+    pins = rp2040.PINS
+    en, fwd, rev = pins["motor_enable"], pins["motor_forward"], pins["motor_reverse"]
+    pwm = machine.PWM_CHANNEL
     level = {}
-    for role in ("motor_enable", "motor_forward", "motor_reverse"):
-        level[rp2040.PINS[role]] = 0
-        level[rp2040.PINS[role] + machine.PWM_CHANNEL] = 0
+    for gpio in (en, fwd, rev):
+        level[gpio] = 0
+        level[gpio + pwm] = 0
     writes = []
     trace = machine.trace
     for i in range(n):
         ms, channel, value = trace[3 * i], trace[3 * i + 1], trace[3 * i + 2]
         if channel in level:
             level[channel] = value
-            writes.append((ms, bridge(driver, level)))
-    steps = [(ms, state, i + 1 == len(writes) or writes[i + 1][0] != ms) for i, (ms, state) in enumerate(writes)]
-    return [(ms, state) for ms, state, last in steps if last], steps
-
-
-def never_against_the_motor(steps):
-    """No write, not even for an instant, drives against the way the motor last turned, unless the sequence it is
-    part of starts that very direction (after the brake, which :func:`brakes_before_reversals` checks)."""
-    turning = None
-    for i, (ms, state, last) in enumerate(steps):
-        if last:
-            if state in DRIVES:
-                turning = state
-            continue
-        after = next(st for _, st, done in steps[i:] if done)
-        if state in DRIVES and turning is not None and state != turning:
-            assert state == after, f"an instant of {state} against a motor turning {turning} at {ms} ms"
+            if driver == "tb6612":  # PWMA's duty, AIN1/AIN2's levels
+                state = bridge(driver, level[en + pwm], level[fwd], level[rev])
+            else:  # both inputs carry PWM
+                state = bridge(driver, 0, level[fwd + pwm], level[rev + pwm])
+            writes.append((ms, state))
+    return settle(writes)
 
 
 def brakes_before_reversals(settled):
-    """How long the bridge braked before each change of direction. In between there must be a brake first,
-    held ``BRAKE_MS`` before anything else (a coast once the motor has stopped is fine): never a coast straight
-    from a drive into the other direction."""
-    held = []
-    last = None  # (direction, index) of the last settled drive
-    for i, (ms, state) in enumerate(settled):
-        if state not in DRIVES:
-            continue
-        if last is not None and last[0] != state:
-            between = settled[last[1] + 1:i]
-            assert between, f"{last[0]} straight into {state} at {ms} ms"
-            assert between[0][1] == "brake", f"{last[0]} -> {[s for _, s in between]} -> {state}: no brake first"
-            ended = next((t for t, s in between if s != "brake"), ms)
-            held.append(vclock.ticks_diff(ended, between[0][0]))
-        last = (state, i)
-    return held
+    return _brakes(settled, vclock.ticks_diff)
 
 
 def runs_back_to_back(driver, fires=2):

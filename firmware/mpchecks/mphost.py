@@ -4,11 +4,13 @@ protocol over an in-memory channel, and a card physics that counts forward runni
 
 import struct
 
+import machine
 import vclock
 from unofw import msgs, rp2040, wire
 from unofw.app import Firmware, step
 
 rp2040.time = vclock  # the board reads the virtual clock (time is built in: a file cannot shadow it)
+machine.use_clock(vclock)  # and so do the fake machine's timers and write trace
 
 
 class Stream:

@@ -12,7 +12,8 @@ ticks_diff = time.ticks_diff
 ticks_add = time.ticks_add
 
 _now = 0
-timers = []  # machine.Timer objects with a deadline
+timers = []  # machine.Timer objects with a deadline (machine.use_clock(vclock) makes this the fake's clock)
+STALL_MS = 0  # the clock is stepped by hand: it never stalls
 
 
 def set_ms(ms):

@@ -21,7 +21,7 @@ from unofw.app import Firmware, run_forever
 from unofw.outq import CHUNK, OutQueue
 
 from firmware.fwsim import Harness
-from firmware.mpfakes import FIRMWARE, load_rp2040, machine, mp_time
+from firmware.mpfakes import FIRMWARE, duties, load_rp2040, machine, mp_time
 from unolauncher.launcher.backends.gpio.settings import DeviceSettings
 from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.interface import FirePlan
@@ -99,7 +99,7 @@ def test_drv8833_mode_puts_the_pwm_on_the_input_pins() -> None:
     assert h.board._pwm_in1.duty_u16() == 80 * 65535 // 100 and h.board._pwm_in2.duty_u16() == 0
     h.loop(600)
     # The retract at 60 %, not on/off; full duty on IN2 only as the brake (both inputs high, check_brake.py).
-    assert set(h.board._pwm_in2.duties) == {0, 60 * 65535 // 100, 65535}
+    assert set(duties(h.board._pwm_in2)) == {0, 60 * 65535 // 100, 65535}
     assert h.board.motor_state() == (0, 0) and h.board.bridge_state() == "coast"
 
 
@@ -157,7 +157,7 @@ def test_a_press_during_a_stalled_loop_keeps_its_edge_time() -> None:
     h.board._button.drive(0)  # pressed and held while the loop is stuck for 300 ms
     for _ in range(300):
         mp_time.sleep_ms(1)
-    assert machine.irq_disabled == 0
+    assert machine.irq_depth[0] == 0
     h.loop(1)
     assert len({f.seq for f in h.events(sp.PRESS)}) == 1
     assert h.fw.button.changed_at == pressed_at  # the interrupt's time stamp, not the late loop's

@@ -12,7 +12,7 @@ from unofw.app import run_forever
 from unofw.debounce import Debouncer
 
 from firmware.fwsim import Harness
-from firmware.mpfakes import machine, micropython, mp_time
+from firmware.mpfakes import duties, levels, machine, micropython, mp_time, writes_so_far
 from unolauncher.launcher.backends.serial import protocol as sp
 from unolauncher.launcher.interface import FirePlan
 
@@ -167,7 +167,7 @@ def test_closed_loop_run_counts_cards_then_retracts() -> None:
     assert h.physics.ejected == 3 and h.physics.magazine == 17
     assert h.physics.reverse_ms == pytest.approx(120, abs=3)  # the retract pulse
     assert not h.motor_on()
-    assert max(h.board._pwm.duties) == 80 * 65535 // 100
+    assert max(duties(h.board._pwm)) == 80 * 65535 // 100
     assert len({f.body for f in h.events(sp.CARD)}) == 3
 
 
@@ -176,7 +176,7 @@ def test_no_fire_plan_finishes_at_once_without_the_motor() -> None:
     assert fire(h, fire=False) == sp.AckCode.OK
     h.loop(5)
     assert [r.outcome for r in h.done()] == ["no_fire"]
-    assert h.board._pwm.duties == [0, 0]  # only the boot-time writes
+    assert duties(h.board._pwm) == [0, 0]  # only the boot-time writes
 
 
 def test_suspense_delays_the_motor() -> None:
@@ -276,8 +276,9 @@ def test_guard_timer_stops_the_motor_when_the_main_loop_stalls() -> None:
 def test_a_host_stall_in_the_simulation_is_not_a_stuck_loop() -> None:
     """The simulation's rule, not the firmware's: a loaded host can deschedule the firmware's thread past the guard
     timer's deadline although the loop never stalled (a Pico's loop is not descheduled). Time between two clock
-    checks more than HOST_STALL_MS apart does not count toward the fake hardware timer, so the run ends by its own
-    max_run as on the board (the contract suite's rare 'guard_timer' under load); the test above still trips it."""
+    checks more than the fake clock's STALL_MS apart does not count toward the fake hardware timer, so the run ends
+    by its own max_run as on the board (the contract suite's rare 'guard_timer' under load); the test above still
+    trips it."""
     h = ready(cards_per_s=4.0, magazine=100)
     h.configure(max_run_ms=500, jam_ms=5000, retract_ms=100)
     fire(h, fire=True, cards=50)
@@ -285,7 +286,7 @@ def test_a_host_stall_in_the_simulation_is_not_a_stuck_loop() -> None:
         h.loop(100)
         h.status()
     h.loop(40)
-    mp_time.sleep_ms(machine.HOST_STALL_MS + 250)  # descheduled right before max_run, past the guard's deadline
+    mp_time.sleep_ms(mp_time.STALL_MS + 250)  # descheduled right before max_run, past the guard's deadline
     h.status()
     for _ in range(4):
         h.loop(100)
@@ -398,13 +399,13 @@ def test_signal_chimes_and_pulses_faster_with_tension() -> None:
     h.loop(100)
     assert h.board._buzzer.value() == 0
     h.ack_code(sp.SIGNAL, bytes([0, 1]))
-    h.board._led.writes.clear()
+    mark = writes_so_far()
     h.loop(2000)
-    slow = h.board._led.writes.count(1)
+    slow = levels(h.board._led, mark).count(1)
     h.ack_code(sp.SIGNAL, bytes([0, 6]))
-    h.board._led.writes.clear()
+    mark = writes_so_far()
     h.loop(2000)
-    fast = h.board._led.writes.count(1)
+    fast = levels(h.board._led, mark).count(1)
     assert 2 <= slow < fast
 
 

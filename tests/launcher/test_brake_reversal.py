@@ -4,7 +4,8 @@ drivers would read them (TB6612FNG: PWMA, AIN1, AIN2; DRV8833 on a Pi: IN1, IN2 
 
 A reversal must go drive -> brake (held at least ``BRAKE_MS``) -> the other direction: no coast straight into the
 other direction (a coasting motor still spins when the reverse hits it), and no write, not even for the instant
-before the next one, that drives against the way the motor turns. The firmware's twin: firmware/mpchecks/check_brake.py.
+before the next one, that drives against the way the motor turns. The bridge is read by firmware/mpchecks/hbridge.py,
+the same file the firmware's twin (firmware/mpchecks/check_brake.py) runs under MicroPython.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from firmware.mpfakes import load_check_module
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from unolauncher.clock import VirtualClock
@@ -25,7 +27,7 @@ from .conftest import Rig, make_rig
 
 PINS = DEFAULT_PINS
 MOTOR = (PINS.motor_enable, PINS.motor_forward, PINS.motor_reverse)
-DRIVES = ("forward", "reverse")
+hbridge = load_check_module("hbridge")
 WRITES: list[tuple[float, int, float]] = []  # (virtual time, GPIO, new level) of every change, in order
 NOW: list[VirtualClock] = []
 
@@ -50,54 +52,25 @@ def recorded(clock: VirtualClock) -> Iterator[MockFactory]:
     mock.reset()
 
 
-def bridge(driver: str, en: float, fwd: float, rev: float) -> str:
-    """TB6612FNG H-SW control function table; DRV8833 bridge control table (PWMA not connected)."""
-    if fwd and rev:
-        return "brake"
-    if not fwd and not rev:
-        return "coast"
-    if driver == "tb6612" and not en:
-        return "brake"  # PWM low with a direction set: short brake
-    return "forward" if fwd else "reverse"
-
-
 def timeline(driver: str) -> tuple[list[tuple[float, str]], list[tuple[float, str, bool]]]:
-    """``(settled, steps)``: the state each instant of virtual time ends in, and the state after every write
-    (writes at one virtual instant are one sequence: what lies between them lasts microseconds)."""
+    """``(settled, steps)`` of ``hbridge.settle`` over every recorded write (writes at one virtual instant are one
+    sequence: what lies between them lasts microseconds). A Pi's DRV8833 has IN1/IN2 on/off, PWMA not connected."""
     level = dict.fromkeys(MOTOR, 0.0)
     writes = []
     for when, gpio, value in WRITES:
         if gpio in level:
             level[gpio] = value
-            writes.append((when, bridge(driver, *(level[g] for g in MOTOR))))
-    steps = [(t, st, i + 1 == len(writes) or writes[i + 1][0] != t) for i, (t, st) in enumerate(writes)]
-    return [(t, st) for t, st, last in steps if last], steps
+            writes.append((when, hbridge.bridge(driver, *(level[g] for g in MOTOR))))
+    settled, steps = hbridge.settle(writes)
+    return settled, steps
 
 
 def never_against_the_motor(steps: list[tuple[float, str, bool]]) -> None:
-    turning = None
-    for i, (when, state, last) in enumerate(steps):
-        if last:
-            turning = state if state in DRIVES else turning
-            continue
-        after = next(st for _, st, done in steps[i:] if done)
-        if state in DRIVES and turning not in (None, state):
-            assert state == after, f"an instant of {state} against a motor turning {turning} at {when:.3f} s"
+    hbridge.never_against_the_motor(steps)
 
 
 def brakes_before_reversals(settled: list[tuple[float, str]]) -> list[float]:
-    held = []
-    last: tuple[str, int] | None = None
-    for i, (when, state) in enumerate(settled):
-        if state not in DRIVES:
-            continue
-        if last is not None and last[0] != state:
-            between = settled[last[1] + 1:i]
-            assert between, f"{last[0]} straight into {state} at {when:.3f} s"
-            assert between[0][1] == "brake", f"{last[0]} -> {[s for _, s in between]} -> {state}: no brake first"
-            ended = next((t for t, s in between if s != "brake"), when)
-            held.append(ended - between[0][0])
-        last = (state, i)
+    held: list[float] = hbridge.brakes_before_reversals(settled, lambda later, earlier: later - earlier)
     return held
 
 

@@ -1,4 +1,5 @@
-"""Fake of the ``micropython`` module: records ``kbd_intr`` calls, runs ``schedule``d callbacks at once."""
+"""Fake of the ``micropython`` module: records ``kbd_intr`` calls, runs ``schedule``d callbacks at once; CPython
+cannot lock its heap, so ``heap_lock`` only counts (the allocation-free handlers are checked under MicroPython)."""
 
 from __future__ import annotations
 
@@ -18,3 +19,14 @@ def schedule(func: Callable[[Any], None], arg: Any) -> None:
 
 def const(x: int) -> int:
     return x
+
+
+heap_locks = [0]
+
+
+def heap_lock() -> None:
+    heap_locks[0] += 1
+
+
+def heap_unlock() -> int:
+    return 0

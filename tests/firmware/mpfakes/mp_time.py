@@ -1,6 +1,7 @@
-"""Fake of MicroPython's ``time``: wrapping ``ticks_ms`` (2**30 period, started just before the wrap so any
-code that subtracts ticks instead of using ``ticks_diff`` fails here), real or virtual time, and hooks that the
-simulated hardware runs after every ``sleep_ms`` (the firmware loop's idle)."""
+"""Fake of MicroPython's ``time``, and the clock of the fake ``machine``: wrapping ``ticks_ms`` (2**30 period,
+started just before the wrap so any code that subtracts ticks instead of using ``ticks_diff`` fails here), real or
+virtual time, and hooks that the simulated hardware runs after every ``sleep_ms`` (the firmware loop's idle),
+then the fake machine's timers."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import threading
 import time as _real
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 PERIOD = 1 << 30
 _HALF = PERIOD // 2
@@ -15,6 +17,10 @@ _HALF = PERIOD // 2
 virtual_ms: int | None = None  # None: real time
 offset = PERIOD - 3000  # ticks wrap three seconds into every test
 hooks: list[Callable[[int], None]] = []
+timers: list[Any] = []  # the fake machine's pending Timers (machine.use_clock(mp_time) makes this their clock)
+# The firmware runs on a host thread, which a loaded host can deschedule for longer than the guard's margin; a
+# Pico's loop never is. A gap this long between two timer checks is the host's time, not the firmware's.
+STALL_MS = 10
 _edge = threading.local()  # .at: the moment an input edge happened, while the simulation applies it (edge_at)
 
 
@@ -52,9 +58,13 @@ def ticks_diff(a: int, b: int) -> int:
 
 
 def run_hooks() -> None:
+    """The simulated hardware first (input edges, card physics), then the fake machine's timers."""
     now = raw_ms()
     for hook in list(hooks):
         hook(now)
+    ticks = ticks_ms()
+    for timer in list(timers):
+        timer.check(ticks)
 
 
 def sleep_ms(ms: int) -> None:
@@ -74,9 +84,11 @@ def use_virtual(start: int = 0) -> None:
     global virtual_ms
     virtual_ms = start
     hooks.clear()
+    timers.clear()
 
 
 def use_real() -> None:
     global virtual_ms
     virtual_ms = None
     hooks.clear()
+    timers.clear()
