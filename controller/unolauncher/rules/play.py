@@ -195,7 +195,7 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
         if out:
             s.round_winner = seat
             events.append({"type": "went_out", "player": name})
-        if self._house and self._house_rule_effect(seat, face, action, target, out, events):
+        if self._house and self._house_rule_effect(seat, face, action, target, out, prev_color, events):
             pass  # a house_rules/ rule took the card's effect over
         elif action in HOUSE_ACTIONS:
             self._house_effect(seat, action, target, out, events)

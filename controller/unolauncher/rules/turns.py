@@ -168,10 +168,10 @@ class TurnOrder:
         return sorted(cards)
 
     def _house_rule_effect(
-        self, seat: int, face: str, action: str, target: int, out: bool, events: list[Event]
+        self, seat: int, face: str, action: str, target: int, out: bool, prev_color: str | None, events: list[Event]
     ) -> bool:
         """A house rule takes over a validated play's card effect (``True``), or leaves it to the rule set."""
-        return any(rule.effect(self, seat, face, action, target, out, events) for rule in self._house)
+        return any(rule.effect(self, seat, face, action, target, out, prev_color, events) for rule in self._house)
 
     def _house_no_play(self, seat: int, kind: str, cmd: dict[str, Any], events: list[Event]) -> bool:
         """A validated ``draw``/``hit``/``accept``/``challenge``: a house rule takes it over (``True``) or sees it."""

@@ -9,7 +9,8 @@ The hooks (each a no-op unless a rule overrides it; ``ref`` is the referee, ``re
   answer, hits owed, not their turn) — an answer with a card, out of order;
 - :meth:`HouseRule.refusal`: ``(code, message)`` if the rule forbids this play now (after the usual checks);
 - :meth:`HouseRule.plays`: the cards ``seat`` may play out of order now (``legal_moves`` lists them);
-- :meth:`HouseRule.effect`: take over a validated play's card effect (return ``True``);
+- :meth:`HouseRule.effect`: take over a validated play's card effect (return ``True``); ``prev_color`` is the colour
+  in force before the play (a Wild Draw Four's challenge is judged on it, MK-14);
 - :meth:`HouseRule.no_play`: take over (``True``) or just see (``False``) a ``draw``, ``hit``, ``accept`` or
   ``challenge`` its handler has validated.
 
@@ -58,7 +59,15 @@ class HouseRule:
         return []
 
     def effect(
-        self, ref: Any, seat: int, face: str, action: str, target: int, out: bool, events: list[Event]
+        self,
+        ref: Any,
+        seat: int,
+        face: str,
+        action: str,
+        target: int,
+        out: bool,
+        prev_color: str | None,
+        events: list[Event],
     ) -> bool:
         return False
 
