@@ -53,10 +53,10 @@ class Stacking(HouseRule):
     options = (
         Option("stacking", False, boolean, "HR-ST house rule: a Draw Two on a Draw Two (UNO Attack: a Hit 2 on a Hit "
                "2) passes the summed penalty to the next player; who cannot or will not stack takes it all",
-               optional=True),
+               optional=True, setup="stacking"),
         Option("stacking_wd4", False, boolean, "HR-ST-2 house rule: a Wild Draw Four on a Wild Draw Four passes the "
                "summed draw on; only the last victim may challenge, and only the last one",
-               optional=True, rulesets=("classic", "mario-kart")),
+               optional=True, rulesets=("classic", "mario-kart"), setup="stacking_wd4"),
     )  # fmt: skip
 
     # -- who may answer, with what ----------------------------------------------------------------------------
