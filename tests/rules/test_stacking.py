@@ -12,6 +12,7 @@ import pytest
 
 from unolauncher.cli import main
 from unolauncher.rules.bots import Bot, play_game
+from unolauncher.rules.ejection_audit import audit
 from unolauncher.rules.house_rules.stacking import ADDS
 from unolauncher.rules.referee import Referee
 
@@ -332,3 +333,18 @@ def test_hrst_undo_takes_a_stack_back_and_replay_is_deterministic() -> None:
                    "options": BOTH["options"]})  # fmt: skip
     events_second = [Referee.from_json(second.to_json()).handle(c) and second.handle(c) for c in commands]
     assert events_second == events_first and second.to_json() == first.to_json()
+
+
+def test_hrst3_stacked_hits_are_launcher_presses_the_fairness_audit_verifies() -> None:
+    """``verify``'s audit over a UNO Attack game with stacked Hit 2s: each owed hit is one press under the round's
+    commitment, every commitment checks out (stacking changes how many hits are owed, never how a press decides)."""
+    ref = Referee()
+    events = ok(ref, {"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 606,
+                      "secret": "5e" * 32, "options": {"target_score": 150, "stacking": True}})  # fmt: skip
+    _, played = play_game(ref, Bot("random", seed=606))
+    events += played
+    assert any(e["type"] == "owed" and e["hits"] >= 4 for e in events), "a stacked Hit 2 happened"
+    hits = [e for e in events if e["type"] == "hit"]
+    assert len(of(events, "press")) == len(hits) > 0
+    report = audit((str(i), e) for i, e in enumerate(events))
+    assert report.ok(), report.lines()
