@@ -348,3 +348,11 @@ def test_hrst3_stacked_hits_are_launcher_presses_the_fairness_audit_verifies() -
     assert len(of(events, "press")) == len(hits) > 0
     report = audit((str(i), e) for i, e in enumerate(events))
     assert report.ok(), report.lines()
+
+
+def test_hrst_a_penalty_card_turned_as_the_starter_is_not_a_stack() -> None:
+    ref, events = start("classic", DRAWS, "green draw-2", **ST)  # MK-03: the first player draws 2 and is skipped
+    assert drew(events) == [("ann", 2)] and "house" not in ref.public_state()
+    ref, _ = start("attack", HITS, "green hit-2", **ST)  # ATK-17: the first player owes 2 hits
+    assert ref.public_state()["owed"] == [{"player": "ann", "hits": 2}]
+    refused(ref, {"type": "play", "player": "ann", "card": "red hit-2"}, "hits_owed")
