@@ -272,7 +272,8 @@ def test_hrst_listed_moves_are_accepted_and_unlisted_ones_refused(ruleset: str, 
              "options": {"target_score": 100, **options}})  # fmt: skip
     bot, rng = Bot("random", seed=seed, uno_rate=0.5), random.Random(seed)
     stacked = steps = 0
-    while steps < 500 and ref.state.phase != "over":
+    # 200 steps, and on until a stack of two or more was checked too (at most 500)
+    while (steps < 200 or not stacked) and steps < 500 and ref.state.phase != "over":
         if ref.state.phase == "playing":
             check_both_ways(ref, rng, sample=6)
             stack = ref.state.house.get("stacking")
