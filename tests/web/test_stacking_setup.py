@@ -80,6 +80,7 @@ def test_a_stacked_draw_played_on_the_phone(phones: PhoneFactory, dashboard_url:
     page.click("#btn-draw")  # cy cannot answer: she draws the whole stack and loses her turn
     expect(seat("cy").locator(".hand-count")).to_have_text("7")
     expect(seat("ann")).to_have_class("seat current")
-    expect(page.locator("#feed")).to_contain_text("cy drew 4 cards")  # the feed words the draw (quiet: not in the mini-feed)
+    # the feed words the draw (a quiet event: not in the mini-feed)
+    expect(page.locator("#feed")).to_contain_text("cy drew 4 cards")
     drew = [e for e in table.events("drew") if e["player"] == "cy"]
     assert drew and drew[-1]["count"] == 4
