@@ -30,7 +30,12 @@ GAMES: dict[str, dict[str, Any]] = {
     },
     "mario-kart-3p": {"ruleset": "mario-kart", "players": ["ann", "bob", "cy"], "seed": 303, "strategy": "greedy"},
     "classic-2p": {"ruleset": "classic", "players": ["ann", "bob"], "seed": 404, "strategy": "greedy"},
-}
+    # the stacking house rule (HR-ST): stacked Draw Twos and Wild Draw Fours, stacked Hit 2s
+    "classic-stacking-3p": {"ruleset": "classic", "players": ["ann", "bob", "cy"], "seed": 505, "strategy": "random",
+                            "options": {"stacking": True, "stacking_wd4": True}},
+    "attack-stacking-3p": {"ruleset": "attack", "players": ["ann", "bob", "cy"], "seed": 606, "strategy": "random",
+                           "options": {"stacking": True}},
+}  # fmt: skip
 # A table-mode UNO Attack game as the daemon would journal it: hits carry the launcher's count, each after the
 # launcher's own `pressed`; secrets drawn for each commitment; a phone's entropy; a refill; an undo that reopens a
 # round whose secret was revealed (a fresh commitment); one hit without a count (the model decides: a press too).
@@ -80,7 +85,7 @@ def record(spec: dict[str, Any]) -> list[str]:
         "ruleset": spec["ruleset"],
         "players": spec["players"],
         "seed": spec["seed"],
-        "options": {"target_score": 150},
+        "options": {"target_score": 150, **spec.get("options", {})},
     }
     lines = [json.dumps(start)]
     ref.handle(start)

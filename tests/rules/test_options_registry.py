@@ -33,6 +33,8 @@ EXAMPLES: dict[str, Any] = {
     "ejection_ms_per_card": 120,
     "seven_zero": True,
     "jump_in": True,
+    "stacking": True,
+    "stacking_wd4": True,
 }
 
 

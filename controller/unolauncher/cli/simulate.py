@@ -5,6 +5,7 @@ Example::
     $ unolauncher simulate --ruleset attack --players 4 --games 1000 --seed 7
     $ unolauncher simulate --ruleset classic --players 2 --games 200 --strategy greedy --json
     $ unolauncher simulate --games 10000 --jobs 2
+    $ unolauncher simulate --ruleset classic --option seven_zero=true --option jump_in=true
 
 Game *i* uses seed ``S + i`` for the referee and the bots, so a run is reproducible (only the timing varies), and
 with ``--jobs N`` the games are played by N processes in chunks: every game keeps its seed and the totals are sums,
@@ -172,6 +173,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strategy", choices=STRATEGIES, default="random", help="bot strategy for every seat")
     parser.add_argument("--target-score", type=int, default=500)
     parser.add_argument("--preset", default="classic", help="ejection model preset (attack rule sets)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=JSON",
+        help="a game option, e.g. --option stacking=true (repeatable; any option of docs/rules.md)",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (same summary whatever the number)")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     parser.add_argument(
@@ -191,6 +199,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     seats = [f"seat{i + 1}" for i in range(args.players)]
     options: dict[str, Any] = {"target_score": args.target_score, "ejection_preset": args.preset}
+    for item in args.option:
+        name, _, value = item.partition("=")
+        try:
+            options[name] = json.loads(value)
+        except ValueError:
+            print(f"unolauncher simulate: --option {item!r} is not NAME=JSON (e.g. stacking=true).", file=sys.stderr)
+            return 2
     probe = Referee().handle(
         {"type": "new_game", "ruleset": args.ruleset, "players": seats, "seed": args.seed, "options": options}
     )

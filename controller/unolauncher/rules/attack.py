@@ -118,6 +118,8 @@ class AttackRules(Stock, Scoring):
 
         # -- apply ----------------------------------------------------------------------------------------
         events: list[Event] = []
+        if self._house and self._house_no_play(seat, "hit", cmd, events):
+            return events
         self._close_exposure(seat)
         count = self._ejection_count(cards, s.players[seat], events)  # the press event, if the model decided
         got = self._take(seat, count, events, hit=True)

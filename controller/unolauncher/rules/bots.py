@@ -56,6 +56,8 @@ class Bot:
         if s.phase != PLAYING:
             return {"type": "next_round"} if s.phase == BETWEEN else None
         players = s.players
+        if s.house:  # a house rule holds something open (house_rules/): choose among what legal_moves lists
+            return self._legal_pick(ref)
         if s.pending is not None:
             return self._answer(ref)
         if s.owed:
@@ -113,6 +115,18 @@ class Bot:
         if names_color:
             cmd["color"] = COLORS[pick]
         return cmd
+
+    def _legal_pick(self, ref: Referee) -> dict[str, Any] | None:
+        """The acting player's move from ``legal_moves`` (without UNO calls and catches): uniform for random bots,
+        the first card play for greedy ones (answering with a card rather than taking a penalty)."""
+        s = ref._s
+        seat = s.pending["player"] if s.pending is not None else s.owed[0][0] if s.owed else s.current
+        moves = [m for m in ref.legal_moves(s.players[seat]) if m["type"] not in ("uno", "catch")]
+        if not moves:
+            return None
+        if self.strategy == "greedy":
+            return next((m for m in moves if m["type"] == "play"), moves[0])
+        return moves[int(self.rng.random() * len(moves))]
 
     def _answer(self, ref: Referee) -> dict[str, Any] | None:
         s = ref.state

@@ -1,6 +1,8 @@
 """The checks a command's fields are made of: small predicates that return ``None`` when a value is fine, else a
 :class:`Problem` naming the spot (``customizable.count``, ``[3]``) and what is wrong. ``schema.py`` builds each
 command's table from them, ``options.py`` each game option's, ``daemon/commands.py`` the daemon's own commands'.
+:class:`Option` (one game option's declaration) lives here too, so that a house rule's module (``house_rules/``)
+declares its options without importing the option registry that collects them.
 
 Example::
 
@@ -189,3 +191,18 @@ def fields(spec: Mapping[str, Check]) -> Check:
         return None
 
     return check
+
+
+class Option(NamedTuple):
+    """One game option. ``rulesets`` empty: every rule set. ``setup``: the name of the dashboard setup form's control
+    for it, ``""`` when the dashboard does not offer it (the doc line says who sets it). ``refine``: what the value
+    means beyond its shape (called after ``check`` passed, may refuse; returns the value the game keeps)."""
+
+    name: str
+    default: Any
+    check: Check
+    doc: str
+    optional: bool = False
+    rulesets: tuple[str, ...] = ()
+    setup: str = ""
+    refine: Callable[[Any], Any] | None = None

@@ -78,6 +78,7 @@ class Dealing(AttackRules):
         s.direction = 1
         s.owed, s.resume, s.chain, s.chain_skips = [], -1, False, 0
         s.drew, s.drawn, s.pending, s.wd4 = False, None, None, None
+        s.house = {}  # nothing a house rule kept open outlives its round
         s.declared, s.uno_exposed, s.round_winner = [False] * n, -1, -1
         s.last_player = s.before_last = -1
         s.reload_pending = False

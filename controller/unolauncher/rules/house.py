@@ -11,6 +11,11 @@ colour and face) may play it out of turn, when nothing is pending, no hits are o
 the current player has not drawn; play then goes on from the jumper, as if it had been their turn (the players
 between lose their turn). ``legal_moves`` lists such a play for every other player who holds the card.
 
+A house rule written as a module of ``house_rules/`` (the way to add one: docs/extending.md) touches none of this
+file: the referee's handlers, ``legal_moves`` and the bots call its hooks through ``TurnOrder._house_*``
+(``turns.py``, the base every handler's mixin shares). ``seven_zero`` and ``jump_in``, the first two, are written
+here directly:
+
 A house rule is its option in ``options.py`` (``optional=True``: games without it keep their JSON), its actions in
 ``actions.py`` and here: :func:`house_actions` gives the faces their actions, :meth:`HouseRules._house_effect`
 applies them; ``play.py`` calls both, the fast-path table and ``legal_moves`` follow from the action table.
@@ -49,7 +54,7 @@ class HouseRules(TurnOrder):
         s = self._s
         if not s.options.get("jump_in") or seat == s.current or type(card) is not str:
             return False
-        if s.pending is not None or s.owed or s.chain or s.drawn is not None or s.drew:
+        if s.pending is not None or s.owed or s.chain or s.drawn is not None or s.drew or s.house:
             return False
         if not s.discard or card != s.discard[-1] or card.startswith("wild"):
             return False

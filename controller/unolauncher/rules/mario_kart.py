@@ -159,6 +159,7 @@ class MarioKartRules(Stock, Scoring):
             or s.drew
             or not s.stock
             or self._rs.attack
+            or s.house
             or not self._quick
             or self._seats.get(name, -1) != s.current
         ):
@@ -194,6 +195,8 @@ class MarioKartRules(Stock, Scoring):
         if s.drew:
             refuse("already_drew", "You already drew this turn; play the drawn card or pass.")
         events: list[Event] = []
+        if self._house and self._house_no_play(seat, "draw", cmd, events):
+            return events
         self._close_exposure(seat)
         self._took_turn(seat)  # MK-09: a turn spent drawing (and passing) counts
         got = self._draw(seat, 1, events)
@@ -221,6 +224,8 @@ class MarioKartRules(Stock, Scoring):
     def _cmd_accept(self, cmd: dict[str, Any]) -> list[Event]:
         s, seat = self._pending_for(cmd, ("challenge",))
         events: list[Event] = [{"type": "accepted", "player": s.players[seat]}]
+        if self._house and self._house_no_play(seat, "accept", cmd, events):
+            return events
         self._close_exposure(seat)
         s.pending, s.wd4 = None, None
         self._draw(seat, 4, events)  # MK-13
@@ -240,6 +245,8 @@ class MarioKartRules(Stock, Scoring):
         events: list[Event] = [
             {"type": "challenged", "player": s.players[seat], "target": s.players[by], "guilty": bool(guilty)}
         ]
+        if self._house and self._house_no_play(seat, "challenge", {**cmd, "guilty": bool(guilty)}, events):
+            return events
         self._close_exposure(seat)
         s.pending, s.wd4 = None, None
         if guilty:  # MK-14: the WD4 player draws 4, play continues normally with the challenger

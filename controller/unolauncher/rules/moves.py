@@ -66,6 +66,9 @@ class LegalMoves(HouseRules):
             moves.extend(self._answers(player, pending["kind"]))
         if s.phase != PLAYING:
             return moves
+        if self._house and s.mode == "full":  # a house_rules/ rule's answers with a card, out of order
+            for card in self._house_plays(seat):
+                self._plays(player, card, moves)
         if pending is None:
             if s.owed:
                 if s.owed[0][0] == seat:
@@ -131,10 +134,14 @@ class LegalMoves(HouseRules):
         if s.mode == "full":  # the hot path: once per bot turn in a simulation
             hand = s.hands[seat]
             cards = sorted(PLAYABLE_ON[s.color][s.discard[-1]].intersection(hand))
+            if s.house:  # a house rule holds something open (house_rules/): it may forbid some
+                cards = [card for card in cards if self._house_allows(seat, card)]
             if cards and len(hand) == 1:
                 return self._not_last(cards)
             return cards
         cards = sorted(PLAYABLE_ON[s.color][s.discard[-1]].intersection(self._rs.counts))
+        if s.house:
+            cards = [card for card in cards if self._house_allows(seat, card)]
         return self._not_last(cards) if s.table_counts[seat] <= 1 else cards
 
     def _not_last(self, cards: list[str]) -> list[str]:

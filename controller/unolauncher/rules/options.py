@@ -10,7 +10,8 @@ refused when wrong, accepted when right, survives a snapshot and is offered wher
 *Optional* options are left out of a game's options when the command does not give them, so that a game without
 them keeps its exact JSON: journal snapshots of older versions, and the golden replays in ``tests/rules/golden``,
 stay byte-identical. **A new option is optional** (``optional=True``); a non-optional one rewrites every golden file.
-Code reads an optional option with ``options.get(name, default)``.
+Code reads an optional option with ``options.get(name, default)``. A house rule written as a module of
+``house_rules/`` declares its options there (its ``RULE.options``); they are added to :data:`REGISTRY` here.
 
 Example::
 
@@ -22,13 +23,13 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 from unolauncher.rules.checks import (
     MAX_CARDS,
     MAX_LABEL,
     Check,
+    Option,
     array,
     boolean,
     fields,
@@ -39,24 +40,10 @@ from unolauncher.rules.checks import (
     text,
 )
 from unolauncher.rules.ejection import MS_PER_CARD_RANGE
+from unolauncher.rules.house_rules import house_rule_options
 from unolauncher.rules.refusal import refuse
 
 ATTACK_RULESETS = ("attack", "attack-original")
-
-
-class Option(NamedTuple):
-    """One game option. ``rulesets`` empty: every rule set. ``setup``: the name of the dashboard setup form's control
-    for it, ``""`` when the dashboard does not offer it (the doc line says who sets it). ``refine``: what the value
-    means beyond its shape (called after ``check`` passed, may refuse; returns the value the game keeps)."""
-
-    name: str
-    default: Any
-    check: Check
-    doc: str
-    optional: bool = False
-    rulesets: tuple[str, ...] = ()
-    setup: str = ""
-    refine: Callable[[Any], Any] | None = None
 
 
 # ATK-16: what a Wild Customizable may do (rules.md lists each one's effect).
@@ -116,6 +103,8 @@ REGISTRY: tuple[Option, ...] = (
            "hand along the direction of play", optional=True, setup="seven_zero"),
     Option("jump_in", False, boolean, "HR-JI house rule: a player holding the card identical to the top of the discard "
            "pile may play it out of turn; play goes on from them", optional=True, setup="jump_in"),
+    # The house rules that are modules of their own (house_rules/), each declaring its options there.
+    *house_rule_options(),
 )  # fmt: skip
 OPTIONS_BY_NAME: dict[str, Option] = {option.name: option for option in REGISTRY}
 

@@ -47,6 +47,7 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
             or s.phase != PLAYING
             or s.pending is not None
             or s.owed
+            or s.house
             or (s.drawn is not None and s.drawn != card)
         ):
             return None
@@ -96,7 +97,8 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
         if seat < 0:
             seat = self._seat(cmd)
         card = cmd.get("card")
-        if not self._may_jump_in(seat, card):  # house rule jump_in: an identical card out of turn
+        # house rule jump_in (an identical card out of turn), or a house_rules/ rule's answer with a card
+        if not (self._may_jump_in(seat, card) or (self._house and self._house_may_play(seat, card))):
             self._require_turn(seat)
         info = CARD_INFO.get(card) if type(card) is str else None
         if info is None or card not in self._rs.counts:
@@ -111,6 +113,8 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
             refuse("must_play_drawn", f"After drawing, only the drawn card ({s.drawn}) may be played.")
         if not matches(card, s.color, s.discard[-1]):
             refuse("card_does_not_match", f"{card} does not match {s.discard[-1]} ({s.color}).")
+        if self._house:
+            self._house_check_play(seat, card)
         color, face = info
         action = self._actions.get(face, "")
         chosen = cmd.get("color") if color is None else None
@@ -191,7 +195,9 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
         if out:
             s.round_winner = seat
             events.append({"type": "went_out", "player": name})
-        if action in HOUSE_ACTIONS:
+        if self._house and self._house_rule_effect(seat, face, action, target, out, prev_color, events):
+            pass  # a house_rules/ rule took the card's effect over
+        elif action in HOUSE_ACTIONS:
             self._house_effect(seat, action, target, out, events)
         elif self._rs.attack:
             self._attack_effect(seat, face, action, target, out, events)

@@ -49,6 +49,8 @@ from unolauncher.rules.cards import RULESETS, Ruleset
 from unolauncher.rules.dealing import Dealing
 from unolauncher.rules.ejection import FirePlan
 from unolauncher.rules.ejection_stream import EjectionStream
+from unolauncher.rules.house_rules import HouseRule
+from unolauncher.rules.house_rules import active as active_house_rules
 from unolauncher.rules.moves import LegalMoves
 from unolauncher.rules.names import names_problem
 from unolauncher.rules.play import CardPlay, quick_table
@@ -106,6 +108,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         self._stream = EjectionStream()
         self._actions: dict[str, str] = {}
         self._quick: dict[str, tuple[str | None, str, str, bool]] = {}
+        self._house: tuple[HouseRule, ...] = ()
         self._history: list[dict[str, Any]] = []  # accepted commands since the last new_game
         self._prior: dict[str, Any] | None = None  # state before that new_game (None: no game before)
 
@@ -202,7 +205,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         pending = None
         if s.pending is not None:
             pending = {k: (names[v] if k in ("player", "by") else v) for k, v in s.pending.items()}
-        return {
+        public: dict[str, Any] = {
             "ruleset": s.ruleset or None,
             "mode": s.mode if started else None,
             "phase": s.phase,
@@ -223,6 +226,9 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
             "target_score": s.options["target_score"],
             "winner": names[s.winner] if s.winner >= 0 else None,
         }
+        if s.house:  # what a house rule keeps open (house_rules/): only while it is set
+            public["house"] = copy_json(s.house)
+        return public
 
     def hitter(self) -> str | None:
         """Who a launcher press is attributed to now, or ``None`` if no hit is allowed."""
@@ -296,6 +302,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         self._seats = {name: i for i, name in enumerate(state.players)}
         self._rs = RULESETS.get(state.ruleset, RULESETS["classic"])
         self._actions = self._action_map()
+        self._house = active_house_rules(state.options)
         self._quick = quick_table(self._rs, self._actions) if state.mode == "full" else {}
 
     def _rebuild(self, prior: dict[str, Any] | None, commands: list[dict[str, Any]]) -> None:

@@ -48,6 +48,7 @@ _FIELDS: tuple[str, ...] = (
     "drew",
     "ejection_seed",
     "hands",
+    "house",
     "last_player",
     "mode",
     "options",
@@ -73,7 +74,10 @@ _FIELDS: tuple[str, ...] = (
 )
 
 # Fields newer than some saved states (journal snapshots): their value when a saved state lacks them.
-_ADDED_LATER: dict[str, Any] = {"uno_next": -1}
+_ADDED_LATER: dict[str, Any] = {"uno_next": -1, "house": {}}
+# Fields left out of the JSON while they hold their empty value: a game that never uses them keeps its exact JSON
+# (journal snapshots, the golden replays), as optional options do (options.py).
+_OMITTED_WHEN_EMPTY: frozenset[str] = frozenset({"house"})
 
 
 class GameState:
@@ -123,6 +127,9 @@ class GameState:
         self.ejection_seed: int = 0  # names the secrets of a rigged game (see ejection.derive_secret)
         self.rigged: bool = False  # new_game carried no daemon-drawn secret (or a launcher.script)
         self.reload_pending: bool = False
+        # What house rules keep between commands (house_rules/: e.g. stacking's open stack), by key; empty in a game
+        # whose house rules keep nothing open, and then absent from the JSON (_OMITTED_WHEN_EMPTY).
+        self.house: dict[str, Any] = {}
 
     # -- cheap queries used on the hot path -------------------------------------------------------------
     def count(self, seat: int) -> int:
@@ -144,6 +151,8 @@ class GameState:
                 data[name] = [version, list(internal), gauss]
             else:
                 value = getattr(self, name)
+                if not value and name in _OMITTED_WHEN_EMPTY:
+                    continue
                 data[name] = copy_json(value)
         return data
 
@@ -155,7 +164,8 @@ class GameState:
                 version, internal, gauss = data[name]
                 state.rng.setstate((version, tuple(internal), gauss))
             elif name not in data and name in _ADDED_LATER:
-                setattr(state, name, _ADDED_LATER[name])  # a state saved before the field existed
+                # a state saved before the field existed, or with the field empty (_OMITTED_WHEN_EMPTY)
+                setattr(state, name, copy_json(_ADDED_LATER[name]))
             else:
                 setattr(state, name, copy_json(data[name]))
         return state

@@ -9,13 +9,16 @@ mixins whose methods it calls, so mypy checks every call; at run time a mixin's 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from unolauncher.rules.cards import Ruleset
 from unolauncher.rules.ejection_stream import EjectionStream
 from unolauncher.rules.refusal import Event, refuse, short_repr
 from unolauncher.rules.state import IDLE, OVER, PLAYING, GameState
 from unolauncher.rules.validation import validate_secret
+
+if TYPE_CHECKING:
+    from unolauncher.rules.house_rules import HouseRule
 
 
 class TurnOrder:
@@ -27,6 +30,7 @@ class TurnOrder:
     _stream: EjectionStream
     _actions: dict[str, str]
     _quick: dict[str, tuple[str | None, str, str, bool]]
+    _house: tuple[HouseRule, ...]  # the house rules of house_rules/ this game switches on
 
     def _reveal(self, reason: str, events: list[Event]) -> None:
         """Close the open launcher epoch, if any, and publish its secret (``ejection_reveal``): ``reason`` is why the
@@ -140,6 +144,41 @@ class TurnOrder:
             s.uno_next = s.resume
         else:
             s.uno_next = s.current if s.current != seat else -1
+
+    # -- the hooks of the house rules in house_rules/ (self._house: those the game switches on) --------------
+    def _house_may_play(self, seat: int, card: Any) -> bool:
+        """Does a house rule let ``seat`` play ``card`` now, although the turn checks would refuse it?"""
+        return type(card) is str and any(rule.may_play(self, seat, card) for rule in self._house)
+
+    def _house_check_play(self, seat: int, card: str) -> None:
+        """Refuse a play a house rule forbids now (called after the usual checks, before anything changes)."""
+        for rule in self._house:
+            found = rule.refusal(self, seat, card)
+            if found is not None:
+                refuse(*found)
+
+    def _house_allows(self, seat: int, card: str) -> bool:
+        return all(rule.refusal(self, seat, card) is None for rule in self._house)
+
+    def _house_plays(self, seat: int) -> list[str]:
+        """The distinct cards house rules let ``seat`` play out of order now, sorted."""
+        cards: set[str] = set()
+        for rule in self._house:
+            cards.update(rule.plays(self, seat))
+        return sorted(cards)
+
+    def _house_rule_effect(
+        self, seat: int, face: str, action: str, target: int, out: bool, prev_color: str | None, events: list[Event]
+    ) -> bool:
+        """A house rule takes over a validated play's card effect (``True``), or leaves it to the rule set."""
+        return any(rule.effect(self, seat, face, action, target, out, prev_color, events) for rule in self._house)
+
+    def _house_no_play(self, seat: int, kind: str, cmd: dict[str, Any], events: list[Event]) -> bool:
+        """A validated ``draw``/``hit``/``accept``/``challenge``: a house rule takes it over (``True``) or sees it."""
+        taken = False
+        for rule in self._house:
+            taken = rule.no_play(self, seat, kind, cmd, events) or taken
+        return taken
 
 
 def owed_public(names: list[str], entry: list[int]) -> dict[str, Any]:

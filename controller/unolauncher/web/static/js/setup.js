@@ -60,6 +60,7 @@ export class Setup {
   syncRuleset() {
     const attack = this.form.ruleset.value.startsWith("attack");
     for (const node of this.form.querySelectorAll(".attack-only")) node.hidden = !attack;
+    for (const node of this.form.querySelectorAll(".draw-only")) node.hidden = attack;
     // Wild Customizable exists only in the current Attack deck (ATK-01).
     this.form.customizable.closest("label").hidden = this.form.ruleset.value !== "attack";
     this.form.querySelector("#setup-mode-note").hidden = this.form.mode.value !== "table";
@@ -103,6 +104,8 @@ export class Setup {
     }
     if (f.seven_zero.checked) options.seven_zero = true; // house rules: sent only when on (rules/options.py)
     if (f.jump_in.checked) options.jump_in = true;
+    if (f.stacking.checked) options.stacking = true;
+    if (!ruleset.startsWith("attack") && f.stacking_wd4.checked) options.stacking_wd4 = true;
     if (ruleset === "attack" && f.customizable.value) {
       // ATK-16: {"action": "hit", "count": 3}; the select's value is "action" or "action:count".
       const [action, count] = f.customizable.value.split(":");

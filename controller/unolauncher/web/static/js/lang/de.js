@@ -341,6 +341,8 @@ export default {
   "setup.suggestion": "Einen Kartentipp geben kostet 4 Drücke",
   "setup.seven_zero": "Hausregel 7-0: eine 7 tauscht die Hände, eine 0 gibt sie weiter",
   "setup.jump_in": "Hausregel Reinwerfen: eine gleiche Karte außer der Reihe spielen",
+  "setup.stacking": "Hausregel Stapeln: Zwei ziehen oder Drück 2 auf eine gibt die Summe weiter",
+  "setup.stacking_wd4": "Hausregel Stapeln: auch Vier ziehen auf Vier ziehen",
   "setup.target": "Zielpunktzahl",
   "setup.seed": "Startwert",
   "setup.random": "zufällig",

@@ -354,6 +354,8 @@ export default {
   "setup.suggestion": "Suggesting a card costs 4 hits",
   "setup.seven_zero": "House rule 7-0: a 7 swaps hands, a 0 passes them on",
   "setup.jump_in": "House rule jump-in: play an identical card out of turn",
+  "setup.stacking": "House rule stacking: a Draw 2 or Hit 2 on one passes the sum on",
+  "setup.stacking_wd4": "House rule stacking: a Wild Draw 4 on one too",
   "setup.target": "Target score",
   "setup.seed": "Seed",
   "setup.random": "random",

@@ -343,6 +343,8 @@ export default {
   "setup.suggestion": "4 na pindot ang bayad sa pagmumungkahi ng card",
   "setup.seven_zero": "Patakaran ng bahay 7-0: ang 7 ay nagpapalit ng kamay, ang 0 ay nagpapasa nito",
   "setup.jump_in": "Patakaran ng bahay na jump-in: maglaro ng kaparehong baraha kahit hindi mo turno",
+  "setup.stacking": "Patakaran ng bahay na stacking: ang Draw Two o Pindot 2 sa kapareho ay ipinapasa ang kabuuan",
+  "setup.stacking_wd4": "Patakaran ng bahay na stacking: pati Draw Four sa Draw Four",
   "setup.target": "Target na puntos",
   "setup.seed": "Binhi",
   "setup.random": "kahit ano",

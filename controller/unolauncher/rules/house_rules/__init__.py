@@ -1,0 +1,92 @@
+"""House rules written as modules of their own: each module here declares one rule, ``RULE``, a :class:`HouseRule`
+with its options and the hooks it needs. Nothing else names it: the option registry (``options.py``) adds its
+options, the referee (``house.py``'s :class:`~unolauncher.rules.house.HouseRules`) calls its hooks in every game that
+switches one of them on, and ``legal_moves``, the bots, the fast paths and the public state follow from the hooks.
+
+The hooks (each a no-op unless a rule overrides it; ``ref`` is the referee, ``ref._s`` its state):
+
+- :meth:`HouseRule.may_play`: ``seat`` may play ``card`` now although the turn checks would refuse it (a pending
+  answer, hits owed, not their turn) — an answer with a card, out of order;
+- :meth:`HouseRule.refusal`: ``(code, message)`` if the rule forbids this play now (after the usual checks);
+- :meth:`HouseRule.plays`: the cards ``seat`` may play out of order now (``legal_moves`` lists them);
+- :meth:`HouseRule.effect`: take over a validated play's card effect (return ``True``); ``prev_color`` is the colour
+  in force before the play (a Wild Draw Four's challenge is judged on it, MK-14);
+- :meth:`HouseRule.no_play`: take over (``True``) or just see (``False``) a ``draw``, ``hit``, ``accept`` or
+  ``challenge`` its handler has validated.
+
+What a rule keeps between commands goes in the state's ``house`` dict under the rule's own key: absent from the
+state's JSON while empty (journal snapshots and golden replays keep their bytes), cleared at every round's start,
+shown in the public state (``house``) while set. While it is set the fast paths step aside (every command takes the
+checked path), jump-in waits, and the bots choose among ``legal_moves``.
+
+Example::
+
+    >>> all(isinstance(rule, HouseRule) and rule.options for rule in rules())
+    True
+    >>> active({})  # a game without house rule options plays none
+    ()
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import cache
+from typing import Any
+
+from unolauncher.rules.checks import Option
+from unolauncher.rules.refusal import Event
+
+
+class HouseRule:
+    """One house rule: ``name`` (its ``house`` state key and docs/rules.md section), ``options`` (declared once,
+    optional, default off) and the hooks the referee calls while one of its options is on."""
+
+    name: str = ""
+    options: tuple[Option, ...] = ()
+
+    def on(self, options: dict[str, Any]) -> bool:
+        """Whether a game with ``options`` plays this rule (any of its options set)."""
+        return any(options.get(option.name) for option in self.options)
+
+    def may_play(self, ref: Any, seat: int, card: str) -> bool:
+        return False
+
+    def refusal(self, ref: Any, seat: int, card: str) -> tuple[str, str] | None:
+        return None
+
+    def plays(self, ref: Any, seat: int) -> list[str]:
+        return []
+
+    def effect(
+        self,
+        ref: Any,
+        seat: int,
+        face: str,
+        action: str,
+        target: int,
+        out: bool,
+        prev_color: str | None,
+        events: list[Event],
+    ) -> bool:
+        return False
+
+    def no_play(self, ref: Any, seat: int, kind: str, cmd: dict[str, Any], events: list[Event]) -> bool:
+        return False
+
+
+@cache
+def rules() -> tuple[HouseRule, ...]:
+    """Every house rule module's ``RULE``, by module name."""
+    found = sorted(info.name for info in pkgutil.iter_modules(__path__))
+    return tuple(importlib.import_module(f"{__name__}.{name}").RULE for name in found)
+
+
+def active(options: dict[str, Any]) -> tuple[HouseRule, ...]:
+    """The house rules a game with ``options`` plays."""
+    return tuple(rule for rule in rules() if rule.on(options))
+
+
+def house_rule_options() -> tuple[Option, ...]:
+    """Every house rule module's options, for the option registry."""
+    return tuple(option for rule in rules() for option in rule.options)
