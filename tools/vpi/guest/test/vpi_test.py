@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from vpi_rig import CONFIG, PACE, PINS, UNIT, Sim, Table, alive, check, systemctl, unit, wait_for
+from vpi_rig import CONFIG, PACE, PINS, UNIT, Failed, Sim, Table, alive, check, systemctl, unit, wait_for
 
 from unolauncher.launcher.backends.gpio.lgpio_release import line_info
 
@@ -230,18 +230,31 @@ class Guest:
         check(self.sim.motor_off(), f"{what}: a motor line is high after the exit")
         return pid
 
+    def _inactive(self, what: str) -> dict[str, str]:
+        """The unit once it is inactive after a clean stop; if it never is (a stop that failed is restarted by
+        systemd), the failure names the unit's last state, its Result and restarts."""
+        seen: dict[str, str] = {}
+
+        def inactive() -> dict[str, str] | None:
+            seen.update(unit("ActiveState", "SubState", "ExecMainStatus", "Result", "NRestarts"))
+            return dict(seen) if seen.get("ActiveState") == "inactive" else None
+
+        try:
+            info: dict[str, str] = wait_for(inactive, 30, f"the unit inactive after {what}", 0.1)
+        except Failed as exc:
+            raise Failed(f"{exc}; last seen {seen}") from None
+        return info
+
     def sigterm(self) -> None:
         pid = self._stop_mid_run(lambda p: os.kill(p, signal.SIGTERM), "SIGTERM")
-        info = wait_for(lambda: (i := unit("ActiveState", "ExecMainStatus", "Result"))["ActiveState"] == "inactive"
-                        and i, 30, "the unit inactive after SIGTERM")  # fmt: skip
+        info = self._inactive("SIGTERM")
         check(info["ExecMainStatus"] == "0" and info["Result"] == "success", f"SIGTERM exit: {info}")
         systemctl("start", "--no-block", UNIT)
         self.ready(pid)
 
     def stop(self) -> None:
         pid = self._stop_mid_run(lambda p: systemctl("stop", "--no-block", UNIT), "systemctl stop")
-        info = wait_for(lambda: (i := unit("ActiveState", "ExecMainStatus", "Result"))["ActiveState"] == "inactive"
-                        and i, 30, "the unit inactive after systemctl stop")  # fmt: skip
+        info = self._inactive("systemctl stop")
         check(info["ExecMainStatus"] == "0" and info["Result"] == "success", f"systemctl stop: {info}")
         systemctl("start", "--no-block", UNIT)
         self.ready(pid)
