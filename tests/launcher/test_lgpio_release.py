@@ -69,6 +69,7 @@ def pin(lgpio: FakeLgpio, gpio: int) -> Any:
     device._factory = types.SimpleNamespace(_handle=7, chip=0)
     device._number = gpio
     device._callback = Callback(lgpio.calls) if lgpio.modes.get(gpio, 0) & ALERT else None
+    device._info = types.SimpleNamespace(pull="", name=f"GPIO{gpio}")  # no physical pull resistor on the line
     return device
 
 
@@ -84,10 +85,32 @@ def test_leaving_edge_detection_keeps_the_lines_pull(fake: FakeLgpio) -> None:
     assert fake.calls == [("cancel",), ("free", 27), ("wait", "/dev/gpiochip0", 27), ("claim_input", 27, PULL_UP)]
 
 
-def test_a_line_without_an_alert_is_closed_as_gpiozero_does(fake: FakeLgpio) -> None:
-    fake.modes[12] = 1 << 9  # an output (the motor lines): no alert thread polls it, nothing to wait for
+def test_an_output_is_freed_and_waited_for_before_it_is_claimed_again(fake: FakeLgpio) -> None:
+    fake.modes[12] = 1 << 9  # an output (the motor lines): lgpio's claim would free it and request it at once
     pin(fake, 12).close()
-    assert fake.calls == [("claim_input", 12, 128)]
+    assert fake.calls == [("free", 12), ("wait", "/dev/gpiochip0", 12), ("claim_input", 12, 128)]
+
+
+def test_a_line_lgpio_does_not_have_is_claimed_as_gpiozero_does(fake: FakeLgpio) -> None:
+    pin(fake, 13).close()
+    assert fake.calls == [("claim_input", 13, 128)]
+
+
+def test_a_new_pull_waits_for_the_kernel_to_let_go_of_the_line(fake: FakeLgpio) -> None:
+    # The arm64 guest's selftest: the button, a plain input again after its alert was released, was still busy
+    # when gpiozero's _set_pull freed it and claimed it at once with the pull-up.
+    fake.modes[17] = 1 << 8  # lgpio's input, no alert
+    pin(fake, 17)._set_pull("up")
+    assert fake.calls == [("free", 17), ("wait", "/dev/gpiochip0", 17), ("claim_input", 17, PULL_UP)]
+
+
+def test_a_refused_pull_frees_nothing(fake: FakeLgpio) -> None:
+    from gpiozero.exc import PinInvalidPull
+
+    fake.modes[17] = 1 << 8
+    with pytest.raises(PinInvalidPull):
+        pin(fake, 17)._set_pull("sideways")
+    assert fake.calls == []
 
 
 def test_line_info_layout_matches_linux_gpio_h() -> None:

@@ -6,7 +6,8 @@ Two layers, so a warm run costs seconds and still tests the code of this checkou
 * the **base** (cached in ``--cache``, default ``/var/cache/unolauncher-vpi/<arch>``): the trixie-backports kernel
   (``vpi_kernel.py``), an ``mmdebstrap`` bookworm tree with systemd, udev, kmod, python3, python3-venv, an initramfs,
   and ``/opt/unolauncher/venv`` holding the project's dependencies (wheels built on the host from PyPI). Its key is
-  the hash of what builds it (:func:`base_key`) and of ``pyproject.toml``: change either and it is built again;
+  the hash of what builds it (:func:`base_key`) and of ``pyproject.toml``'s ``[project]``: change either and it is
+  built again;
 * the **run image** (every run): a copy of the base with this checkout's wheel installed into the venv exactly as
   ``systemd/README.md`` tells a Pi user (``pip install``), ``systemd/unolauncher.service`` copied and enabled as
   shipped, ``/etc/unolauncher/config.toml`` and ``hardware/pins.toml``; written with ``mke2fs -d`` (no loop mount).
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -53,12 +55,19 @@ def log(message: str) -> None:
     print(f"vpi build: {message}", flush=True)
 
 
-def base_key(arch: str) -> str:
-    """The base's cache key: what builds it (not the per-run steps, so editing those reuses the cache)."""
+def base_key(arch: str, pyproject: Path = ROOT / "pyproject.toml") -> str:
+    """The base's cache key: what builds it (not the per-run steps, so editing those reuses the cache).
+
+    >>> base_key("amd64") != base_key("arm64") and len(base_key("amd64"))
+    16
+    """
     digest = hashlib.sha256(f"{arch} {SUITE} {PACKAGES} {EXTRA_WHEELS}".encode())
     digest.update(inspect.getsource(build_base).encode() + inspect.getsource(build_wheelhouse).encode())
-    recipe = [HERE / "vpi_debian.py", HERE / "vpi_kernel.py", ROOT / "pyproject.toml"]
-    for path in sorted([*recipe, *(GUEST / "base").rglob("*")]):
+    # Of pyproject.toml only what the base's venv is made from (the package's dependencies, its build system): a
+    # lint or import-contract setting does not rebuild a base that takes over half an hour on arm64.
+    project = tomllib.loads(pyproject.read_text())
+    digest.update(json.dumps([project["project"], project["build-system"]], sort_keys=True).encode())
+    for path in sorted([HERE / "vpi_debian.py", HERE / "vpi_kernel.py", *(GUEST / "base").rglob("*")]):
         if path.is_file():
             digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()[:16]

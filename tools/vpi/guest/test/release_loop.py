@@ -56,7 +56,7 @@ def main(board: str, gpio: int, cycles: int) -> int:
     finally:
         factory.close()
     factory = make_pin_factory("lgpio", board)
-    lgpio_release.wait_released = timed  # release_alert looks it up at each call
+    lgpio_release.wait_released = timed  # release_line looks it up at each call
     try:
         project = loop(factory, gpio, cycles)
     finally:

@@ -11,7 +11,8 @@ in ``unolauncher selftest``, which claims and closes every input in turn — not
 
 **The fix** waits for the state it means: free the line in lgpio, then watch the line in the kernel (the GPIO v2
 uAPI's ``GPIO_V2_GET_LINEINFO_WATCH_IOCTL`` on the chip: the line's info now, then an event when it changes) until it
-is no longer requested, and only then claim it. Outputs (the motor lines) never carry an alert and are untouched.
+is no longer requested, and only then claim it; every re-claim does the same (a new pull, a new function, the
+close), as the arm64 guest once found a plain input still busy right after an alert on it was released.
 A line still requested after ``RELEASE_TIMEOUT_S`` is held by something else: :class:`LineHeldError` names it.
 
 Example (the structures as ``<linux/gpio.h>`` declares them)::
@@ -108,17 +109,21 @@ def wait_released(chip: str, offset: int, timeout: float = RELEASE_TIMEOUT_S) ->
     return time.monotonic() - started
 
 
-def release_alert(pin: Any, lgpio: Any) -> int | None:
-    """Free ``pin``'s line if lgpio has an edge alert on it, and wait until the kernel has freed it too.
+def release_line(pin: Any, lgpio: Any) -> int | None:
+    """Free ``pin``'s line if lgpio has it claimed (an input, an output or an edge alert), and wait until the kernel
+    has freed it too.
 
-    Returns the line's pin flags (bias, active-low, drive) to claim it with again, or ``None`` when there was no
-    alert (then nothing was done: an input or output line is released by lgpio at once, no thread polls it).
+    Returns the line's pin flags (bias, active-low, drive) to claim it with again, or ``None`` when lgpio did not
+    have it (then nothing was done). Every lgpio claim of a claimed line is "free, then request at once"; with an
+    alert, lgpio's thread may still hold the old request; and the virtual Pi's arm64 guest once had a plain input
+    (no alert of its own: selftest's button, just re-claimed after its alert was released) still busy for gpiozero's
+    ``_set_pull`` free-and-claim, so no re-claim here trusts the kernel to have let go.
     """
     handle = pin.factory._handle
     if handle is None:
         return None
     mode = lgpio.gpio_get_mode(handle, pin._number)
-    if not mode & pin.GPIO_IS_LG_ALERT:
+    if not mode & (pin.GPIO_IS_LG_INPUT | pin.GPIO_IS_LG_OUTPUT | pin.GPIO_IS_LG_ALERT):
         return None
     if pin._callback is not None:
         pin._callback.cancel()
@@ -147,20 +152,30 @@ def releasing_pin_class() -> type:
     import lgpio
     from gpiozero.pins.lgpio import LGPIOPin
 
+    pulls = {"up": lgpio.SET_PULL_UP, "down": lgpio.SET_PULL_DOWN, "floating": lgpio.SET_PULL_NONE}
+
     class ReleasingLGPIOPin(LGPIOPin):  # gpiozero is untyped (Any): nothing to check against
         def close(self) -> None:
-            release_alert(self, lgpio)
+            release_line(self, lgpio)
             super().close()  # re-claims the line as an input, as gpiozero does (the factory's close frees it)
 
         def _disable_event_detect(self) -> None:
-            flags = release_alert(self, lgpio)
+            flags = release_line(self, lgpio)
             if flags is None:
                 super()._disable_event_detect()
             else:
                 lgpio.gpio_claim_input(self.factory._handle, self._number, flags)
 
         def _set_function(self, value: Any) -> None:
-            release_alert(self, lgpio)
+            release_line(self, lgpio)
             super()._set_function(value)
+
+        def _set_pull(self, value: Any) -> None:
+            # gpiozero frees the line and claims it again with the new bias, at once: free it here and wait first.
+            if value not in pulls or self.function != "input" or self.info.pull not in (value, ""):
+                super()._set_pull(value)  # gpiozero's own refusal, before anything is freed
+                return
+            release_line(self, lgpio)
+            lgpio.gpio_claim_input(self.factory._handle, self._number, pulls[value])
 
     return ReleasingLGPIOPin
