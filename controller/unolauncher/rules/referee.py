@@ -51,6 +51,7 @@ from unolauncher.rules.ejection import FirePlan
 from unolauncher.rules.ejection_stream import EjectionStream
 from unolauncher.rules.moves import LegalMoves
 from unolauncher.rules.names import names_problem
+from unolauncher.rules.options import public_options
 from unolauncher.rules.play import CardPlay, quick_table
 from unolauncher.rules.refusal import Event, Refusal, malformed_event, redacted, refuse, rejected_event
 from unolauncher.rules.schema import COMMAND_FIELDS, MAX_NAME, MAX_PLAYERS, MAX_SCRIPT, check_command
@@ -202,7 +203,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         pending = None
         if s.pending is not None:
             pending = {k: (names[v] if k in ("player", "by") else v) for k, v in s.pending.items()}
-        return {
+        state: dict[str, Any] = {
             "ruleset": s.ruleset or None,
             "mode": s.mode if started else None,
             "phase": s.phase,
@@ -223,6 +224,10 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
             "target_score": s.options["target_score"],
             "winner": names[s.winner] if s.winner >= 0 else None,
         }
+        options = public_options(s.options) if started else {}
+        if options:  # optional key: a game at its defaults keeps its exact public state (options.py)
+            state["options"] = options
+        return state
 
     def hitter(self) -> str | None:
         """Who a launcher press is attributed to now, or ``None`` if no hit is allowed."""

@@ -23,7 +23,7 @@ export function onCatalogue(listener) {
 }
 
 /** The action of `card` in a game whose Wild Customizable does `customAction` (null: a plain Wild) and whose
- * `options` (its game_started options) may switch house rules on. */
+ * `options` (the state's `options`: those not at their default) may switch house rules on. */
 export function actionOf(card, customAction = null, options = {}) {
   const text = String(card || "").trim().toLowerCase();
   if (text === "wild customizable") return customAction || "wild";
