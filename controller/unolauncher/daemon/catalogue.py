@@ -8,7 +8,10 @@ dashboard needs from the registries instead of keeping its own copies.
   (``rules/actions.py``); ``faces``: each face's action (the same in every rule set that has the face; a Wild
   Customizable's comes from its game's ``customizable`` option); ``house``: the faces each house rule gives an action
   when a game switches it on — the picker asks for a target from these;
-- ``options``: each game option's name, default, rule sets and whether it is optional (``rules/options.py``).
+- ``options``: each game option's name, default, rule sets, whether it is optional and the name of the dashboard
+  setup form's control for it (``setup``, ``""``: not offered) (``rules/options.py``); the setup form makes a switch
+  for every offered yes/no option from it;
+- ``rulesets``: the rule sets' names (``rules/cards.py``), in the order the setup form offers them.
 
 Example::
 
@@ -79,7 +82,9 @@ def catalogue(offered_presets: tuple[str, ...]) -> dict[str, Any]:
         "faces": face_actions(),
         "house": house_faces(),
         "options": [
-            {"name": o.name, "default": o.default, "rulesets": list(o.rulesets), "optional": o.optional}
+            {"name": o.name, "default": o.default, "rulesets": list(o.rulesets), "optional": o.optional,
+             "setup": o.setup}
             for o in REGISTRY
         ],
+        "rulesets": list(RULESETS),
     }
