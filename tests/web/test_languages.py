@@ -167,6 +167,10 @@ def keys_named_in_scripts() -> dict[str, set[str]]:
     for path in sorted((STATIC / "js").glob("*.js")):
         for key in literal.findall(path.read_text()):
             named.setdefault(key, set()).add(path.name)
+    from .test_page_words import keys_in_page  # index.html's data-i18n keys
+
+    for key in keys_in_page():
+        named.setdefault(key, set()).add("index.html")
     return named
 
 
