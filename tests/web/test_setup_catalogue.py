@@ -19,7 +19,8 @@ from unolauncher.rules.options import REGISTRY
 
 from .conftest import PhoneFactory, TableHandle, wait_for_catalogue
 from .test_dashboard import live
-from .test_languages import LANGUAGES, catalogue as language
+from .test_languages import LANGUAGES
+from .test_languages import catalogue as language
 
 SWITCHES = [o for o in REGISTRY if o.setup and isinstance(o.default, bool)]
 # Every preset a table can offer: the built-in ones, and "custom" when a table configures its own.

@@ -12,6 +12,9 @@ dashboard needs from the registries instead of keeping its own copies.
   setup form's control for it (``setup``, ``""``: not offered) (``rules/options.py``); the setup form makes a switch
   for every offered yes/no option from it;
 - ``rulesets``: the rule sets' names (``rules/cards.py``), in the order the setup form offers them.
+- ``voice``: what the box says (``voice/catalogue.py``): ``lines`` (language -> announcement code -> message, a
+  counted one by CLDR plural category), ``counted`` (the parameter that picks the form) and ``priority``; a phone
+  that speaks the news itself (``speech.js``) says the box's own lines from it.
 
 Example::
 
@@ -32,6 +35,7 @@ from unolauncher.rules.ejection import BUILTIN_PRESETS, PresetParams
 from unolauncher.rules.house import house_actions
 from unolauncher.rules.options import REGISTRY
 from unolauncher.rules.referee import Referee
+from unolauncher.voice.catalogue import CATALOGUES, COUNTED, PRIORITY
 
 CUSTOMIZABLE_FACE = "wild customizable"
 
@@ -87,4 +91,5 @@ def catalogue(offered_presets: tuple[str, ...]) -> dict[str, Any]:
             for o in REGISTRY
         ],
         "rulesets": list(RULESETS),
+        "voice": {"lines": CATALOGUES, "counted": COUNTED, "priority": PRIORITY},
     }

@@ -4,7 +4,7 @@
 // target (the referee would say one is missing) and the fairness check waits for the presets.
 // The setup form (setup.js) is made from it too: the rule sets, the presets offered, a switch per yes/no option.
 export const CATALOGUE = {
-  presets: {}, offered_presets: [], actions: {}, faces: {}, house: {}, options: [], rulesets: [],
+  presets: {}, offered_presets: [], actions: {}, faces: {}, house: {}, options: [], rulesets: [], voice: {},
 };
 const listeners = [];
 

@@ -388,17 +388,6 @@ export default {
   "speech.voice": "Voice: {voice}",
   "speech.no_voice": "This phone has no voice for this language: nothing is spoken.",
   "speech.unsupported": "This browser cannot speak.",
-  // ---- spoken by this phone (js/speech.js): the same lines as the box's voice/catalogue.py (a test compares) ----
-  "say.turn": "{player}, your turn.",
-  "say.turn_again": "{player}, play again.",
-  "say.must_hit": {"one": "{player} must hit the launcher once.", "other": "{player} must hit the launcher {hits} times."},
-  "say.must_hit_until_card": "{player}, hit the launcher until cards come out.",
-  "say.uno_called": "{player} says UNO!",
-  "say.caught": "{player} caught {target} without UNO!",
-  "say.round_won": {"one": "{winner} wins the round and scores {points} point.", "other": "{winner} wins the round and scores {points} points."},
-  "say.game_won": "{winner} wins the game! Congratulations!",
-  "say.launcher_empty": "The launcher is empty. Please reload it.",
-  "say.jammed": "The launcher is jammed. Open the lid and clear the cards.",
   // ---- sheets -------------------------------------------------------------------------------------------
   "picker.label": "Report a play",
   "picker.title": "Report a play",
