@@ -268,3 +268,8 @@ def wait_for_catalogue(page: Any) -> None:
     """Wait until the page has the daemon's rule catalogue (retained ``rules`` topic): the presets the fairness
     check recomputes presses with, the card actions the picker asks a target from (the page keeps no copy)."""
     page.wait_for_function("() => document.body.dataset.presets === 'ready'", timeout=15_000)
+
+
+def wait_for_state(page: Any, seq: int) -> None:
+    """Wait until the page holds a state at least as new as journal position ``seq`` (``body[data-seq]``)."""
+    page.wait_for_function("(seq) => Number(document.body.dataset.seq) >= seq", arg=seq, timeout=15_000)

@@ -11,7 +11,7 @@ from rules.rigs import rig
 
 from support.net import wait_until
 
-from .conftest import PhoneFactory, TableHandle, wait_for_catalogue
+from .conftest import PhoneFactory, TableHandle, wait_for_catalogue, wait_for_state
 from .test_dashboard import live
 
 PLAYERS = ["ann", "bob", "cy"]
@@ -47,13 +47,12 @@ def test_the_picker_asks_a_sevens_target_and_the_hands_swap(
     page = phones.open(dashboard_url)
     live(page)
     wait_for_catalogue(page)
-    # The game's house rules come with its game_started event, which may arrive after the connection is up: wait
-    # for the page to have it (a tap before would ask no target, and the referee would refuse the 7).
+    # The game's house rules come with the state (its `options`), which may arrive after the connection is up: wait
+    # for the page to have the new game's state (a tap before would ask no target, and the referee would refuse).
     before = len(table.events("game_started"))
     assert table.command(game)["ok"]
     assert wait_until(lambda: len(table.events("game_started")) > before, 10)  # the table's own copy has it too
-    started = table.events("game_started")[-1]["seq"]
-    expect(page.locator("body")).to_have_attribute("data-game", str(started))
+    wait_for_state(page, table.events("game_started")[-1]["seq"])
     page.click("#btn-play")
     picker = page.locator("#picker")
     expect(picker).to_be_visible()

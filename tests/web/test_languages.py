@@ -167,6 +167,10 @@ def keys_named_in_scripts() -> dict[str, set[str]]:
     for path in sorted((STATIC / "js").glob("*.js")):
         for key in literal.findall(path.read_text()):
             named.setdefault(key, set()).add(path.name)
+    from .test_page_words import keys_in_page  # index.html's data-i18n keys
+
+    for key in keys_in_page():
+        named.setdefault(key, set()).add("index.html")
     return named
 
 
@@ -185,10 +189,14 @@ def test_every_key_the_scripts_use_exists(catalogues: dict[str, dict[str, Any]])
     built += [f"item.{i}" for i in ("mushroom", "banana", "green-shell", "lightning", "bob-omb")]
     built += [f"face.{f}" for deck in RULESETS.values() for card in deck.deck if " " in card
               for f in [card.split(" ", 1)[1]] if not f.isdigit()]
-    built += [f"preset.{p}" for p in ("gentle", "classic", "brutal", "sequence")]
+    from unolauncher.daemon.prepare import offered_presets
+    from unolauncher.rules.options import REGISTRY
+
+    built += [f"preset.{p}" for p in offered_presets("custom")]  # the setup form's presets, from the daemon
+    built += [f"option.{o.name}" for o in REGISTRY if o.setup and isinstance(o.default, bool)]  # its switches
     assert [k for k in built if k not in english] == []
     # And no message the page can never show: each is named, built from a value, or a refusal code's words.
-    built_from = ("refusal.", "cmd.", "backend.", "glyph.", "say.", "awake.", "ev.reloaded", "ev.reshuffled")
+    built_from = ("refusal.", "cmd.", "backend.", "glyph.", "awake.", "ev.reloaded", "ev.reshuffled")
     unused = [k for k in english if k not in named and k not in built and not k.startswith(built_from)]
     assert unused == []
 

@@ -35,7 +35,7 @@ log = logging.getLogger("unolauncher.bus.broker")
 
 RATE = 200.0  # commands a second per connection, once its burst is spent
 BURST = 200  # commands one connection may send at once: below the table's 256-command queue (MAX_QUEUED_COMMANDS),
-# so one connection's burst alone never makes the table answer the other phones `busy`
+# so one connection's burst alone never makes the table answer the other phones `busy` (test_limits_agree.py)
 CMD_SUFFIX, REPLY_SUFFIX = "/cmd", "/reply"
 _BUCKET = "_unolauncher_cmd_bucket"  # on each amqtt Session
 

@@ -8,7 +8,13 @@ dashboard needs from the registries instead of keeping its own copies.
   (``rules/actions.py``); ``faces``: each face's action (the same in every rule set that has the face; a Wild
   Customizable's comes from its game's ``customizable`` option); ``house``: the faces each house rule gives an action
   when a game switches it on — the picker asks for a target from these;
-- ``options``: each game option's name, default, rule sets and whether it is optional (``rules/options.py``).
+- ``options``: each game option's name, default, rule sets, whether it is optional and the name of the dashboard
+  setup form's control for it (``setup``, ``""``: not offered) (``rules/options.py``); the setup form makes a switch
+  for every offered yes/no option from it;
+- ``rulesets``: the rule sets' names (``rules/cards.py``), in the order the setup form offers them.
+- ``voice``: what the box says (``voice/catalogue.py``): ``lines`` (language -> announcement code -> message, a
+  counted one by CLDR plural category), ``counted`` (the parameter that picks the form) and ``priority``; a phone
+  that speaks the news itself (``speech.js``) says the box's own lines from it.
 
 Example::
 
@@ -29,6 +35,7 @@ from unolauncher.rules.ejection import BUILTIN_PRESETS, PresetParams
 from unolauncher.rules.house import house_actions
 from unolauncher.rules.options import REGISTRY
 from unolauncher.rules.referee import Referee
+from unolauncher.voice.catalogue import CATALOGUES, COUNTED, PRIORITY
 
 CUSTOMIZABLE_FACE = "wild customizable"
 
@@ -79,7 +86,10 @@ def catalogue(offered_presets: tuple[str, ...]) -> dict[str, Any]:
         "faces": face_actions(),
         "house": house_faces(),
         "options": [
-            {"name": o.name, "default": o.default, "rulesets": list(o.rulesets), "optional": o.optional}
+            {"name": o.name, "default": o.default, "rulesets": list(o.rulesets), "optional": o.optional,
+             "setup": o.setup}
             for o in REGISTRY
         ],
+        "rulesets": list(RULESETS),
+        "voice": {"lines": CATALOGUES, "counted": COUNTED, "priority": PRIORITY},
     }

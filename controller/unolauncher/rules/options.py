@@ -114,6 +114,28 @@ def defaults() -> dict[str, Any]:
     return {option.name: option.default for option in REGISTRY if not option.optional}
 
 
+# Left out of the public state's ``options``: ``target_score`` has its own key there, and the ``custom`` preset's
+# table (up to a thousand numbers) would ride along on every state message; ``game_started`` carries both.
+NOT_IN_PUBLIC_STATE = frozenset({"target_score", "ejection_custom"})
+
+
+def public_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The public state's ``options``: the game's options that differ from their defaults (the house rules it
+    plays, a Wild Customizable's action...), so that a page loaded mid-game knows them without the game's
+    ``game_started``. Empty for a game at its defaults, whose public state then has no ``options`` key (its JSON,
+    and the golden replays', stay as they were).
+
+    >>> public_options({"target_score": 150, "hand_size": 7, "seven_zero": True})
+    {'seven_zero': True}
+    """
+    return {
+        name: value
+        for name, value in options.items()
+        if name not in NOT_IN_PUBLIC_STATE
+        and not (name in OPTIONS_BY_NAME and value == OPTIONS_BY_NAME[name].default)
+    }
+
+
 def checks() -> dict[str, Check]:
     """Option name -> its check: the command schema's ``options`` table."""
     return {option.name: option.check for option in REGISTRY}

@@ -53,6 +53,7 @@ from unolauncher.rules.house_rules import HouseRule
 from unolauncher.rules.house_rules import active as active_house_rules
 from unolauncher.rules.moves import LegalMoves
 from unolauncher.rules.names import names_problem
+from unolauncher.rules.options import public_options
 from unolauncher.rules.play import CardPlay, quick_table
 from unolauncher.rules.refusal import Event, Refusal, malformed_event, redacted, refuse, rejected_event
 from unolauncher.rules.schema import COMMAND_FIELDS, MAX_NAME, MAX_PLAYERS, MAX_SCRIPT, check_command
@@ -202,9 +203,8 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         s = self._s
         names = s.players
         started = s.phase != IDLE
-        pending = None
-        if s.pending is not None:
-            pending = {k: (names[v] if k in ("player", "by") else v) for k, v in s.pending.items()}
+        by_name = ("player", "by")
+        pending = None if s.pending is None else {k: names[v] if k in by_name else v for k, v in s.pending.items()}
         public: dict[str, Any] = {
             "ruleset": s.ruleset or None,
             "mode": s.mode if started else None,
@@ -228,6 +228,8 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         }
         if s.house:  # what a house rule keeps open (house_rules/): only while it is set
             public["house"] = copy_json(s.house)
+        if options := public_options(s.options) if started else {}:  # absent at the defaults: the JSON stays exact
+            public["options"] = options
         return public
 
     def hitter(self) -> str | None:

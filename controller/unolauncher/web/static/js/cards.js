@@ -28,13 +28,6 @@ export const DECKS = {
   },
 };
 
-export const RULESETS = {
-  attack: "UNO Attack",
-  "attack-original": "UNO Attack (1st edition)",
-  "mario-kart": "UNO Mario Kart",
-  classic: "Classic UNO",
-};
-
 // Wilds that name a colour when played; the Item Box's colour comes from the turned card (MK-07).
 const NO_COLOUR_WILDS = new Set(["item-box"]);
 
@@ -52,7 +45,8 @@ export function colourName(colour) {
 
 /** "mario-kart" -> "UNO Mario Kart" (the game's name; "Classic UNO" is translated). */
 export function rulesetName(ruleset) {
-  return ruleset in RULESETS ? t(`ruleset.${ruleset}`) : String(ruleset || "");
+  // The rule sets themselves come from the daemon (catalogue.js); a name the catalogues lack shows as it came.
+  return ruleset && has(`ruleset.${ruleset}`) ? t(`ruleset.${ruleset}`) : String(ruleset || "");
 }
 
 // Short glyphs for the small card faces drawn on screen.

@@ -2,7 +2,10 @@
 // ejection presets' tables, each card action's facts (names a target, may be last, names a colour), each face's
 // action, the game options. The page keeps no copy of these: until the catalogue arrives the picker asks for no
 // target (the referee would say one is missing) and the fairness check waits for the presets.
-export const CATALOGUE = { presets: {}, offered_presets: [], actions: {}, faces: {}, house: {}, options: [] };
+// The setup form (setup.js) is made from it too: the rule sets, the presets offered, a switch per yes/no option.
+export const CATALOGUE = {
+  presets: {}, offered_presets: [], actions: {}, faces: {}, house: {}, options: [], rulesets: [], voice: {},
+};
 const listeners = [];
 
 /** Take the daemon's catalogue (in place: modules hold references to its tables) and tell the listeners. */
@@ -23,7 +26,7 @@ export function onCatalogue(listener) {
 }
 
 /** The action of `card` in a game whose Wild Customizable does `customAction` (null: a plain Wild) and whose
- * `options` (its game_started options) may switch house rules on. */
+ * `options` (the state's `options`: those not at their default) may switch house rules on. */
 export function actionOf(card, customAction = null, options = {}) {
   const text = String(card || "").trim().toLowerCase();
   if (text === "wild customizable") return customAction || "wild";

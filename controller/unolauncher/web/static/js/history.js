@@ -50,9 +50,7 @@ export class History {
         const keep = (list) => list.filter((x) => x.seq !== null && seq !== null && x.seq > seq);
         this.data = {
           startSeq: seq, hits: keep(this.data.hits), rounds: keep(this.data.rounds),
-          customizable: (event.options && event.options.customizable) || null,
-          options: event.options || {}, // the house rules it switched on (catalogue.js)
-        };
+        }; // (the game's options come with the state: main.js)
         this.changedByLastEvent = true;
       }
     } else if (event.type === "hit" && Number.isInteger(event.cards) && this.belongs(seq)) {

@@ -210,6 +210,7 @@ function onState(state) {
   app.atTable.update(state); // keep the screen on during a game; this phone's player's turn/hit alerts
   if (!performance.getEntriesByName("uno-state").length) performance.mark("uno-state");
   document.body.dataset.hasState = "1";
+  if (Number.isInteger(state.seq)) document.body.dataset.seq = String(state.seq); // the browser tests wait for it
 }
 
 function catchUp(upTo) {
@@ -264,7 +265,7 @@ function onEvent(event) {
     app.reloadRequested = event.type === "reload_request";
   }
   app.history.observeEvent(event);
-  // For the browser tests: the game whose options (house rules) the picker now follows.
+  // For the browser tests: the game whose hits and rounds the page now keeps.
   if (app.history.data.startSeq !== null) document.body.dataset.game = String(app.history.data.startSeq);
   app.fairness.observeEvent(event);
   addFeed(event, seq, live);
@@ -677,8 +678,10 @@ async function main() {
   app.moves = new MoveBook((command) => (app.link && app.link.connected ? app.link.send(command) : null));
   app.picker = new Picker($("picker"), {
     send,
-    customAction: () => (app.history.data.customizable ? app.history.data.customizable.action : null),
-    gameOptions: () => app.history.data.options || {},
+    // The game's options not at their defaults come with every state (public state `options`), so a page loaded
+    // mid-game, whose history no longer holds the game_started event, still knows them.
+    customAction: () => app.state?.options?.customizable?.action ?? null,
+    gameOptions: () => app.state?.options || {},
     canPlay: (player, card) => app.moves.canPlay(player, card),
     want: (player) => askMoves(player),
   });

@@ -9,7 +9,7 @@ import { button, setBlocked } from "./views.js";
 import { t } from "./i18n.js";
 
 export class Picker {
-  /** `customAction()` returns the game's Wild Customizable action (from its game_started event), if known;
+  /** `customAction()` returns the game's Wild Customizable action (from the state's `options`), if known;
    * `canPlay(player, card)` says whether the referee would take that card from that player now (its `moves` answer,
    * see moves.js), and `want(player)` asks for that answer when the picker shows another player. */
   constructor(dialog, { send, customAction = () => null, gameOptions = () => ({}), canPlay = () => true, want = () => {} }) {

@@ -1,34 +1,49 @@
 // This phone speaks the table's news through the browser's speech synthesis — for a table whose box has no speaker
-// ([voice] in the daemon: docs/voice.md). The same announcements, from the same events, in the same words (say.* in
-// the catalogues, copied from voice/catalogue.py; a test compares them). Off by default; the switch is remembered
+// ([voice] in the daemon: docs/voice.md). The same announcements, from the same events, in the same words: the box's
+// own lines (voice/catalogue.py), which the daemon sends in its rule catalogue (catalogue.js `voice`; the page keeps
+// no copy, and says nothing until they are in). Off by default; the switch is remembered
 // on this phone. It speaks only with a voice for the page's language: with none it says so and stays silent (a
 // German sentence read by an English voice helps nobody).
 //
 //   const speech = new Speech();        // reads the switch from localStorage
 //   speech.panel(host);                 // the switch and what it will do, in "This phone"
 //   speech.hear(event);                 // every live event (main.js): a turn, a hit owed, a winner … is said
+import { CATALOGUE } from "./catalogue.js";
 import { language, t } from "./i18n.js";
 
 const KEY = "unolauncher.speech";
-// Event -> [announcement, its parameters, its priority] (voice/announce.py and voice/catalogue.py's PRIORITY).
+// Event -> [announcement, its parameters] (voice/announce.py); its priority is the box's (the catalogue's).
 const ANNOUNCE = {
-  turn: (e) => [e.again ? "turn_again" : "turn", { player: e.player }, 1],
-  owed: (e) => (e.until_card ? ["must_hit_until_card", { player: e.player }, 2]
-    : ["must_hit", { player: e.player, hits: e.hits, count: e.hits }, 2]),
-  uno_called: (e) => ["uno_called", { player: e.player }, 2],
-  caught: (e) => ["caught", { player: e.player, target: e.target }, 3],
-  round_ended: (e) => ["round_won", { winner: e.winner, points: e.points, count: e.points }, 3],
-  game_over: (e) => ["game_won", { winner: e.winner }, 4],
-  reload_request: () => ["launcher_empty", {}, 5],
-  magazine_empty: () => ["launcher_empty", {}, 5],
-  jam: () => ["jammed", {}, 5],
+  turn: (e) => [e.again ? "turn_again" : "turn", { player: e.player }],
+  owed: (e) => (e.until_card ? ["must_hit_until_card", { player: e.player }]
+    : ["must_hit", { player: e.player, hits: e.hits }]),
+  uno_called: (e) => ["uno_called", { player: e.player }],
+  caught: (e) => ["caught", { player: e.player, target: e.target }],
+  round_ended: (e) => ["round_won", { winner: e.winner, points: e.points }],
+  game_over: (e) => ["game_won", { winner: e.winner }],
+  reload_request: () => ["launcher_empty", {}],
+  magazine_empty: () => ["launcher_empty", {}],
+  jam: () => ["jammed", {}],
 };
 // The voice languages that speak a page language (a phone set to Filipino has "fil" voices).
 const VOICE_TAGS = { tl: ["tl", "fil"] };
 
 function usable(params) {
-  return Object.entries(params).every(([name, value]) => (["hits", "points", "count"].includes(name)
+  return Object.entries(params).every(([name, value]) => (["hits", "points"].includes(name)
     ? Number.isInteger(value) && value >= 0 : typeof value === "string" && value !== ""));
+}
+
+/** The box's line `code` in `lang` with `params` filled in, as voice/catalogue.py `render` makes it (a counted
+ * message picks its CLDR plural form by its counted parameter); null until the daemon's catalogue has it. */
+export function line(code, params, lang = language()) {
+  const { lines, counted } = CATALOGUE.voice;
+  let message = lines?.[lang]?.[code];
+  if (message === undefined) return null;
+  if (typeof message === "object") {
+    const form = new Intl.PluralRules(lang).select(Number(params[counted[code]]) || 0);
+    message = message[form] ?? message.other;
+  }
+  return message.replace(/\{(\w+)\}/g, (_, name) => String(params[name]));
 }
 
 export class Speech {
@@ -96,8 +111,10 @@ export class Speech {
     if (!made || !usable(made[1])) return;
     const voice = this.voice();
     if (!voice) return; // said once in the panel; nothing to say it with
-    const [code, params, priority] = made;
-    const text = t(`say.${code}`, params);
+    const [code, params] = made;
+    const text = line(code, params);
+    if (text === null) return; // the daemon's catalogue is not in yet
+    const priority = CATALOGUE.voice.priority[code] || 1;
     const utterance = new SpeechSynthesisUtterance(text);
     utterance.lang = voice.lang;
     try {
