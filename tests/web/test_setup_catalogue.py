@@ -67,17 +67,20 @@ def test_the_setup_form_is_the_daemons_catalogue(phones: PhoneFactory, dashboard
         assert shown["text"] == english[f"option.{option.name}"]
 
 
+@pytest.mark.parametrize("ruleset", ["attack", "classic"])
 def test_the_switches_start_a_game_with_their_options(
-    phones: PhoneFactory, dashboard_url: str, table: TableHandle
+    phones: PhoneFactory, dashboard_url: str, table: TableHandle, ruleset: str
 ) -> None:
     page = phones.open(dashboard_url)
     live(page)
     wait_for_catalogue(page)
     page.click("[data-tab=setup]")
-    page.select_option("select[name=ruleset]", "attack")
+    page.select_option("select[name=ruleset]", ruleset)
     page.select_option("select[name=mode]", "full")
-    page.select_option("select[name=preset]", "brutal")
-    for option in SWITCHES:  # every switch turned the other way
+    if ruleset == "attack":
+        page.select_option("select[name=preset]", "brutal")
+    switches = [o for o in SWITCHES if not o.rulesets or ruleset in o.rulesets]  # the ones this rule set shows
+    for option in switches:  # every switch turned the other way
         page.set_checked(f"#setup-switches input[name={option.setup}]", not option.default)
     before = len(table.events("game_started"))
     running = table.state.get("phase") in ("playing", "scoring", "between") and not table.state.get("winner")
@@ -86,8 +89,9 @@ def test_the_switches_start_a_game_with_their_options(
         page.click("#confirm-new-yes")
     assert wait_until(lambda: len(table.events("game_started")) > before, 10)
     options = table.events("game_started")[-1]["options"]
-    assert {o.name: options.get(o.name, o.default) for o in SWITCHES} == {o.name: not o.default for o in SWITCHES}
-    assert options["ejection_preset"] == "brutal"
+    assert {o.name: options.get(o.name, o.default) for o in switches} == {o.name: not o.default for o in switches}
+    if ruleset == "attack":
+        assert options["ejection_preset"] == "brutal"
 
 
 def test_the_wild_customizable_choices_cover_every_action() -> None:
