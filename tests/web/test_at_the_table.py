@@ -19,7 +19,7 @@ from support.net import wait_until
 from unolauncher.bus.event_types import EVENTS
 
 from .conftest import PHONE, TABLE, GameFactory, PhoneFactory, TableHandle, stack_on_mosquitto
-from .test_dashboard import live, report_a_refused_discard_all, seat, start_rigged
+from .test_dashboard import live, press_start, report_a_refused_discard_all, seat, start_rigged
 
 RULE_CODE = re.compile(r"\b(ATK|MK)-\d\d\b")
 
@@ -116,9 +116,7 @@ def test_table_mode_new_game_and_next_round_take_the_real_dealer_and_starter(
     page = phones.open(dashboard_url)
     live(page)
     start_from_setup(page, ["ann", "bob", "cy"], "attack", "table")
-    page.click("#setup-start")
-    if page.locator("#confirm-new").is_visible():
-        page.click("#confirm-new-yes")
+    press_start(page)
     sheet = page.locator("#deal-sheet")
     expect(sheet).to_be_visible()
     expect(sheet.locator("#deal-dealers [aria-pressed=true]")).to_have_text("cy")  # the first listed plays first
@@ -178,9 +176,7 @@ def test_a_wild_draw_four_cannot_be_entered_as_the_starter(
     page = phones.open(dashboard_url)
     live(page)
     start_from_setup(page, ["ann", "bob"], "mario-kart", "table")
-    page.click("#setup-start")
-    if page.locator("#confirm-new").is_visible():
-        page.click("#confirm-new-yes")
+    press_start(page)
     sheet = page.locator("#deal-sheet")
     sheet.locator(".colour-tab.c-wild").click()
     expect(sheet.locator('[data-card="wild draw-4"]')).to_be_disabled()  # MK-03: it goes back, another is turned
