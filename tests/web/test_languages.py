@@ -234,7 +234,7 @@ class Scan:
         assert wait_until(lambda: state_at_least(self.page, seq), 5), moment
         # The answers to the page's own `moves` questions for this state redraw the controls (in the reply's handler):
         # wait until none is awaited.
-        self.page.wait_for_function("() => window.unoDashboard.moves.asked.size === 0", timeout=5_000)
+        self.page.wait_for_function("() => window.unoDashboard.moves.asked.size === 0", timeout=15_000)
         # A box shown or resized without new words (a tab opened) is fitted by a ResizeObserver, which runs in the
         # next frame's rendering: measure after two frames.
         self.page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
