@@ -205,6 +205,11 @@ class DaemonProcess:
 
         wait_until(ready, timeout)
         if self.process.poll() is not None or not self.endpoints or self.endpoints.get("pid") != self.process.pid:
+            # A daemon still starting is stopped, not left behind: orphans of such timeouts kept running (and
+            # retrying their broker) for the rest of a flake hunt, on a machine already too loaded to start one.
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
             raise RuntimeError(f"the daemon did not become ready; log:\n{self.log_text()[-3000:]}")
 
     def log_text(self) -> str:

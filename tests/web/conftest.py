@@ -202,15 +202,12 @@ class PhoneFactory:
 
     @property
     def errors(self) -> list[str]:
-        """What the pages logged as errors while in use, less what a reconnect explains: when a page's connection
-        drops (on a loaded machine MQTT.js can give up on a slow CONNACK after its 4 s connect timeout and
-        reconnect), Chromium logs MQTT.js's last write on the dead socket as "WebSocket is already in CLOSING or
-        CLOSED state". From a page that opened a second WebSocket that line is the network's, not a script error;
-        from a page that never reconnected it is still reported, with its WebSocket count."""
+        """What the pages logged as errors while in use, each with the page's WebSocket count and life. A
+        "WebSocket is already in CLOSING or CLOSED state" line is no longer excused after a reconnect: the page's
+        socket writes nothing once closing (js/link.js, openSocket; tests/web/test_closing_socket.py)."""
         return [
             f"{text} (page opened {sockets[0]} WebSocket(s); its life: {'; '.join(life)})"
             for text, sockets, life in self._errors
-            if not (DEAD_SOCKET in text and sockets[0] > 1)
         ]
 
     def shot(self, page: Any, name: str) -> Path:

@@ -12,7 +12,8 @@ from rules.rigs import rig
 from support.net import wait_until
 
 from .conftest import PhoneFactory, TableHandle, wait_for_catalogue, wait_for_state
-from .test_dashboard import live
+from .test_at_the_table import start_from_setup
+from .test_dashboard import live, press_start
 
 PLAYERS = ["ann", "bob", "cy"]
 
@@ -22,17 +23,9 @@ def test_the_setup_switch_starts_a_seven_zero_game(
 ) -> None:
     page = phones.open(dashboard_url)
     live(page)
-    page.click("[data-tab=setup]")
-    inputs = page.locator("#setup-players input")
-    for i, name in enumerate(PLAYERS):
-        inputs.nth(i).fill(name)
-    page.select_option("select[name=ruleset]", "classic")
-    page.select_option("select[name=mode]", "full")
+    start_from_setup(page, PLAYERS, "classic", "full")
     page.check("input[name=seven_zero]")
-    running = table.state.get("phase") in ("playing", "scoring", "between") and not table.state.get("winner")
-    page.click("#setup-start")
-    if running:  # an earlier test's game is still on: the page asks before ending it
-        page.click("#confirm-new-yes")
+    press_start(page)
     assert wait_until(
         lambda: table.events("game_started") and table.events("game_started")[-1]["options"].get("seven_zero") is True,
         10,

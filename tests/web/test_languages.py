@@ -240,7 +240,9 @@ class Scan:
     def __call__(self, moment: str, shot: bool = False) -> None:
         seq = self.table.state["seq"]
         assert wait_until(lambda: state_at_least(self.page, seq), 5), moment
-        self.page.wait_for_timeout(50)  # the answer to the page's own `moves` question redraws the controls
+        # The answers to the page's own `moves` questions for this state redraw the controls (in the reply's handler):
+        # wait until none is awaited.
+        self.page.wait_for_function("() => window.unoDashboard.moves.asked.size === 0", timeout=15_000)
         # A box shown or resized without new words (a tab opened) is fitted by a ResizeObserver, which runs in the
         # next frame's rendering: measure after two frames.
         self.page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")

@@ -137,3 +137,34 @@ def test_setup_offers_a_seed_only_to_a_table_that_takes_one_and_refusals_are_in_
         "This table does not take a chosen seed or deal: it shuffles and draws its own.",
         "after a Skip, play another matching card or pass.",
     ]
+
+
+def test_one_commands_callouts_stand_together_however_late_the_second_arrives(
+    phones: PhoneFactory, dashboard_url: str
+) -> None:
+    """A Draw Two's "+2" and "skipped!" (one command: the same journal ``ts``) both show even when the page handles
+    them 1 s apart (a busy phone; the "+2" was once replaced by the "skipped!"); the next command's replaces them."""
+    page = phones.open(dashboard_url)
+    live(page)
+    shown = page.evaluate(
+        """async () => {
+             const { showCallout } = await import("./js/screen.js");
+             const node = document.createElement("div");
+             node.hidden = true;
+             const realNow = Date.now;
+             let now = realNow();
+             Date.now = () => now;
+             try {
+               showCallout(node, "ann +2", 12.5);
+               now += 1000;
+               showCallout(node, "ann skipped!", 12.5);
+               const together = node.textContent;
+               now += 100;
+               showCallout(node, "bob +4", 13.25);
+               return [together, node.textContent];
+             } finally {
+               Date.now = realNow;
+             }
+           }"""
+    )
+    assert shown == ["ann +2ann skipped!", "bob +4"]

@@ -23,6 +23,25 @@ const COMMAND_EXPIRY_S = 2;
 // The topics under the table's base the page reads.
 export const TOPICS = ["status", "state", "events", "reply", "launcher", "sensors", "alive", "rules"];
 
+/**
+ * The WebSocket MQTT.js gets: one that writes nothing once it is closing or closed.
+ *
+ * A socket goes CLOSING the moment its close starts (the broker or the network ended it, or MQTT.js gave up on a
+ * slow CONNACK), but MQTT.js hears of it only from the `close` event, a task later. Meanwhile it still writes (a
+ * PUBACK, a PINGREQ, a command the page sent because the link still looked up), and Chromium discards each such
+ * write with the console error "WebSocket is already in CLOSING or CLOSED state". Those bytes were lost either way;
+ * a command among them is reported as not sent (`dropped`, on the `close` that follows).
+ */
+function openSocket(url, protocols) {
+  const socket = new WebSocket(url, protocols);
+  const send = socket.send.bind(socket);
+  socket.send = (data) => {
+    if (socket.readyState === WebSocket.CLOSING || socket.readyState === WebSocket.CLOSED) return;
+    send(data); // OPEN (MQTT.js queues its writes until then; CONNECTING would still throw, as it should)
+  };
+  return socket;
+}
+
 export class TableLink {
   constructor(options, handlers) {
     this.base = options.base.endsWith("/") ? options.base : options.base + "/";
@@ -49,6 +68,7 @@ export class TableLink {
       resubscribe: false, // we subscribe ourselves on every connect (and get the retained state again)
       queueQoSZero: false, // nothing waits for the connection to come back
     };
+    opts.createWebsocket = openSocket; // never writes on a socket that is closing (see openSocket)
     if (username) opts.username = username;
     if (password) opts.password = password;
     let client;

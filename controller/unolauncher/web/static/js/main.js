@@ -269,7 +269,7 @@ function onEvent(event) {
   if (app.history.data.startSeq !== null) document.body.dataset.game = String(app.history.data.startSeq);
   app.fairness.observeEvent(event);
   addFeed(event, seq, live);
-  if (live) showCallout($("callout"), calloutFor(event));
+  if (live) showCallout($("callout"), calloutFor(event), event.ts); // one command's events share ts
   if (live) app.speech.hear(event); // this phone speaks the news, if asked to (speech.js)
   if (live && event.type === "hit" && seq === app.maxSeq) showLastHit(event);
   if (before !== app.reloadRequested) {

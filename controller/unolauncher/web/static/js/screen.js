@@ -63,14 +63,21 @@ export function calloutFor(ev) {
 }
 
 /** Show `text` big over the table for a moment; callouts of one command stack (at most three lines). */
-export function showCallout(node, text) {
+export function showCallout(node, text, at) {
   if (!text) return;
   const now = Date.now();
-  if (!node.hidden && now - Number(node.dataset.since || 0) < 400 && node.children.length < 3) {
+  // The effects of one command stand together: its events share the journal's `ts` (`at`), however far apart a busy
+  // phone handles them (a Draw Two's "+2" was replaced by its "skipped!" when they came 400 ms apart under load).
+  // Events without one fall back to arriving within 400 ms.
+  const together = at !== undefined && at !== null
+    ? node.dataset.at === String(at)
+    : now - Number(node.dataset.since || 0) < 400;
+  if (!node.hidden && together && node.children.length < 3) {
     node.append(Object.assign(document.createElement("span"), { textContent: text }));
   } else {
     node.replaceChildren(Object.assign(document.createElement("span"), { textContent: text }));
     node.dataset.since = String(now);
+    node.dataset.at = at !== undefined && at !== null ? String(at) : "";
   }
   node.hidden = false;
   clearTimeout(node._timer);
