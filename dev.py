@@ -3,7 +3,7 @@
 
     python3 dev.py run    # the daemon (on a non-Pi machine: virtual launcher, embedded broker, dashboard)
     python3 dev.py test   # the whole test suite
-    python3 dev.py lint   # ruff + mypy (package, tests, bench, tools)
+    python3 dev.py lint   # ruff check + ruff format --check + mypy (package, tests, bench, tools)
     python3 dev.py flakes # every test module 10 times with a CPU hog on one core (tools/flake_hunt.py --help)
     python3 dev.py vpi    # the virtual Pi: the daemon under systemd on a gpio-sim chip in qemu (tools/vpi, root)
     python3 dev.py ha-check  # the daemon against a real Home Assistant (tests_ha/; minutes; skips without Python 3.13)
@@ -66,6 +66,8 @@ def main(argv: list[str]) -> int:
     elif task == "lint":
         ensure_venv("test")
         lint = subprocess.run([str(PYTHON), "-m", "ruff", "check", "."], cwd=ROOT).returncode
+        # The formatter wraps code and docstring examples; a change it would make fails the lint (run `ruff format`).
+        lint = lint or subprocess.run([str(PYTHON), "-m", "ruff", "format", "--check", "."], cwd=ROOT).returncode
         package = subprocess.run([str(PYTHON), "-m", "mypy"], cwd=ROOT).returncode
         # Tests, benchmarks and tools are held to the same settings (the MicroPython firmware is not CPython).
         others = ["tests", "tests_ha", "bench", "tools", "hardware/make_wiring.py", "hardware/netlist.py",

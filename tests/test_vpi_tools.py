@@ -40,6 +40,14 @@ def test_a_lint_setting_keeps_the_cached_base(tmp_path: Path) -> None:
         assert build_image.base_key(arch, edited) == build_image.base_key(arch, same)
 
 
+def test_a_test_tools_pin_keeps_the_cached_base(tmp_path: Path) -> None:
+    # The guest installs no extras: pinning the linter (the formatter's output depends on its version) keeps the base.
+    same = _pyproject(tmp_path, "same.toml")
+    edited = _pyproject(tmp_path, "extras.toml", '"mypy>=1.10",', '"mypy==1.10.0",')
+    for arch in ("amd64", "arm64"):
+        assert build_image.base_key(arch, edited) == build_image.base_key(arch, same)
+
+
 def test_a_dependency_change_rebuilds_the_base(tmp_path: Path) -> None:
     same = _pyproject(tmp_path, "same.toml")
     edited = _pyproject(tmp_path, "deps.toml", '"pyserial>=3.5",', '"pyserial>=3.5.1",')

@@ -63,10 +63,12 @@ def base_key(arch: str, pyproject: Path = ROOT / "pyproject.toml") -> str:
     """
     digest = hashlib.sha256(f"{arch} {SUITE} {PACKAGES} {EXTRA_WHEELS}".encode())
     digest.update(inspect.getsource(build_base).encode() + inspect.getsource(build_wheelhouse).encode())
-    # Of pyproject.toml only what the base's venv is made from (the package's dependencies, its build system): a
-    # lint or import-contract setting does not rebuild a base that takes over half an hour on arm64.
+    # Of pyproject.toml only what the base's venv is made from (the package's runtime dependencies, the Python it
+    # needs, its build system): a lint setting or a test tool's pin does not rebuild a base that takes over half an
+    # hour on arm64 (the guest installs no extras; the package's own wheel is installed per run).
     project = tomllib.loads(pyproject.read_text())
-    digest.update(json.dumps([project["project"], project["build-system"]], sort_keys=True).encode())
+    made_from = [project["project"][k] for k in ("dependencies", "requires-python")] + [project["build-system"]]
+    digest.update(json.dumps(made_from, sort_keys=True).encode())
     for path in sorted([HERE / "vpi_debian.py", HERE / "vpi_kernel.py", *(GUEST / "base").rglob("*")]):
         if path.is_file():
             digest.update(path.name.encode() + path.read_bytes())
