@@ -70,10 +70,21 @@ def main(argv: list[str]) -> int:
         lint = lint or subprocess.run([str(PYTHON), "-m", "ruff", "format", "--check", "."], cwd=ROOT).returncode
         package = subprocess.run([str(PYTHON), "-m", "mypy"], cwd=ROOT).returncode
         # Tests, benchmarks and tools are held to the same settings (the MicroPython firmware is not CPython).
-        others = ["tests", "tests_ha", "bench", "tools", "hardware/make_wiring.py", "hardware/netlist.py",
-                  "hardware/stripboard.py", "hardware/pictures.py", "hardware/wiring_data.py",
-                  "hardware/wiring_tables.py", "hardware/wiring_schematic.py", "hardware/wiring_harness.py",
-                  "firmware/tools"]
+        others = [
+            "tests",
+            "tests_ha",
+            "bench",
+            "tools",
+            "hardware/make_wiring.py",
+            "hardware/netlist.py",
+            "hardware/stripboard.py",
+            "hardware/pictures.py",
+            "hardware/wiring_data.py",
+            "hardware/wiring_tables.py",
+            "hardware/wiring_schematic.py",
+            "hardware/wiring_harness.py",
+            "firmware/tools",
+        ]
         rest = subprocess.run([str(PYTHON), "-m", "mypy", *others], cwd=ROOT).returncode
         return lint or package or rest
     else:

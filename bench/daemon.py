@@ -612,9 +612,7 @@ broker.stop()
 """
 # What the daemon measured here has imported once started: `unolauncher run`'s modules, and the simulated toy that
 # its virtual launcher builds at start (tests/daemon/test_startup_imports.py checks what it must not import).
-DAEMON_MODULES = (
-    "import unolauncher.cli.run, unolauncher.daemon.app, unolauncher.launcher.backends.virtual.toy"
-)
+DAEMON_MODULES = "import unolauncher.cli.run, unolauncher.daemon.app, unolauncher.launcher.backends.virtual.toy"
 
 
 def infrastructure_floor_rss(workdir: Path, with_daemon_code: bool, env: dict[str, str]) -> int:

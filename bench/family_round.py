@@ -29,8 +29,11 @@ from web.family import PLAYERS, FamilyRound, RoundResult
 
 def play_rounds(rulesets: list[str], sizes: list[str], rounds: int, seed: int) -> list[RoundResult]:
     results = []
-    with tempfile.TemporaryDirectory() as workdir, daemon_with_dashboard(Path(workdir)) as daemon, \
-            sync_playwright() as pw:
+    with (
+        tempfile.TemporaryDirectory() as workdir,
+        daemon_with_dashboard(Path(workdir)) as daemon,
+        sync_playwright() as pw,
+    ):
         table = TableHandle(daemon)
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
         try:
@@ -38,8 +41,9 @@ def play_rounds(rulesets: list[str], sizes: list[str], rounds: int, seed: int) -
                 width, height = (int(n) for n in size.split("x"))
                 for ruleset in rulesets:
                     for n in range(rounds):
-                        context = browser.new_context(viewport={"width": width, "height": height},
-                                                      has_touch=True, is_mobile=True)
+                        context = browser.new_context(
+                            viewport={"width": width, "height": height}, has_touch=True, is_mobile=True
+                        )
                         page = context.new_page()
                         page.goto(str(daemon.endpoints["dashboard_url"]))
                         page.wait_for_selector("#conn[data-state=online]", timeout=15_000)
@@ -66,17 +70,22 @@ def report(results: list[RoundResult]) -> None:
             actions.update(r.actions)
             taps.update(r.taps)
         summary: dict[str, Any] = {
-            "ruleset": ruleset, "size": size, "rounds": len(group),
-            "taps_per_round_median": statistics.median(totals), "taps_per_round_range": [min(totals), max(totals)],
+            "ruleset": ruleset,
+            "size": size,
+            "rounds": len(group),
+            "taps_per_round_median": statistics.median(totals),
+            "taps_per_round_range": [min(totals), max(totals)],
             "turns_per_round_median": statistics.median(r.turns for r in group),
             "taps_per_turn": round(sum(r.play_taps for r in group) / max(1, turns), 2),
             "setup_and_deal_taps_median": statistics.median(r.taps["setup"] + r.taps["deal"] for r in group),
             "scores_taps_median": statistics.median(r.taps["scores"] for r in group),
             "taps_per_action": {k: round(taps[k] / actions[k], 2) for k in sorted(actions)},
-            "scrolls_per_round_play": round(statistics.mean(
-                sum(n for k, n in r.scrolls.items() if k not in r.PHASES) for r in group), 2),
-            "scrolls_per_round_setup_deal_scores": round(statistics.mean(
-                sum(r.scrolls[k] for k in r.PHASES) for r in group), 2),
+            "scrolls_per_round_play": round(
+                statistics.mean(sum(n for k, n in r.scrolls.items() if k not in r.PHASES) for r in group), 2
+            ),
+            "scrolls_per_round_setup_deal_scores": round(
+                statistics.mean(sum(r.scrolls[k] for k in r.PHASES) for r in group), 2
+            ),
             "scrolled": sorted({s.split(" at ")[0] for r in group for s in r.scrolled}),
         }
         print(json.dumps(summary))

@@ -24,8 +24,10 @@ from support.daemon import DaemonProcess, TableClient
 
 
 def main(topic: str = "homeassistant/status", count: int = 20_000, qos: int = 0) -> None:
-    with tempfile.TemporaryDirectory() as workdir, \
-            DaemonProcess(Path(workdir), overrides={"homeassistant": {"enabled": True}}) as daemon:
+    with (
+        tempfile.TemporaryDirectory() as workdir,
+        DaemonProcess(Path(workdir), overrides={"homeassistant": {"enabled": True}}) as daemon,
+    ):
         table = TableClient(daemon.mqtt_host, daemon.mqtt_port, "t1", name="flood-watch")
         assert table.command({"type": "status"})["ok"]
         time.sleep(1)
@@ -44,8 +46,18 @@ def main(topic: str = "homeassistant/status", count: int = 20_000, qos: int = 0)
         flood.disconnect()
         flood.loop_stop()
         table.close()
-        print(json.dumps({"topic": topic, "count": count, "qos": qos, "status_s": took,
-                          "rss_before_mb": round(rss_before, 1), "rss_peak_mb": round(peak, 1)}))
+        print(
+            json.dumps(
+                {
+                    "topic": topic,
+                    "count": count,
+                    "qos": qos,
+                    "status_s": took,
+                    "rss_before_mb": round(rss_before, 1),
+                    "rss_peak_mb": round(peak, 1),
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

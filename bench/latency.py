@@ -143,8 +143,10 @@ def main() -> None:
     med_full, med_bare = statistics.median(full), statistics.median(bare)
     p99_full, p99_bare = percentile(full, 0.99), percentile(bare, 0.99)
     print(f"press-edge -> motor-pin-high on gpiozero mock pins, {len(full)} presses each, alternating")
-    print("claim: the table's published snapshot of a real referee's next plan, one swap under its press lock (every "
-          "press fires, no suspense); motor pins written by the MotorGuard")
+    print(
+        "claim: the table's published snapshot of a real referee's next plan, one swap under its press lock (every "
+        "press fires, no suspense); motor pins written by the MotorGuard"
+    )
     print(f"{'path':<44}{'median us':>10}{'p99 us':>10}")
     print(f"{'bare gpiozero when_pressed -> Motor.forward':<44}{med_bare:>10.1f}{p99_bare:>10.1f}")
     print(f"{'button -> PressHandler -> snapshot -> device':<44}{med_full:>10.1f}{p99_full:>10.1f}")

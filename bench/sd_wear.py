@@ -130,10 +130,12 @@ def main() -> None:
     kib = 1024
     daemon_per_command = totals["bytes"] / totals["commands"]
     print(f"SD wear on {args.dir} ({args.games} games, {totals['commands']} accepted commands, {totals['hits']} hits):")
-    print(f"  daemon:      {daemon_per_command / kib:.1f} KiB per accepted command (median of games "
-          f"{statistics.median(per_command) / kib:.1f}), {statistics.median(per_game) / kib / kib:.2f} MiB per game "
-          f"(median); journal.sqlite3 {journal_size / kib / kib:.2f} MiB after the games "
-          f"({journal_size / args.games / kib:.0f} KiB per game), its WAL {wal_size / kib / kib:.2f} MiB")
+    print(
+        f"  daemon:      {daemon_per_command / kib:.1f} KiB per accepted command (median of games "
+        f"{statistics.median(per_command) / kib:.1f}), {statistics.median(per_game) / kib / kib:.2f} MiB per game "
+        f"(median); journal.sqlite3 {journal_size / kib / kib:.2f} MiB after the games "
+        f"({journal_size / args.games / kib:.0f} KiB per game), its WAL {wal_size / kib / kib:.2f} MiB"
+    )
     print(f"  bare commit: {bare / kib:.1f} KiB per two-row WAL commit (synchronous=FULL), same file system")
     print(f"  ratio:       {daemon_per_command / bare:.2f}x (target <= 3x)")
 

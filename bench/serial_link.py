@@ -50,8 +50,10 @@ from unolauncher.rules.ejection import EjectionModel  # noqa: E402
 
 
 def summary(name: str, values: list[float], unit: str = "µs") -> str:
-    return (f"{name:<34} median {statistics.median(values):9.1f} {unit}   p99 {percentile(values, 0.99):9.1f} {unit}"
-            f"   (n={len(values)})")
+    return (
+        f"{name:<34} median {statistics.median(values):9.1f} {unit}   p99 {percentile(values, 0.99):9.1f} {unit}"
+        f"   (n={len(values)})"
+    )
 
 
 def set_idle(idle_ms: float) -> None:
@@ -126,8 +128,10 @@ class SerialPath:
         count = len(self.results)
         self.device.press(hold_ms=20)
         if not wait_until(lambda: len(self.results) > count, 3, interval=0.001):
-            raise RuntimeError(f"the serial press did not finish a run: {self.events[-4:]} "
-                               f"{self.launcher.status()} {self.edge_at} {self.motor_at}")
+            raise RuntimeError(
+                f"the serial press did not finish a run: {self.events[-4:]} "
+                f"{self.launcher.status()} {self.edge_at} {self.motor_at}"
+            )
         if not (self.edge_at and self.motor_at):
             raise RuntimeError("the serial press did not switch the motor on")
         time.sleep(0.05)  # let go of the button
@@ -166,8 +170,9 @@ def press_handler(launcher: Any, hits: list[Any], events: list[dict[str, Any]] |
     """The press path: a claim (who may hit, the plan of an ejection model: custom, always one card) →
     ``launcher.fire``."""
     claims = ModelClaims(EjectionModel("custom", ALWAYS_ONE))
-    return PressHandler(launcher, claims.claim, lambda *hit: hits.append(hit),
-                        (events if events is not None else []).append)
+    return PressHandler(
+        launcher, claims.claim, lambda *hit: hits.append(hit), (events if events is not None else []).append
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -180,8 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         device = SimDevice(Path(tmp) / "ttyBench", magazine=100_000, cards_per_s=200.0, spinup_ms=2)
         try:
-            print(f"firmware loop idle: {args.idle_ms:g} ms per iteration; pty pair; {threading.active_count()} "
-                  "threads")
+            print(
+                f"firmware loop idle: {args.idle_ms:g} ms per iteration; pty pair; {threading.active_count()} threads"
+            )
             rtt = round_trips(device, args.round_trips)
             print(summary("status round trip host→fw→host", rtt))
             serial_path, gpio_path = SerialPath(device), GpioPath()

@@ -58,9 +58,7 @@ def one_run(args: argparse.Namespace, jobs: int) -> tuple[float, float, float, d
 
 def side_by_side(args: argparse.Namespace, count: int) -> float:
     """``count`` independent ``--jobs 1`` runs started together: the sum of their games/s (as simulate times it)."""
-    processes = [
-        subprocess.Popen(simulate_command(args, 1), stdout=subprocess.PIPE, text=True) for _ in range(count)
-    ]
+    processes = [subprocess.Popen(simulate_command(args, 1), stdout=subprocess.PIPE, text=True) for _ in range(count)]
     rates = []
     for process in processes:
         out, _ = process.communicate()

@@ -124,7 +124,7 @@ class GameBot:
     Example::
 
         bot = GameBot(seed=7)
-        first = bot.next_command()     # a new_game
+        first = bot.next_command()  # a new_game
     """
 
     def __init__(self, seed: int) -> None:
@@ -396,7 +396,7 @@ def daemon_config(table: str, state_dir: Path, port: int) -> str:
         f'[table]\nid = "{table}"\nstate_dir = "{state_dir}"\n\n'
         f'[broker]\nembedded = false\nhost = "127.0.0.1"\nport = {port}\n\n'
         '[launcher]\nbackend = "virtual"\nallow_rigged = true\n\n'  # the bots seed their games
-        '[dashboard]\nenabled = false\n\n[homeassistant]\nenabled = false\n'
+        "[dashboard]\nenabled = false\n\n[homeassistant]\nenabled = false\n"
     )
 
 

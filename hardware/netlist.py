@@ -11,7 +11,7 @@ its own and is reported. :func:`harness_problems` checks that every wire of a ha
 
 Example::
 
-    problems = schematic_problems(drawing, "pi", pins)    # [] when the drawing is wired as NETS says
+    problems = schematic_problems(drawing, "pi", pins)  # [] when the drawing is wired as NETS says
 """
 
 from __future__ import annotations
@@ -23,8 +23,30 @@ from typing import Any
 # Nets that leave a block carry a flag; the others are named here only. A1's pins are added per path (role ->
 # the role's net, supplies by name).
 NETS: dict[str, set[str]] = {
-    "GND": {"BT1.1", "R1.2", "C1.2", "C2.2", "U1.GND", "U1.PWMB", "U1.BIN1", "U1.BIN2", "R2.2", "R3.2", "R4.2",
-            "R5.2", "S1.2", "S2B.2", "S3.2", "C4.2", "C5.2", "C6.2", "D1.2", "Q3.emitter", "D2.2", "Q2.emitter"},
+    "GND": {
+        "BT1.1",
+        "R1.2",
+        "C1.2",
+        "C2.2",
+        "U1.GND",
+        "U1.PWMB",
+        "U1.BIN1",
+        "U1.BIN2",
+        "R2.2",
+        "R3.2",
+        "R4.2",
+        "R5.2",
+        "S1.2",
+        "S2B.2",
+        "S3.2",
+        "C4.2",
+        "C5.2",
+        "C6.2",
+        "D1.2",
+        "Q3.emitter",
+        "D2.2",
+        "Q2.emitter",
+    },
     "BAT+": {"BT1.2", "SW1.1"},
     "SW_OUT": {"SW1.2", "F1.1"},
     "F1_OUT": {"F1.2", "Q1.drain"},
@@ -65,15 +87,22 @@ DEADMAN_NETS: dict[str, set[str]] = {
 # Both channels in parallel, for a motor whose stall current is above one channel's (README.md, "Stall current"):
 # channel B's inputs leave GND for channel A's nets at U1, its outputs join the motor's. (U1's TB6612FNG names; a
 # DRV8833 module's are in PARALLEL_NAMES.)
-PARALLEL_MOVES: dict[str, str] = {"U1.PWMB": "MOTOR_PWM", "U1.BIN1": "MOTOR_FWD", "U1.BIN2": "MOTOR_REV",
-                                  "U1.BO1": "MOTOR_A", "U1.BO2": "MOTOR_B"}
+PARALLEL_MOVES: dict[str, str] = {
+    "U1.PWMB": "MOTOR_PWM",
+    "U1.BIN1": "MOTOR_FWD",
+    "U1.BIN2": "MOTOR_REV",
+    "U1.BO1": "MOTOR_A",
+    "U1.BO2": "MOTOR_B",
+}
 PARALLEL_NAMES: dict[str, dict[str, str]] = {
     "tb6612": {},
     "drv8833": {"PWMA": "", "PWMB": "", "AO1": "AOUT1", "AO2": "AOUT2", "BO1": "BOUT1", "BO2": "BOUT2"},
 }
 # Each output of channel B with its input of channel A's twin: outputs may be joined only where the inputs are.
-_TWINS = (("U1.BO1", "U1.AO1", ("U1.BIN1", "U1.AIN1"), ("U1.PWMB", "U1.PWMA")),
-          ("U1.BO2", "U1.AO2", ("U1.BIN2", "U1.AIN2"), ("U1.PWMB", "U1.PWMA")))
+_TWINS = (
+    ("U1.BO1", "U1.AO1", ("U1.BIN1", "U1.AIN1"), ("U1.PWMB", "U1.PWMA")),
+    ("U1.BO2", "U1.AO2", ("U1.BIN2", "U1.AIN2"), ("U1.PWMB", "U1.PWMA")),
+)
 
 
 def paralleled(nets: dict[str, set[str]]) -> dict[str, set[str]]:
@@ -93,8 +122,9 @@ def parallel_problems(nets: dict[str, set[str]]) -> list[str]:
         if b_out in net_of and net_of.get(b_out) == net_of.get(a_out):
             for b_in, a_in in inputs:
                 if net_of.get(b_in) != net_of.get(a_in):
-                    problems.append(f"{b_out} joins {a_out} but {b_in} is on {net_of.get(b_in)}, "
-                                    f"{a_in} on {net_of.get(a_in)}")
+                    problems.append(
+                        f"{b_out} joins {a_out} but {b_in} is on {net_of.get(b_in)}, {a_in} on {net_of.get(a_in)}"
+                    )
     return problems
 
 
@@ -143,8 +173,13 @@ def _ref(element: Any) -> str | None:
     return ref
 
 
-def drawing_terminals(drawing: Any) -> tuple[dict[str, tuple[float, float]], dict[tuple[float, float], str],
-                                             list[tuple[tuple[float, float], tuple[float, float]]]]:
+def drawing_terminals(
+    drawing: Any,
+) -> tuple[
+    dict[str, tuple[float, float]],
+    dict[tuple[float, float], str],
+    list[tuple[tuple[float, float], tuple[float, float]]],
+]:
     """(terminal -> point, point -> net name of a flag/ground/supply there, wire segments) of a drawing."""
     terminals: dict[str, tuple[float, float]] = {}
     named: dict[tuple[float, float], str] = {}
@@ -252,9 +287,22 @@ def schematic_problems(drawing: Any, roles: dict[str, str], pins: Iterable[str])
 
 # Harness ends that are not the host's or P1's (P1's pins are named after their nets): connector -> label -> net.
 HARNESS_PIN_NETS = {
-    "U1": {"VCC": "3V3", "GND": "GND", "PWMA": "MOTOR_PWM", "AIN1": "MOTOR_FWD", "AIN2": "MOTOR_REV", "STBY": "STBY",
-           "VM": "VM", "AO1": "MOTOR_A", "AO2": "MOTOR_B", "IN1": "MOTOR_FWD", "IN2": "MOTOR_REV",
-           "nSLEEP (EEP)": "STBY", "OUT1": "MOTOR_A", "OUT2": "MOTOR_B"},
+    "U1": {
+        "VCC": "3V3",
+        "GND": "GND",
+        "PWMA": "MOTOR_PWM",
+        "AIN1": "MOTOR_FWD",
+        "AIN2": "MOTOR_REV",
+        "STBY": "STBY",
+        "VM": "VM",
+        "AO1": "MOTOR_A",
+        "AO2": "MOTOR_B",
+        "IN1": "MOTOR_FWD",
+        "IN2": "MOTOR_REV",
+        "nSLEEP (EEP)": "STBY",
+        "OUT1": "MOTOR_A",
+        "OUT2": "MOTOR_B",
+    },
     "M1": {"+": "MOTOR_A", "-": "MOTOR_B"},
     "BT1": {"+": "BAT+", "-": "GND"},
     "SW1": {"1": "BAT+", "2": "SW_OUT"},

@@ -4,7 +4,7 @@
 
 Example::
 
-    svg = orientation_svg()     # bytes of hardware/orientation.svg
+    svg = orientation_svg()  # bytes of hardware/orientation.svg
 """
 
 from __future__ import annotations
@@ -39,10 +39,12 @@ INSIDE: list[tuple[str, int, int, int, int]] = [
 
 
 def _header(width: int, height: int, title: str) -> list[str]:
-    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
-            f'<rect width="{width}" height="{height}" fill="white"/>',
-            f'<text x="10" y="20" font-size="14">{title}</text>']
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="10" y="20" font-size="14">{title}</text>',
+    ]
 
 
 def _package(kind: str, x: int, y: int, pins: tuple[str, ...]) -> list[str]:
@@ -55,8 +57,9 @@ def _package(kind: str, x: int, y: int, pins: tuple[str, ...]) -> list[str]:
             out.append(f'<rect x="{px - 3}" y="{py}" width="6" height="10" fill="#999"/>')
             out.append(f'<text x="{px - 8}" y="{py - 2 if py < y + 20 else py + 22}">{label}</text>')
     elif kind == "to92":  # flat face towards the reader
-        out.append(f'<path d="M{x} {y + 40} L{x} {y + 10} A22 22 0 0 1 {x + 44} {y + 10} L{x + 44} {y + 40} Z" '
-                   f'fill="#333"/>')
+        out.append(
+            f'<path d="M{x} {y + 40} L{x} {y + 10} A22 22 0 0 1 {x + 44} {y + 10} L{x + 44} {y + 40} Z" fill="#333"/>'
+        )
         for i, label in enumerate(pins):
             px = x + 8 + 14 * i
             out.append(f'<line x1="{px}" y1="{y + 40}" x2="{px}" y2="{y + 70}" stroke="#999" stroke-width="3"/>')
@@ -124,62 +127,60 @@ def inside_svg() -> bytes:
 # name a part that was renamed or removed.
 SYMPTOMS: list[tuple[str, str, str]] = [
     (
-        'Motor hums but does not turn',
-        'stall current above what the driver gives (VM dips, the driver limits or cuts out), or the '
-        'wheel jammed',
-        'measure R (§4) and check the stall-current table in README.md; parallel the channels; check '
+        "Motor hums but does not turn",
+        "stall current above what the driver gives (VM dips, the driver limits or cuts out), or the wheel jammed",
+        "measure R (§4) and check the stall-current table in README.md; parallel the channels; check "
         "VM's dip (§5 step 6); clear the jam",
     ),
     (
-        'Motor starts, then stops or stutters as the cells run down (DRV8833)',
+        "Motor starts, then stops or stutters as the cells run down (DRV8833)",
         "VM dips below the module's undervoltage cut-out at motor start",
         "measure the dip (§5 step 6) against your module's cut-out (§5 step 4); fresh cells, thicker "
-        'and shorter battery wires, C1 at VM',
+        "and shorter battery wires, C1 at VM",
     ),
     (
-        'Wheel runs backwards (retracts when it should eject)',
-        'motor leads swapped',
-        'swap the two wires at AO1/AO2 (AOUT1/AOUT2); nothing else',
+        "Wheel runs backwards (retracts when it should eject)",
+        "motor leads swapped",
+        "swap the two wires at AO1/AO2 (AOUT1/AOUT2); nothing else",
     ),
     (
-        'Cards leave but are not counted',
-        'beam misaligned, receiver in daylight, or R13 missing',
+        "Cards leave but are not counted",
+        "beam misaligned, receiver in daylight, or R13 missing",
         "selftest's `pin sensor` line; check the IR LED with a phone camera (it glows purple), "
-        're-align D1 and Q3, shade the receiver',
+        "re-align D1 and Q3, shade the receiver",
     ),
     (
-        'A card does not break the beam',
-        'the beam crosses where the card does not pass (too high, too low, or beside the slot) or the'
-        ' card is thin enough for IR to get through at that distance',
-        'move emitter and receiver so the beam crosses the middle of the slot, just inside it; hold a'
-        ' card in the slot and check the beam input reads below 0.5 V (§4); a tube of black '
-        'heat-shrink on the receiver narrows what it sees',
+        "A card does not break the beam",
+        "the beam crosses where the card does not pass (too high, too low, or beside the slot) or the"
+        " card is thin enough for IR to get through at that distance",
+        "move emitter and receiver so the beam crosses the middle of the slot, just inside it; hold a"
+        " card in the slot and check the beam input reads below 0.5 V (§4); a tube of black "
+        "heat-shrink on the receiver narrows what it sees",
     ),
     (
-        'The beam input reads above 3.4 V',
-        'the receiver Q3 is powered from 5 V, or R13 goes to 5 V: 5 V reaches a 3.3 V GPIO',
+        "The beam input reads above 3.4 V",
+        "the receiver Q3 is powered from 5 V, or R13 goes to 5 V: 5 V reaches a 3.3 V GPIO",
         'host off at once; Q3\'s + wire and R13 to 3.3 V only (§4, "Beam parts")',
     ),
     (
-        'Host reboots or the Pico resets when the motor starts (brown-out)',
-        "the motor's start current shares a wire with the host's supply, or the host is powered from "
-        'the motor cells',
-        'one ground joined at the driver only (§3); the host on its own supply; C1 at the driver',
+        "Host reboots or the Pico resets when the motor starts (brown-out)",
+        "the motor's start current shares a wire with the host's supply, or the host is powered from the motor cells",
+        "one ground joined at the driver only (§3); the host on its own supply; C1 at the driver",
     ),
     (
-        'Motor twitches while the Pi boots',
-        'a missing pull-down (R2–R4), or an output on GPIO 0–8',
-        '`unolauncher selftest` pull-down lines; the pin map',
+        "Motor twitches while the Pi boots",
+        "a missing pull-down (R2–R4), or an output on GPIO 0–8",
+        "`unolauncher selftest` pull-down lines; the pin map",
     ),
     (
-        'Motor never runs, selftest motor FAIL with the lid shut',
-        'STBY/nSLEEP low: interlock pole A miswired, or R5 to the wrong pin',
-        '§4: STBY reads 3.3 V with the lid shut',
+        "Motor never runs, selftest motor FAIL with the lid shut",
+        "STBY/nSLEEP low: interlock pole A miswired, or R5 to the wrong pin",
+        "§4: STBY reads 3.3 V with the lid shut",
     ),
     (
-        'The 3V3 wire reads a voltage with the host unplugged',
+        "The 3V3 wire reads a voltage with the host unplugged",
         'the battery reaches the 3.3 V net (DRV8833 "VCC" wired to 3.3 V, or its EEP pull-up)',
-        'batteries out at once; §3 and §4',
+        "batteries out at once; §3 and §4",
     ),
 ]
 

@@ -24,34 +24,92 @@ PITCH = 24  # pixels per 0.1 inch hole pitch in the drawing
 # block -> (role that needs it or "", local nets in rows 2, 3, 4; parts as (ref, terminal nets in leg order);
 #           pads as (net, what the wire goes to))
 BLOCKS: list[tuple[str, str, tuple[str, ...], list[tuple[str, tuple[str, ...]]], list[tuple[str, str]]]] = [
-    ("supply", "", (), [], [("3V3", "host 3V3 (W2)"), ("5V", "host 5V (W2)"), ("GND", "host GND (W2)"),
-                            ("GND", "driver GND (W6)"), ("GND", "battery - (W7, R1)")]),
-    ("motor", "", ("MOTOR_PWM", "MOTOR_FWD", "MOTOR_REV"),
-     [("R2", ("MOTOR_PWM", "GND")), ("R3", ("MOTOR_FWD", "GND")), ("R4", ("MOTOR_REV", "GND"))],
-     [("MOTOR_PWM", "host (W1) / PWMA (W6)"), ("MOTOR_FWD", "host (W1) / AIN1, IN1 (W6)"),
-      ("MOTOR_REV", "host (W1) / AIN2, IN2 (W6)")]),
-    ("interlock", "", ("STBY",), [("R5", ("STBY", "GND"))],
-     [("STBY", "driver STBY/nSLEEP (W3)"), ("STBY", "P2 STBY (Pico path: S2 A: NO)"), ("3V3", "S2 A: C")]),
-    ("deadman", "heartbeat", ("HEARTBEAT", "STBY_IN"), [],
-     [("HEARTBEAT", "host (W2)"), ("HEARTBEAT", "P2 HEARTBEAT"), ("STBY_IN", "S2 A: NO"),
-      ("STBY_IN", "P2 STBY_IN"), ("GND", "P2 GND")]),
-    ("button", "button", ("BUTTON_RC", "BUTTON"),
-     [("R6", ("3V3", "BUTTON_RC")), ("C4", ("BUTTON_RC", "GND")), ("R9", ("BUTTON_RC", "BUTTON"))],
-     [("BUTTON_RC", "S1"), ("GND", "S1"), ("BUTTON", "host (W2)")]),
-    ("lid", "lid", ("LID_RC", "LID"),
-     [("R7", ("3V3", "LID_RC")), ("C5", ("LID_RC", "GND")), ("R10", ("LID_RC", "LID"))],
-     [("LID_RC", "S2 B: C"), ("GND", "S2 B: NO"), ("LID", "host (W2)")]),
-    ("uno", "uno", ("UNO_RC", "UNO"),
-     [("R8", ("3V3", "UNO_RC")), ("C6", ("UNO_RC", "GND")), ("R11", ("UNO_RC", "UNO"))],
-     [("UNO_RC", "S3"), ("GND", "S3"), ("UNO", "host (W2)")]),
-    ("beam", "sensor", ("D1_A", "SENSOR"),
-     [("R12", ("5V", "D1_A")), ("R13", ("3V3", "SENSOR"))],
-     [("D1_A", "D1 anode"), ("GND", "D1 cathode, Q3 GND"), ("3V3", "Q3 +"), ("SENSOR", "Q3 OUT, host (W2)")]),
-    ("led", "led", ("LED", "D2_A"), [("R14", ("LED", "D2_A"))],
-     [("LED", "host (W2)"), ("D2_A", "D2 anode"), ("GND", "D2 cathode")]),
-    ("buzzer", "buzzer", ("BUZZER", "BZ_LOW", "Q2_BASE"),
-     [("R15", ("BUZZER", "Q2_BASE")), ("Q2", ("BZ_LOW", "Q2_BASE", "GND")), ("D3", ("BZ_LOW", "5V"))],
-     [("BUZZER", "host (W2)"), ("5V", "BZ1 +"), ("BZ_LOW", "BZ1 -")]),
+    (
+        "supply",
+        "",
+        (),
+        [],
+        [
+            ("3V3", "host 3V3 (W2)"),
+            ("5V", "host 5V (W2)"),
+            ("GND", "host GND (W2)"),
+            ("GND", "driver GND (W6)"),
+            ("GND", "battery - (W7, R1)"),
+        ],
+    ),
+    (
+        "motor",
+        "",
+        ("MOTOR_PWM", "MOTOR_FWD", "MOTOR_REV"),
+        [("R2", ("MOTOR_PWM", "GND")), ("R3", ("MOTOR_FWD", "GND")), ("R4", ("MOTOR_REV", "GND"))],
+        [
+            ("MOTOR_PWM", "host (W1) / PWMA (W6)"),
+            ("MOTOR_FWD", "host (W1) / AIN1, IN1 (W6)"),
+            ("MOTOR_REV", "host (W1) / AIN2, IN2 (W6)"),
+        ],
+    ),
+    (
+        "interlock",
+        "",
+        ("STBY",),
+        [("R5", ("STBY", "GND"))],
+        [("STBY", "driver STBY/nSLEEP (W3)"), ("STBY", "P2 STBY (Pico path: S2 A: NO)"), ("3V3", "S2 A: C")],
+    ),
+    (
+        "deadman",
+        "heartbeat",
+        ("HEARTBEAT", "STBY_IN"),
+        [],
+        [
+            ("HEARTBEAT", "host (W2)"),
+            ("HEARTBEAT", "P2 HEARTBEAT"),
+            ("STBY_IN", "S2 A: NO"),
+            ("STBY_IN", "P2 STBY_IN"),
+            ("GND", "P2 GND"),
+        ],
+    ),
+    (
+        "button",
+        "button",
+        ("BUTTON_RC", "BUTTON"),
+        [("R6", ("3V3", "BUTTON_RC")), ("C4", ("BUTTON_RC", "GND")), ("R9", ("BUTTON_RC", "BUTTON"))],
+        [("BUTTON_RC", "S1"), ("GND", "S1"), ("BUTTON", "host (W2)")],
+    ),
+    (
+        "lid",
+        "lid",
+        ("LID_RC", "LID"),
+        [("R7", ("3V3", "LID_RC")), ("C5", ("LID_RC", "GND")), ("R10", ("LID_RC", "LID"))],
+        [("LID_RC", "S2 B: C"), ("GND", "S2 B: NO"), ("LID", "host (W2)")],
+    ),
+    (
+        "uno",
+        "uno",
+        ("UNO_RC", "UNO"),
+        [("R8", ("3V3", "UNO_RC")), ("C6", ("UNO_RC", "GND")), ("R11", ("UNO_RC", "UNO"))],
+        [("UNO_RC", "S3"), ("GND", "S3"), ("UNO", "host (W2)")],
+    ),
+    (
+        "beam",
+        "sensor",
+        ("D1_A", "SENSOR"),
+        [("R12", ("5V", "D1_A")), ("R13", ("3V3", "SENSOR"))],
+        [("D1_A", "D1 anode"), ("GND", "D1 cathode, Q3 GND"), ("3V3", "Q3 +"), ("SENSOR", "Q3 OUT, host (W2)")],
+    ),
+    (
+        "led",
+        "led",
+        ("LED", "D2_A"),
+        [("R14", ("LED", "D2_A"))],
+        [("LED", "host (W2)"), ("D2_A", "D2 anode"), ("GND", "D2 cathode")],
+    ),
+    (
+        "buzzer",
+        "buzzer",
+        ("BUZZER", "BZ_LOW", "Q2_BASE"),
+        [("R15", ("BUZZER", "Q2_BASE")), ("Q2", ("BZ_LOW", "Q2_BASE", "GND")), ("D3", ("BZ_LOW", "5V"))],
+        [("BUZZER", "host (W2)"), ("5V", "BZ1 +"), ("BZ_LOW", "BZ1 -")],
+    ),
 ]
 LEGS = {"Q2": ("collector", "base", "emitter")}  # BC547 flat side towards you: C, B, E top to bottom
 
@@ -68,8 +126,9 @@ def layout(roles: list[str]) -> dict[str, Any]:
         rows = {**RAILS, **{net: 2 + i for i, net in enumerate(local)}}
         start = column
         for ref, nets in block_parts:
-            parts.append({"ref": ref, "column": column, "rows": [rows[n] for n in nets], "nets": list(nets),
-                          "block": name})
+            parts.append(
+                {"ref": ref, "column": column, "rows": [rows[n] for n in nets], "nets": list(nets), "block": name}
+            )
             column += 1
         for net, goes in block_pads:
             pads.append({"column": column, "row": rows[net], "net": net, "to": goes, "block": name})
@@ -78,9 +137,13 @@ def layout(roles: list[str]) -> dict[str, Any]:
             segments.append({"row": rows[net], "first": start, "last": column - 1, "net": net})
         column += 1  # one free column: the cut between two blocks
     width = column
-    return {"parts": parts, "pads": pads, "segments": segments, "width": width,
-            "cuts": sorted({(s["row"], s["last"] + 1) for s in segments} | {(s["row"], s["first"] - 1)
-                                                                         for s in segments})}
+    return {
+        "parts": parts,
+        "pads": pads,
+        "segments": segments,
+        "width": width,
+        "cuts": sorted({(s["row"], s["last"] + 1) for s in segments} | {(s["row"], s["first"] - 1) for s in segments}),
+    }
 
 
 def strip_net(board: dict[str, Any], row: int, column: int) -> str | None:
@@ -125,12 +188,14 @@ def svg(board: dict[str, Any], title: str) -> bytes:
     width = board["width"] * PITCH + 40
     top = 90
     height = top + ROWS * PITCH + 240
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
-           f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="10" y="20" font-size="14">{title}</text>',
-           '<text x="10" y="38">Component side; copper strips run left to right under the board. '
-           'Red X: cut the strip at that hole (3 mm drill, by hand). Rails: 3V3, 5V, GND.</text>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="10" y="20" font-size="14">{title}</text>',
+        '<text x="10" y="38">Component side; copper strips run left to right under the board. '
+        "Red X: cut the strip at that hole (3 mm drill, by hand). Rails: 3V3, 5V, GND.</text>",
+    ]
 
     def xy(column: int, row: int) -> tuple[int, int]:  # a hole's centre
         return 20 + column * PITCH, top + row * PITCH
@@ -157,14 +222,14 @@ def svg(board: dict[str, Any], title: str) -> bytes:
         for row in part["rows"]:
             cx, cy = xy(part["column"], row)
             out.append(f'<circle cx="{cx}" cy="{cy}" r="4" fill="{colour}"/>')
-        out.append(f'<text x="{x - 8}" y="{top - 12}" transform="rotate(-60 {x - 8} {top - 12})">'
-                   f'{part["ref"]}</text>')
+        out.append(f'<text x="{x - 8}" y="{top - 12}" transform="rotate(-60 {x - 8} {top - 12})">{part["ref"]}</text>')
     for pad in board["pads"]:
         cx, cy = xy(pad["column"], pad["row"])
         out.append(f'<rect x="{cx - 5}" y="{cy - 5}" width="10" height="10" fill="black"/>')
         ly = top + ROWS * PITCH + 10
         out.append(f'<line x1="{cx}" y1="{cy}" x2="{cx}" y2="{ly}" stroke="#aaa" stroke-dasharray="2,2"/>')
-        out.append(f'<text x="{cx + 3}" y="{ly + 4}" transform="rotate(60 {cx + 3} {ly + 4})">'
-                   f'{pad["net"]}: {pad["to"]}</text>')
+        out.append(
+            f'<text x="{cx + 3}" y="{ly + 4}" transform="rotate(60 {cx + 3} {ly + 4})">{pad["net"]}: {pad["to"]}</text>'
+        )
     out.append("</svg>")
     return ("\n".join(out) + "\n").encode()

@@ -39,49 +39,84 @@ HOST_NAME = {"pi": "Raspberry Pi 40-pin header", "pico": "Raspberry Pi Pico"}
 
 # role -> (part, direction, net name on the schematic, what it connects to)
 ROLES = {
-    "motor_enable": ("Motor driver speed", "out (PWM)", "MOTOR_PWM",
-                     "TB6612FNG PWMA; DRV8833: not connected; 10 kOhm to GND (R2)"),
-    "motor_forward": ("Motor driver direction 1", "out", "MOTOR_FWD",
-                      "TB6612FNG AIN1 / DRV8833 IN1; 10 kOhm to GND (R3)"),
-    "motor_reverse": ("Motor driver direction 2", "out", "MOTOR_REV",
-                      "TB6612FNG AIN2 / DRV8833 IN2; 10 kOhm to GND (R4)"),
+    "motor_enable": (
+        "Motor driver speed",
+        "out (PWM)",
+        "MOTOR_PWM",
+        "TB6612FNG PWMA; DRV8833: not connected; 10 kOhm to GND (R2)",
+    ),
+    "motor_forward": (
+        "Motor driver direction 1",
+        "out",
+        "MOTOR_FWD",
+        "TB6612FNG AIN1 / DRV8833 IN1; 10 kOhm to GND (R3)",
+    ),
+    "motor_reverse": (
+        "Motor driver direction 2",
+        "out",
+        "MOTOR_REV",
+        "TB6612FNG AIN2 / DRV8833 IN2; 10 kOhm to GND (R4)",
+    ),
     "button": ("Launcher button", "in, pull-up", "BUTTON", "S1 to GND; 10 kOhm to 3.3 V, 1 kOhm in series, 100 nF"),
-    "sensor": ("Card-exit beam receiver", "in, pull-up", "SENSOR",
-               "IR receiver output (open collector), 10 kOhm to 3.3 V; beam broken = low"),
+    "sensor": (
+        "Card-exit beam receiver",
+        "in, pull-up",
+        "SENSOR",
+        "IR receiver output (open collector), 10 kOhm to 3.3 V; beam broken = low",
+    ),
     "lid": ("Lid switch", "in, pull-up", "LID", "S2B to GND, closed when the lid is shut; 10 kOhm, 1 kOhm, 100 nF"),
     "uno": ("UNO button (optional)", "in, pull-up", "UNO", "S3 to GND; 10 kOhm to 3.3 V, 1 kOhm in series, 100 nF"),
     "led": ("Button LED", "out", "LED", "330 Ohm and LED D2 to GND"),
     "buzzer": ("Buzzer", "out", "BUZZER", "1 kOhm to the base of NPN Q2; active 5 V buzzer BZ1 on its collector"),
-    "heartbeat": ("Dead-man heartbeat (optional)", "out (square wave)", "HEARTBEAT",
-                  "C7 into the dead-man charge pump on P2: STBY only while it toggles (Safety)"),
+    "heartbeat": (
+        "Dead-man heartbeat (optional)",
+        "out (square wave)",
+        "HEARTBEAT",
+        "C7 into the dead-man charge pump on P2: STBY only while it toggles (Safety)",
+    ),
 }
 
 # Each supported driver: (driver pin, Pi/Pico connection, why). "{role}" is replaced with the host's pin.
 DRIVERS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
-    "tb6612": ("TB6612FNG (recommended: PWM speed control on both paths)", [
-        ("VM", "motor supply after SW1, F1, Q1 (4.5 V)", "motor supply, 2.5-13.5 V; C1 470 uF + C2 100 nF to GND"),
-        ("VCC", "{3V3} through P1", "logic supply 2.7-5.5 V: the host's 3.3 V, so its inputs see 3.3 V logic"),
-        ("GND", "{GND2}", "one ground for battery, driver and host"),
-        ("STBY", "3.3 V through lid switch S2A; R5 10 kOhm to GND",
-         "low = standby: lid open stops the motor in hardware"),
-        ("PWMA", "{motor_enable}", "speed (PWM); R2 10 kOhm to GND"),
-        ("AIN1", "{motor_forward}", "direction 1; R3 10 kOhm to GND"),
-        ("AIN2", "{motor_reverse}", "direction 2; R4 10 kOhm to GND"),
-        ("AO1, AO2", "motor M1 (C3 100 nF across it)", "swap the two if eject and retract come out reversed"),
-        ("PWMB, BIN1, BIN2", "GND", "channel B unused: held off"),
-    ]),
-    "drv8833": ("DRV8833 (no VCC pin: never connect 3.3 V to its VM)", [
-        ("VM (often labelled VCC on modules)", "motor supply after SW1, F1, Q1 (4.5 V)",
-         "the only supply pin (2.7-10.8 V); 10 uF ceramic + C1 470 uF to GND; never the host's 3.3 V"),
-        ("GND", "{GND2}", "one ground for battery, driver and host"),
-        ("nSLEEP (EEP on some modules)", "3.3 V through lid switch S2A; R5 10 kOhm to GND",
-         "high = awake, low = sleep: the lid interlock. Never PWM here (up to 1 ms to wake)"),
-        ("AIN1", "{motor_forward}", "IN1; R3 10 kOhm to GND. Pico: PWM here (DRIVER = \"drv8833\")"),
-        ("AIN2", "{motor_reverse}", "IN2; R4 10 kOhm to GND. Pico: PWM here"),
-        ("(none)", "{motor_enable} not connected", "Pi path: speed is on/off only (full power)"),
-        ("AOUT1, AOUT2", "motor M1 (C3 100 nF across it)", "swap the two if eject and retract come out reversed"),
-        ("BIN1, BIN2", "GND", "bridge B unused: held off"),
-    ]),
+    "tb6612": (
+        "TB6612FNG (recommended: PWM speed control on both paths)",
+        [
+            ("VM", "motor supply after SW1, F1, Q1 (4.5 V)", "motor supply, 2.5-13.5 V; C1 470 uF + C2 100 nF to GND"),
+            ("VCC", "{3V3} through P1", "logic supply 2.7-5.5 V: the host's 3.3 V, so its inputs see 3.3 V logic"),
+            ("GND", "{GND2}", "one ground for battery, driver and host"),
+            (
+                "STBY",
+                "3.3 V through lid switch S2A; R5 10 kOhm to GND",
+                "low = standby: lid open stops the motor in hardware",
+            ),
+            ("PWMA", "{motor_enable}", "speed (PWM); R2 10 kOhm to GND"),
+            ("AIN1", "{motor_forward}", "direction 1; R3 10 kOhm to GND"),
+            ("AIN2", "{motor_reverse}", "direction 2; R4 10 kOhm to GND"),
+            ("AO1, AO2", "motor M1 (C3 100 nF across it)", "swap the two if eject and retract come out reversed"),
+            ("PWMB, BIN1, BIN2", "GND", "channel B unused: held off"),
+        ],
+    ),
+    "drv8833": (
+        "DRV8833 (no VCC pin: never connect 3.3 V to its VM)",
+        [
+            (
+                "VM (often labelled VCC on modules)",
+                "motor supply after SW1, F1, Q1 (4.5 V)",
+                "the only supply pin (2.7-10.8 V); 10 uF ceramic + C1 470 uF to GND; never the host's 3.3 V",
+            ),
+            ("GND", "{GND2}", "one ground for battery, driver and host"),
+            (
+                "nSLEEP (EEP on some modules)",
+                "3.3 V through lid switch S2A; R5 10 kOhm to GND",
+                "high = awake, low = sleep: the lid interlock. Never PWM here (up to 1 ms to wake)",
+            ),
+            ("AIN1", "{motor_forward}", 'IN1; R3 10 kOhm to GND. Pico: PWM here (DRIVER = "drv8833")'),
+            ("AIN2", "{motor_reverse}", "IN2; R4 10 kOhm to GND. Pico: PWM here"),
+            ("(none)", "{motor_enable} not connected", "Pi path: speed is on/off only (full power)"),
+            ("AOUT1, AOUT2", "motor M1 (C3 100 nF across it)", "swap the two if eject and retract come out reversed"),
+            ("BIN1, BIN2", "GND", "bridge B unused: held off"),
+        ],
+    ),
 }
 
 # Motor stall current at the fresh cells' voltage against each driver's limits (datasheets: README, Datasheet
@@ -93,8 +128,9 @@ MOTOR_OHMS = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0)
 # ---- data --------------------------------------------------------------------------------------------------------
 
 
-def load(pins_file: Path = PINS_FILE, parts_file: Path = PARTS_FILE
-         ) -> tuple[dict[str, dict[str, int]], list[dict[str, Any]]]:
+def load(
+    pins_file: Path = PINS_FILE, parts_file: Path = PARTS_FILE
+) -> tuple[dict[str, dict[str, int]], list[dict[str, Any]]]:
     """({"pi": role -> GPIO, "pico": role -> GP, "jig": role -> GPIO}, parts)."""
     data = tomllib.loads(pins_file.read_text(encoding="utf-8"))
     maps = {

@@ -38,8 +38,9 @@ def harness_name(path: str, driver: str) -> str:
     return f"harness-{path}" if driver == "tb6612" else f"harness-{path}-{driver}"
 
 
-def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
-                   p1_refs: list[str] | None = None) -> dict[str, Any]:
+def harness_source(
+    path: str, pins: dict[str, int], driver: str = "tb6612", p1_refs: list[str] | None = None
+) -> dict[str, Any]:
     """The WireViz description of the wires between the host, the driver and the small interface board (P1) that
     carries the pull-ups, filters, the lid interlock and the beam/LED/buzzer parts.
 
@@ -68,9 +69,16 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
         sleep_pin, vm_pin, outs = "STBY", "VM", ("AO1", "AO2")
     motor_nets = [ROLES[r][2] for r in motor_roles]
     deadman_fitted = "heartbeat" in pins
-    board_pins = ["3V3", "5V", "GND", *motor_nets, *[ROLES[r][2] for r in other_roles if r != "heartbeat"], "STBY",
-                  *[net for net in OFF_BOARD_NETS if any(OFF_BOARD[c][3] in pins for c in OFF_BOARD_USERS[net])],
-                  *(["HEARTBEAT", "STBY_IN"] if deadman_fitted else [])]  # the dead-man's pads last
+    board_pins = [
+        "3V3",
+        "5V",
+        "GND",
+        *motor_nets,
+        *[ROLES[r][2] for r in other_roles if r != "heartbeat"],
+        "STBY",
+        *[net for net in OFF_BOARD_NETS if any(OFF_BOARD[c][3] in pins for c in OFF_BOARD_USERS[net])],
+        *(["HEARTBEAT", "STBY_IN"] if deadman_fitted else []),
+    ]  # the dead-man's pads last
     signal_colours = iter(["YE", "GN", "BU", "VT", "GY", "WH", "BN", "PK", "TQ", "YEGN", "BUWH", "GNWH"])
     fixed = {"3V3": "OG", "5V": "RD", "GND": "BK", "GND2": "BK"}
     colour_of = {key: fixed.get(key) or next(signal_colours) for key, _, _ in host_entries}
@@ -90,19 +98,35 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
         "pinlabels": [label for _, label, _ in host_entries],
     }
     if drv:
-        u1 = {"type": "Motor driver module", "subtype": "DRV8833: no logic supply pin; its VCC pin is VM",
-              "pins": driver_pins, "show_pincount": False,
-              "notes": "Bare module: measure EEP/nSLEEP to VCC; a pull-up there must come off (BUILD.md)"}
-        w3 = {"wirecount": 1, "colors": ["WH"], "gauge": "0.14 mm2",
-              "notes": "lid interlock (S2A) to nSLEEP; no 3.3 V wire to the driver"}
+        u1 = {
+            "type": "Motor driver module",
+            "subtype": "DRV8833: no logic supply pin; its VCC pin is VM",
+            "pins": driver_pins,
+            "show_pincount": False,
+            "notes": "Bare module: measure EEP/nSLEEP to VCC; a pull-up there must come off (BUILD.md)",
+        }
+        w3 = {
+            "wirecount": 1,
+            "colors": ["WH"],
+            "gauge": "0.14 mm2",
+            "notes": "lid interlock (S2A) to nSLEEP; no 3.3 V wire to the driver",
+        }
         w3_ends = ([board_pins.index("STBY") + 1], [1], [sleep_pin])
         w4_notes = "motor supply to VM (labelled VCC on the module): never the host's 3V3"
     else:
-        u1 = {"type": "Motor driver breakout", "subtype": "TB6612FNG (a DRV8833 has its own drawing)",
-              "pins": driver_pins, "show_pincount": False,
-              "notes": "Pins by the names printed on the breakout (their order differs between makers)"}
-        w3 = {"wirecount": 2, "colors": ["WH", "OG"], "gauge": "0.14 mm2",
-              "notes": "lid interlock (S2A) to STBY, 3.3 V to VCC"}
+        u1 = {
+            "type": "Motor driver breakout",
+            "subtype": "TB6612FNG (a DRV8833 has its own drawing)",
+            "pins": driver_pins,
+            "show_pincount": False,
+            "notes": "Pins by the names printed on the breakout (their order differs between makers)",
+        }
+        w3 = {
+            "wirecount": 2,
+            "colors": ["WH", "OG"],
+            "gauge": "0.14 mm2",
+            "notes": "lid interlock (S2A) to STBY, 3.3 V to VCC",
+        }
         w3_ends = ([board_pins.index("STBY") + 1, board_pins.index("3V3") + 1], [1, 2], ["STBY", "VCC"])
         w4_notes = "motor supply"
     drawing = "" if not drv else ", DRV8833"
@@ -111,49 +135,109 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
         "connectors": {
             "A1": host,
             "U1": u1,
-            "P1": {"type": "Interface board (stripboard)",
-                   "subtype": "pull-downs, pull-ups, RC filters, lid interlock, beam, LED, buzzer",
-                   "pinlabels": board_pins, "notes": "Parts on P1: " + ", ".join(p1_refs)},
+            "P1": {
+                "type": "Interface board (stripboard)",
+                "subtype": "pull-downs, pull-ups, RC filters, lid interlock, beam, LED, buzzer",
+                "pinlabels": board_pins,
+                "notes": "Parts on P1: " + ", ".join(p1_refs),
+            },
             "M1": {"type": "Motor (the toy's)", "pinlabels": ["+", "-"]},
             "BT1": {"type": "Battery box, 3 x C cells", "subtype": "the toy's own", "pinlabels": ["+", "-"]},
             "SW1": {"type": "Power switch", "pinlabels": ["1", "2"]},
             "F1": {"type": "PPTC fuse", "pinlabels": ["1", "2"]},
-            "Q1": {"type": "P-MOSFET AO3401A", "subtype": "SOT-23 on an adapter: pin 1 G, 2 S, 3 D",
-                   "pinlabels": ["D (pin 3)", "S (pin 2)", "G (pin 1)"],
-                   "notes": "C1, C2 at the driver's VM"},
+            "Q1": {
+                "type": "P-MOSFET AO3401A",
+                "subtype": "SOT-23 on an adapter: pin 1 G, 2 S, 3 D",
+                "pinlabels": ["D (pin 3)", "S (pin 2)", "G (pin 1)"],
+                "notes": "C1, C2 at the driver's VM",
+            },
             "R1": {"type": "Resistor 10k", "subtype": "Q1's gate to GND, soldered at Q1", "pinlabels": ["1", "2"]},
-            **{ref: {"type": kind, "pinlabels": list(labels)} for ref, (kind, labels, _, role) in OFF_BOARD.items()
-               if role in pins},
-            **({"P2": {"type": "Dead-man board (stripboard)", "subtype": "C7, C8, D4, D5, R16, R17, Q4, Q5",
-                       "pinlabels": list(DEADMAN_PADS),
-                       "notes": "STBY only while HEARTBEAT toggles; stops the motor ~100 ms after the last edge"}}
-               if deadman_fitted else {}),
+            **{
+                ref: {"type": kind, "pinlabels": list(labels)}
+                for ref, (kind, labels, _, role) in OFF_BOARD.items()
+                if role in pins
+            },
+            **(
+                {
+                    "P2": {
+                        "type": "Dead-man board (stripboard)",
+                        "subtype": "C7, C8, D4, D5, R16, R17, Q4, Q5",
+                        "pinlabels": list(DEADMAN_PADS),
+                        "notes": "STBY only while HEARTBEAT toggles; stops the motor ~100 ms after the last edge",
+                    }
+                }
+                if deadman_fitted
+                else {}
+            ),
         },
         "cables": {
-            "W1": {"wirecount": len(w1), "colors": colours(w1), "gauge": "0.14 mm2",
-                   "notes": "motor lines to P1 (R2-R4 pull them down there)"},
-            "W6": {"wirecount": len(w6), "colors": ["BK", *colours(w1[1:])][:len(w6)], "gauge": "0.14 mm2",
-                   "notes": "motor lines from P1 to the driver inputs"},
-            "W2": {"wirecount": len(w2), "colors": colours(w2), "gauge": "0.14 mm2",
-                   "notes": "signals and supplies to P1"},
+            "W1": {
+                "wirecount": len(w1),
+                "colors": colours(w1),
+                "gauge": "0.14 mm2",
+                "notes": "motor lines to P1 (R2-R4 pull them down there)",
+            },
+            "W6": {
+                "wirecount": len(w6),
+                "colors": ["BK", *colours(w1[1:])][: len(w6)],
+                "gauge": "0.14 mm2",
+                "notes": "motor lines from P1 to the driver inputs",
+            },
+            "W2": {
+                "wirecount": len(w2),
+                "colors": colours(w2),
+                "gauge": "0.14 mm2",
+                "notes": "signals and supplies to P1",
+            },
             "W3": w3,
             "W4": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.5 mm2", "notes": w4_notes},
-            "W7": {"wirecount": 5, "colors": ["RD", "RD", "RD", "WH", "BK"], "gauge": "0.5 mm2",
-                   "notes": "power chain in the battery's + lead: BT1 + to SW1 to F1 to Q1's drain; Q1's gate "
-                            "through R1 to GND"},
-            **{f"W{ref}": {"wirecount": len(ends), "colors": ["GY"] * len(ends), "gauge": "0.14 mm2",
-                           "notes": f"{ref} to P1"} for ref, (_, _, ends, role) in OFF_BOARD.items() if role in pins},
-            **({"WP2": {"wirecount": 4, "colors": ["PK", "OG", "WH", "BK"], "gauge": "0.14 mm2",
-                        "notes": "P1 to the dead-man board P2"}} if deadman_fitted else {}),
+            "W7": {
+                "wirecount": 5,
+                "colors": ["RD", "RD", "RD", "WH", "BK"],
+                "gauge": "0.5 mm2",
+                "notes": "power chain in the battery's + lead: BT1 + to SW1 to F1 to Q1's drain; Q1's gate "
+                "through R1 to GND",
+            },
+            **{
+                f"W{ref}": {
+                    "wirecount": len(ends),
+                    "colors": ["GY"] * len(ends),
+                    "gauge": "0.14 mm2",
+                    "notes": f"{ref} to P1",
+                }
+                for ref, (_, _, ends, role) in OFF_BOARD.items()
+                if role in pins
+            },
+            **(
+                {
+                    "WP2": {
+                        "wirecount": 4,
+                        "colors": ["PK", "OG", "WH", "BK"],
+                        "gauge": "0.14 mm2",
+                        "notes": "P1 to the dead-man board P2",
+                    }
+                }
+                if deadman_fitted
+                else {}
+            ),
             "W5": {"wirecount": 2, "colors": ["RD", "BK"], "gauge": "0.5 mm2", "notes": "motor (C3 at the motor)"},
         },
         "connections": [
-            [{"A1": [host_pin_of[a] for a, _ in w1]}, {"W1": list(range(1, len(w1) + 1))},
-             {"P1": [board_pins.index(b) + 1 for _, b in w1]}],
-            [{"P1": [board_pins.index(a) + 1 for a, _ in w6]}, {"W6": list(range(1, len(w6) + 1))},
-             {"U1": [b for _, b in w6]}],
-            [{"A1": [host_pin_of[a] for a, _ in w2]}, {"W2": list(range(1, len(w2) + 1))},
-             {"P1": [board_pins.index(b) + 1 for _, b in w2]}],
+            [
+                {"A1": [host_pin_of[a] for a, _ in w1]},
+                {"W1": list(range(1, len(w1) + 1))},
+                {"P1": [board_pins.index(b) + 1 for _, b in w1]},
+            ],
+            [
+                {"P1": [board_pins.index(a) + 1 for a, _ in w6]},
+                {"W6": list(range(1, len(w6) + 1))},
+                {"U1": [b for _, b in w6]},
+            ],
+            [
+                {"A1": [host_pin_of[a] for a, _ in w2]},
+                {"W2": list(range(1, len(w2) + 1))},
+                {"P1": [board_pins.index(b) + 1 for _, b in w2]},
+            ],
             [{"P1": w3_ends[0]}, {"W3": w3_ends[1]}, {"U1": w3_ends[2]}],
             [{"Q1": [2]}, {"W4": [1]}, {"U1": [vm_pin]}],
             [{"BT1": [2]}, {"W4": [2]}, {"U1": ["GND"]}],
@@ -162,13 +246,27 @@ def harness_source(path: str, pins: dict[str, int], driver: str = "tb6612",
             [{"F1": [2]}, {"W7": [3]}, {"Q1": [1]}],
             [{"Q1": [3]}, {"W7": [4]}, {"R1": [1]}],
             [{"R1": [2]}, {"W7": [5]}, {"P1": [board_pins.index("GND") + 1]}],
-            *[[{ref: list(range(1, len(ends) + 1))}, {f"W{ref}": list(range(1, len(ends) + 1))},
-               {"P1": [board_pins.index(off_board_net(net, ref, deadman_fitted)) + 1 for net in ends]}]
-              for ref, (_, _, ends, role) in OFF_BOARD.items() if role in pins],
-            *([[{"P1": [board_pins.index(net) + 1 for net in DEADMAN_PADS]}, {"WP2": [1, 2, 3, 4]},
-                {"P2": [1, 2, 3, 4]}]] if deadman_fitted else []),
-            [{"U1": [outs[0], outs[1]]}, {"W5": [1, 2]},
-             {"M1": [1, 2]}],
+            *[
+                [
+                    {ref: list(range(1, len(ends) + 1))},
+                    {f"W{ref}": list(range(1, len(ends) + 1))},
+                    {"P1": [board_pins.index(off_board_net(net, ref, deadman_fitted)) + 1 for net in ends]},
+                ]
+                for ref, (_, _, ends, role) in OFF_BOARD.items()
+                if role in pins
+            ],
+            *(
+                [
+                    [
+                        {"P1": [board_pins.index(net) + 1 for net in DEADMAN_PADS]},
+                        {"WP2": [1, 2, 3, 4]},
+                        {"P2": [1, 2, 3, 4]},
+                    ]
+                ]
+                if deadman_fitted
+                else []
+            ),
+            [{"U1": [outs[0], outs[1]]}, {"W5": [1, 2]}, {"M1": [1, 2]}],
         ],
     }
 
@@ -221,6 +319,9 @@ def svg_texts(svg: bytes) -> list[str]:
     import xml.etree.ElementTree as ET
 
     root = ET.fromstring(svg)
-    found = (" ".join(part.strip() for part in el.itertext() if part.strip())
-             for el in root.iter() if el.tag.rsplit("}", 1)[-1] == "text")
+    found = (
+        " ".join(part.strip() for part in el.itertext() if part.strip())
+        for el in root.iter()
+        if el.tag.rsplit("}", 1)[-1] == "text"
+    )
     return sorted(text for text in found if text)

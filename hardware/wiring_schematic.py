@@ -68,10 +68,17 @@ def schematic_drawing(path: str, pins: dict[str, int]) -> tuple[Any, set[str]]:
     # Motor driver.
     left = ["VM", "VCC", "STBY", "PWMA", "AIN1", "AIN2", "PWMB", "BIN1", "BIN2"]
     ic_pins = [elm.IcPin(name=name, side="left") for name in reversed(left)]
-    ic_pins += [elm.IcPin(name="GND", side="bottom"), elm.IcPin(name="AO2", side="right", slot="2/3"),
-                elm.IcPin(name="AO1", side="right", slot="3/3")]
-    u1 = d.add(elm.Ic(pins=ic_pins, pinspacing=1.0, edgepadW=1.8, edgepadH=0.6).right().at((30, 11))
-               .label(ref("U1", "TB6612FNG"), loc="top"))
+    ic_pins += [
+        elm.IcPin(name="GND", side="bottom"),
+        elm.IcPin(name="AO2", side="right", slot="2/3"),
+        elm.IcPin(name="AO1", side="right", slot="3/3"),
+    ]
+    u1 = d.add(
+        elm.Ic(pins=ic_pins, pinspacing=1.0, edgepadW=1.8, edgepadH=0.6)
+        .right()
+        .at((30, 11))
+        .label(ref("U1", "TB6612FNG"), loc="top")
+    )
     nets = {"VM": "VM", "VCC": "3V3", "STBY": "STBY", "PWMA": "MOTOR_PWM", "AIN1": "MOTOR_FWD", "AIN2": "MOTOR_REV"}
     for name, net in nets.items():
         flag(getattr(u1, name), net, "left", 1.5)
@@ -96,12 +103,21 @@ def schematic_drawing(path: str, pins: dict[str, int]) -> tuple[Any, set[str]]:
 
     # Host: every used pin with its net.
     title(0, 9.2, f"{HOST_NAME[path]}" + (" (BCM GPIO, header pin)" if path == "pi" else " (GP, Pico pin)"))
-    host_pins = [elm.IcPin(name=f"{label} ({num})", anchorname=net, side="right")
-                 for net, (label, num) in SUPPLY[path].items()]
-    host_pins += [elm.IcPin(name=f"{gpio_name(path, gpio).replace(' ', '')} ({host_pin(path, gpio)})",
-                            anchorname=role, side="right") for role, gpio in pins.items()]
-    a1 = d.add(elm.Ic(pins=list(reversed(host_pins)), pinspacing=0.9, edgepadW=3.6, edgepadH=0.6).right()
-               .at((2, -3.8)).label(ref("A1", host), loc="left"))
+    host_pins = [
+        elm.IcPin(name=f"{label} ({num})", anchorname=net, side="right") for net, (label, num) in SUPPLY[path].items()
+    ]
+    host_pins += [
+        elm.IcPin(
+            name=f"{gpio_name(path, gpio).replace(' ', '')} ({host_pin(path, gpio)})", anchorname=role, side="right"
+        )
+        for role, gpio in pins.items()
+    ]
+    a1 = d.add(
+        elm.Ic(pins=list(reversed(host_pins)), pinspacing=0.9, edgepadW=3.6, edgepadH=0.6)
+        .right()
+        .at((2, -3.8))
+        .label(ref("A1", host), loc="left")
+    )
     for net in SUPPLY[path]:
         if net.startswith("GND"):
             d.add(elm.Line().right(1.0).at(getattr(a1, net)))
@@ -134,8 +150,11 @@ def schematic_drawing(path: str, pins: dict[str, int]) -> tuple[Any, set[str]]:
     # Switch inputs: 10k pull-up, 100n across the switch, 1k in series to the host pin.
     base_y = -11.5
     title(0, base_y + 6.5, "Inputs: pull-up, RC filter, series resistor")
-    switches = [("button", "S1", "fire", "R6", "R9", "C4"), ("lid", "S2", "B: lid", "R7", "R10", "C5"),
-                ("uno", "S3", "UNO", "R8", "R11", "C6")]
+    switches = [
+        ("button", "S1", "fire", "R6", "R9", "C4"),
+        ("lid", "S2", "B: lid", "R7", "R10", "C5"),
+        ("uno", "S3", "UNO", "R8", "R11", "C6"),
+    ]
     for i, (role, s, what, rpull, rser, cap) in enumerate(switches):
         if role not in pins:
             continue
@@ -164,8 +183,9 @@ def schematic_drawing(path: str, pins: dict[str, int]) -> tuple[Any, set[str]]:
     d.add(elm.Resistor().down().at((bx + 6, base_y + 4)).label(ref("R13", "10k"), loc="bottom"))
     rx = d.add(elm.Dot())
     flag(rx.center, "SENSOR", "right", 1.2)
-    q3 = d.add(elm.NpnPhoto().anchor("collector").at(rx.center).label(ref("Q3", "IR receiver\n(open collector)"),
-                                                                      loc="left"))
+    q3 = d.add(
+        elm.NpnPhoto().anchor("collector").at(rx.center).label(ref("Q3", "IR receiver\n(open collector)"), loc="left")
+    )
     d.add(elm.Ground().at(q3.emitter))
 
     # Feedback: LED and buzzer.
@@ -193,8 +213,13 @@ def schematic_drawing(path: str, pins: dict[str, int]) -> tuple[Any, set[str]]:
     return d, drawn
 
 
-def deadman(d: Any, ref: Callable[..., str], tag: Callable[[str], Any], flag: Callable[..., None],
-            title: Callable[[float, float, str], None]) -> None:
+def deadman(
+    d: Any,
+    ref: Callable[..., str],
+    tag: Callable[[str], Any],
+    flag: Callable[..., None],
+    title: Callable[[float, float, str], None],
+) -> None:
     """The hardware dead-man (Pi path): a diode charge pump on the heartbeat pin holds Q4 on while edges arrive;
     Q4 holds the P-MOSFET Q5 on, which passes the lid switch's 3.3 V (STBY_IN) on to STBY. No edges for about
     R16 x C8 = 100 ms: C8 runs down through R16, Q4 and Q5 turn off, R5 pulls STBY low: the driver stops. A static
@@ -206,8 +231,13 @@ def deadman(d: Any, ref: Callable[..., str], tag: Callable[[str], Any], flag: Ca
     d.add(tag("HEARTBEAT").left().at((x, y)))
     d.add(elm.Capacitor().right().at((x, y)).label(ref("C7", "1µ"), loc="top"))
     pump = d.add(elm.Dot())
-    d4 = d.add(elm.Diode().up().at((pump.center[0], pump.center[1] - 2.5)).to(pump.center)
-               .label(ref("D4", "BAT85"), loc="bottom"))  # anode at GND, cathode (the band) at the pump node
+    d4 = d.add(
+        elm.Diode()
+        .up()
+        .at((pump.center[0], pump.center[1] - 2.5))
+        .to(pump.center)
+        .label(ref("D4", "BAT85"), loc="bottom")
+    )  # anode at GND, cathode (the band) at the pump node
     d.add(elm.Ground().at(d4.start))
     d.add(elm.Diode().right().at(pump.center).label(ref("D5", "BAT85"), loc="top"))
     hold = d.add(elm.Dot())

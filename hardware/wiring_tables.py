@@ -50,12 +50,13 @@ def driver_table(driver: str, maps: dict[str, dict[str, int]]) -> str:
 
 
 def bom_table(parts: list[dict[str, Any]]) -> str:
-    rows = ["| Ref | Qty | Part | Value / rating | Order | Where | Path | Notes |",
-            "|---|---|---|---|---|---|---|---|"]
+    rows = ["| Ref | Qty | Part | Value / rating | Order | Where | Path | Notes |", "|---|---|---|---|---|---|---|---|"]
     for part in parts:
         paths = " + ".join("Pi" if p == "pi" else "Pico" for p in part["paths"])
-        rows.append(f"| {', '.join(part['refs'])} | {len(part['refs'])} | {part['part']} | {part['value']} "
-                    f"| {part['order']} | {part['place']} | {paths} | {part['notes']} |")
+        rows.append(
+            f"| {', '.join(part['refs'])} | {len(part['refs'])} | {part['part']} | {part['value']} "
+            f"| {part['order']} | {part['place']} | {paths} | {part['notes']} |"
+        )
     rows += ["", "Also order:", "", "| Item | Quantity | For |", "|---|---|---|"]
     rows += [f"| {s['item']} | {s['qty']} | {s['use']} |" for s in supplies()]
     return "\n".join(rows)
@@ -89,8 +90,10 @@ def stall_table() -> str:
     """Stall current (the cells' voltage over the motor's resistance, measured in BUILD.md §4) against each
     driver: what a motor held still draws, and what reversing a spinning one can briefly reach twice of."""
     names = " | ".join(name for name, *_ in DRIVER_LIMITS)
-    rows = [f"| Motor resistance | Stall current at {CELLS_V:g} V | {names} |",
-            "|---|---|" + "---|" * len(DRIVER_LIMITS)]
+    rows = [
+        f"| Motor resistance | Stall current at {CELLS_V:g} V | {names} |",
+        "|---|---|" + "---|" * len(DRIVER_LIMITS),
+    ]
     for ohms in MOTOR_OHMS:
         amps = CELLS_V / ohms
         verdicts = " | ".join(stall_verdict(amps, *limits) for _, *limits in DRIVER_LIMITS)
@@ -118,8 +121,9 @@ def end_marker(name: str) -> str:
     return f"<!-- end: {name} -->"
 
 
-def readme_with_tables(text: str, tables: dict[str, str], source: str = "pins.toml and parts.toml",
-                       target: Path = README) -> str:
+def readme_with_tables(
+    text: str, tables: dict[str, str], source: str = "pins.toml and parts.toml", target: Path = README
+) -> str:
     for name, table in tables.items():
         start, end = start_marker(name, source), end_marker(name)
         if start not in text or end not in text:

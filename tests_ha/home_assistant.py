@@ -45,8 +45,12 @@ def find_python() -> str | None:
     candidates += sorted(glob.glob(str(Path.home() / ".pyenv" / "versions" / "3.13*" / "bin" / "python")))
     for candidate in filter(None, candidates):
         try:
-            out = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2] >= (3, 13))"],
-                                 capture_output=True, text=True, timeout=30)
+            out = subprocess.run(
+                [candidate, "-c", "import sys; print(sys.version_info[:2] >= (3, 13))"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
         except OSError:
             continue
         if out.stdout.strip() == "True":
@@ -65,8 +69,9 @@ def ensure_installed(python: str) -> Path:
     if not (venv / "bin" / "python").exists():
         subprocess.run([python, "-m", "venv", str(venv)], check=True)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-    subprocess.run(["nice", "-n", "10", *pip, f"homeassistant=={HA_VERSION}", *EXTRA_REQUIREMENTS], check=True,
-                   timeout=3600)
+    subprocess.run(
+        ["nice", "-n", "10", *pip, f"homeassistant=={HA_VERSION}", *EXTRA_REQUIREMENTS], check=True, timeout=3600
+    )
     stamp.write_text(HA_VERSION)
     return hass
 
@@ -173,11 +178,22 @@ class HomeAssistant:
 
     def onboard(self) -> None:
         """Create the owner, log in, and finish onboarding (as the first page of a new Home Assistant does)."""
-        user = self.request("POST", "/api/onboarding/users", {
-            "client_id": CLIENT_ID, "name": "Tester", "username": "tester", "password": "uno-launcher-test",
-            "language": "en"})
-        token = self.request("POST", "/auth/token", form={
-            "grant_type": "authorization_code", "code": user["auth_code"], "client_id": CLIENT_ID})
+        user = self.request(
+            "POST",
+            "/api/onboarding/users",
+            {
+                "client_id": CLIENT_ID,
+                "name": "Tester",
+                "username": "tester",
+                "password": "uno-launcher-test",
+                "language": "en",
+            },
+        )
+        token = self.request(
+            "POST",
+            "/auth/token",
+            form={"grant_type": "authorization_code", "code": user["auth_code"], "client_id": CLIENT_ID},
+        )
         self.tokens = token  # the browser's login (tests_ha/screenshot.py)
         self.token = token["access_token"]
         self.request("POST", "/api/onboarding/core_config", {})
@@ -188,7 +204,8 @@ class HomeAssistant:
         """The MQTT integration through its config flow (discovery on, prefix ``homeassistant``: the defaults)."""
         flow = self.request("POST", "/api/config/config_entries/flow", {"handler": "mqtt"})
         result: dict[str, Any] = self.request(
-            "POST", f"/api/config/config_entries/flow/{flow['flow_id']}", {"broker": "127.0.0.1", "port": port})
+            "POST", f"/api/config/config_entries/flow/{flow['flow_id']}", {"broker": "127.0.0.1", "port": port}
+        )
         return result
 
     def states(self) -> dict[str, dict[str, Any]]:
@@ -200,8 +217,11 @@ class HomeAssistant:
 
     def template(self, text: str) -> str:
         request = urllib.request.Request(
-            self.base + "/api/template", data=json.dumps({"template": text}).encode(),
-            headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}, method="POST")
+            self.base + "/api/template",
+            data=json.dumps({"template": text}).encode(),
+            headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"},
+            method="POST",
+        )
         with urllib.request.urlopen(request, timeout=60) as answer:
             return str(answer.read().decode())
 
@@ -221,8 +241,9 @@ class HomeAssistant:
 
     def errors_about(self, word: str) -> list[str]:
         """Lines of Home Assistant's log at ERROR or WARNING that mention ``word``."""
-        return [line for line in self.log_text().splitlines()
-                if word in line and (" ERROR " in line or " WARNING " in line)]
+        return [
+            line for line in self.log_text().splitlines() if word in line and (" ERROR " in line or " WARNING " in line)
+        ]
 
 
 def now() -> float:

@@ -26,8 +26,14 @@ from support.net import free_port  # noqa: E402
 from tests_ha.home_assistant import CLIENT_ID, HomeAssistant, ensure_installed, find_python  # noqa: E402
 from tests_ha.test_real_home_assistant import daemon, play_rounds  # noqa: E402
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def main(out: Path) -> None:
@@ -50,8 +56,12 @@ def main(out: Path) -> None:
             finally:
                 table.close()
             assert ha.wait_state("sensor.uno_kitchen_phase", lambda s: s == "playing", 60)
-            tokens = {**ha.tokens, "hassUrl": ha.base, "clientId": CLIENT_ID,
-                      "expires": int(time.time() * 1000) + 1_800_000}
+            tokens = {
+                **ha.tokens,
+                "hassUrl": ha.base,
+                "clientId": CLIENT_ID,
+                "expires": int(time.time() * 1000) + 1_800_000,
+            }
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=ARGS)
                 page = browser.new_page(viewport={"width": 1100, "height": 1400})

@@ -47,16 +47,23 @@ def broker(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
         yield {"section": {"embedded": True, "port": port, "ws_port": free_port()}, "port": port, "kind": "embedded"}
         return
     with Mosquitto() as mosquitto:
-        yield {"section": {"embedded": False, "host": "127.0.0.1", "port": mosquitto.port, "protocol": "3.1.1"},
-               "port": mosquitto.port, "kind": "mosquitto"}
+        yield {
+            "section": {"embedded": False, "host": "127.0.0.1", "port": mosquitto.port, "protocol": "3.1.1"},
+            "port": mosquitto.port,
+            "kind": "mosquitto",
+        }
 
 
 def daemon(workdir: Path, table: str, broker: dict[str, Any], enabled: bool = True) -> DaemonProcess:
-    process = DaemonProcess(workdir, table, overrides={
-        "homeassistant": {"enabled": enabled},
-        "table": {"lockout": False},  # every press may fire (the Motor check), with or without a hit owed
-        "dashboard": {"enabled": True, "host": "127.0.0.1", "port": 0},
-    })
+    process = DaemonProcess(
+        workdir,
+        table,
+        overrides={
+            "homeassistant": {"enabled": enabled},
+            "table": {"lockout": False},  # every press may fire (the Motor check), with or without a hit owed
+            "dashboard": {"enabled": True, "host": "127.0.0.1", "port": 0},
+        },
+    )
     process.config["broker"] = dict(broker["section"])
     return process
 
@@ -101,33 +108,61 @@ def test_home_assistant_sees_the_table(tmp_path: Path, hass: Path, broker: dict[
         kitchen.start()
         try:
             assert ha.wait_state("sensor.uno_kitchen_phase", lambda s: s == "idle", 120)
-            assert wait_until(lambda: not any("uno_den" in e for e in ha.states()), 120), \
-                [e for e in ha.states() if "uno_den" in e]
+            assert wait_until(lambda: not any("uno_den" in e for e in ha.states()), 120), [
+                e for e in ha.states() if "uno_den" in e
+            ]
 
             device = ha.template("{{ device_id('sensor.uno_kitchen_phase') }}").strip()
             assert len(device) == 32, device
-            ha.add_automation("uno_round_winner", {
-                "alias": "UNO round winner",
-                "triggers": [{"trigger": "state", "entity_id": "event.uno_kitchen_game"}],
-                "conditions": [{"condition": "template", "value_template": (
-                    "{{ trigger.from_state is not none and trigger.from_state.state != 'unavailable' and "
-                    "trigger.to_state.state != 'unavailable' and "
-                    "trigger.to_state.attributes.event_type == 'round_ended' }}")}],
-                "actions": [{"action": "counter.increment", "target": {"entity_id": "counter.rounds_by_event_entity"}}],
-            })
-            ha.add_automation("uno_round_trigger", {
-                "alias": "UNO round ended (device trigger)",
-                "triggers": [{"trigger": "device", "domain": "mqtt", "device_id": device, "type": "round_ended",
-                              "subtype": "game", "discovery_id": "unolauncher_kitchen trigger_round_ended"}],
-                "actions": [{"action": "counter.increment",
-                             "target": {"entity_id": "counter.rounds_by_device_trigger"}}],
-            })
-            ha.add_automation("uno_motor_runs", {
-                "alias": "UNO motor runs",
-                "triggers": [{"trigger": "state", "entity_id": "binary_sensor.uno_kitchen_motor", "from": "off",
-                              "to": "on"}],
-                "actions": [{"action": "counter.increment", "target": {"entity_id": "counter.motor_runs"}}],
-            })
+            ha.add_automation(
+                "uno_round_winner",
+                {
+                    "alias": "UNO round winner",
+                    "triggers": [{"trigger": "state", "entity_id": "event.uno_kitchen_game"}],
+                    "conditions": [
+                        {
+                            "condition": "template",
+                            "value_template": (
+                                "{{ trigger.from_state is not none and trigger.from_state.state != 'unavailable' and "
+                                "trigger.to_state.state != 'unavailable' and "
+                                "trigger.to_state.attributes.event_type == 'round_ended' }}"
+                            ),
+                        }
+                    ],
+                    "actions": [
+                        {"action": "counter.increment", "target": {"entity_id": "counter.rounds_by_event_entity"}}
+                    ],
+                },
+            )
+            ha.add_automation(
+                "uno_round_trigger",
+                {
+                    "alias": "UNO round ended (device trigger)",
+                    "triggers": [
+                        {
+                            "trigger": "device",
+                            "domain": "mqtt",
+                            "device_id": device,
+                            "type": "round_ended",
+                            "subtype": "game",
+                            "discovery_id": "unolauncher_kitchen trigger_round_ended",
+                        }
+                    ],
+                    "actions": [
+                        {"action": "counter.increment", "target": {"entity_id": "counter.rounds_by_device_trigger"}}
+                    ],
+                },
+            )
+            ha.add_automation(
+                "uno_motor_runs",
+                {
+                    "alias": "UNO motor runs",
+                    "triggers": [
+                        {"trigger": "state", "entity_id": "binary_sensor.uno_kitchen_motor", "from": "off", "to": "on"}
+                    ],
+                    "actions": [{"action": "counter.increment", "target": {"entity_id": "counter.motor_runs"}}],
+                },
+            )
             assert wait_until(lambda: ha.state("automation.uno_motor_runs") == "on", 60)
 
             table = TableClient(kitchen.mqtt_host, kitchen.mqtt_port, "kitchen", name="ha-check")
@@ -142,10 +177,14 @@ def test_home_assistant_sees_the_table(tmp_path: Path, hass: Path, broker: dict[
                 rounds, events = play_rounds(table, ROUNDS)
                 ended = sum(e["type"] == "round_ended" for e in events)
                 assert ended == rounds
-                assert wait_until(lambda: ha.counter("rounds_by_event_entity") == ended, 60), \
-                    (ha.counter("rounds_by_event_entity"), ended)
-                assert wait_until(lambda: ha.counter("rounds_by_device_trigger") == ended, 60), \
-                    (ha.counter("rounds_by_device_trigger"), ended)
+                assert wait_until(lambda: ha.counter("rounds_by_event_entity") == ended, 60), (
+                    ha.counter("rounds_by_event_entity"),
+                    ended,
+                )
+                assert wait_until(lambda: ha.counter("rounds_by_device_trigger") == ended, 60), (
+                    ha.counter("rounds_by_device_trigger"),
+                    ended,
+                )
 
                 # 5. The game entities show the table as the daemon's retained state has it.
                 assert ha.wait_state("sensor.uno_kitchen_phase", lambda s: s == "between", 60)
@@ -166,8 +205,10 @@ def test_home_assistant_sees_the_table(tmp_path: Path, hass: Path, broker: dict[
                 assert wait_until(lambda: ha.state("binary_sensor.uno_kitchen_motor") == "off", 30)
                 fired = sum(e["type"] == "fired" for e in table.ordered_events()) - runs
                 assert fired > 0
-                assert wait_until(lambda: ha.counter("motor_runs") - before == fired, 60), \
-                    (ha.counter("motor_runs") - before, fired)
+                assert wait_until(lambda: ha.counter("motor_runs") - before == fired, 60), (
+                    ha.counter("motor_runs") - before,
+                    fired,
+                )
             finally:
                 table.close()
         finally:

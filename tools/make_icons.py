@@ -45,8 +45,14 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     svg = (ICONS / "icon.svg").read_text(encoding="utf-8")
-    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--no-first-run"]
+    args = [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+    ]
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=require_binary("chromium"), headless=True, args=args)
         for name, (size, logo, radius) in OUTPUTS.items():

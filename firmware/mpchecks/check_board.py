@@ -97,8 +97,12 @@ def test_every_hard_interrupt_handler_runs_with_the_heap_locked():
         del machine.hard_errors[:]
         host = Host(driver)
         board = host.board
-        for pin, handler in ((board._beam, board._beam_handler), (board._button, board._button_handler),
-                             (board._uno, board._uno_handler), (board._lid, board._lid_handler)):
+        for pin, handler in (
+            (board._beam, board._beam_handler),
+            (board._button, board._button_handler),
+            (board._uno, board._uno_handler),
+            (board._lid, board._lid_handler),
+        ):
             assert pin.hard and pin.handler is handler
         board.motor(100, True)
         calls = machine.hard_calls[0]
@@ -142,8 +146,9 @@ def test_a_handler_that_allocates_fails_under_the_locked_heap():
 def test_check_pins_refuses_drv8833_inputs_on_one_pwm_slice_and_channel():
     pins = dict(rp2040.PINS)
     for fwd, rev in ((3, 19), (0, 16), (19, 3)):
-        pins.update(motor_forward=fwd, motor_reverse=rev, sensor=6, button=10, uno=11, lid=12, led=14, buzzer=15,
-                    motor_enable=2)
+        pins.update(
+            motor_forward=fwd, motor_reverse=rev, sensor=6, button=10, uno=11, lid=12, led=14, buzzer=15, motor_enable=2
+        )
         try:
             rp2040.check_pins(pins, "drv8833")
         except ValueError as exc:

@@ -8,8 +8,18 @@ from mpcheck import run
 
 with open("/vectors.json") as f:
     VECTORS = json.load(f)
-MODULES = ("unofw", "unofw.msgs", "unofw.wire", "unofw.outq", "unofw.debounce", "unofw.board", "unofw.runner",
-           "unofw.feedback", "unofw.app", "unofw.rp2040")
+MODULES = (
+    "unofw",
+    "unofw.msgs",
+    "unofw.wire",
+    "unofw.outq",
+    "unofw.debounce",
+    "unofw.board",
+    "unofw.runner",
+    "unofw.feedback",
+    "unofw.app",
+    "unofw.rp2040",
+)
 
 
 def unhex(text):
@@ -73,7 +83,7 @@ def test_frames_split_anywhere_decode_the_same():
     for size in (1, 3, 7, 64):
         reader, got = wire.FrameReader(), []
         for i in range(0, len(stream), size):
-            got.extend(reader.feed(stream[i:i + size]))
+            got.extend(reader.feed(stream[i : i + size]))
         assert len(got) == len(VECTORS["frames"]), size
 
 

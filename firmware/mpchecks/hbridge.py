@@ -60,7 +60,7 @@ def brakes_before_reversals(settled, elapsed):
         if state not in DRIVES:
             continue
         if last is not None and last[0] != state:
-            between = settled[last[1] + 1:i]
+            between = settled[last[1] + 1 : i]
             assert between, f"{last[0]} straight into {state} at {when}"
             assert between[0][1] == "brake", f"{last[0]} -> {[s for _, s in between]} -> {state}: no brake first"
             ended = next((t for t, s in between if s != "brake"), when)

@@ -63,8 +63,7 @@ class Host:
             for frame in self.reader.feed(bytes(self.stream.to_host)):
                 self.frames.append(frame)
                 if msgs.is_reliable_event(frame[0]):
-                    self.stream.to_device.extend(
-                        wire.encode_frame(msgs.EVENT_ACK, 0, struct.pack(">H", frame[1])))
+                    self.stream.to_device.extend(wire.encode_frame(msgs.EVENT_ACK, 0, struct.pack(">H", frame[1])))
             self.stream.to_host = bytearray()
 
     def physics(self):

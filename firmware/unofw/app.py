@@ -50,8 +50,10 @@ class Firmware:
         self.uno = Debouncer(self.cfg.debounce_ms, True)
         self.lid = Debouncer(self.cfg.debounce_ms, False, bool(board.lid_open()))
         # Bound methods made once here: every loop iteration reads these inputs.
-        self._press_inputs = ((self.button, board.button_edge, board.button, msgs.PRESS),
-                              (self.uno, board.uno_edge, board.uno, msgs.UNO))
+        self._press_inputs = (
+            (self.button, board.button_edge, board.button, msgs.PRESS),
+            (self.uno, board.uno_edge, board.uno, msgs.UNO),
+        )
         self.feedback = Feedback(board)
         self.run = None
         self.run_seq = 0
@@ -279,8 +281,7 @@ class Firmware:
             flags |= msgs.F_GUARD_TRIPPED
         run_cards = min(255, run.counted()) if run is not None else 0
         total = self.board.cards() & 0xFFFF
-        return struct.pack(msgs.STATUS_REPLY_FMT, seq, flags, run_cards, total, self.last_fault,
-                           self.uptime_s)
+        return struct.pack(msgs.STATUS_REPLY_FMT, seq, flags, run_cards, total, self.last_fault, self.uptime_s)
 
     # ---- time ---------------------------------------------------------------------------------------------
 
@@ -351,8 +352,15 @@ class Firmware:
         if result.reason == msgs.R_MAX_RUN:
             self.last_fault = msgs.R_MAX_RUN
         self.feedback.run_finished()
-        body = struct.pack(msgs.DONE_FMT, self.run_seq, min(255, result.cards_out), min(0xFFFF, max(0, result.ran_ms)),
-                           result.outcome, 1 if result.counted else 0, result.reason)
+        body = struct.pack(
+            msgs.DONE_FMT,
+            self.run_seq,
+            min(255, result.cards_out),
+            min(0xFFFF, max(0, result.ran_ms)),
+            result.outcome,
+            1 if result.counted else 0,
+            result.reason,
+        )
         self.event(msgs.DONE, body, now)
 
     def _fault(self, code, detail, now):

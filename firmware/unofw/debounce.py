@@ -11,8 +11,8 @@ Two behaviours, chosen per input:
 Example::
 
     deb = Debouncer(20, leading=True)
-    assert deb.update(True, 0) is True      # pressed, reported at once
-    assert deb.update(False, 3) is None     # bounce, ignored
+    assert deb.update(True, 0) is True  # pressed, reported at once
+    assert deb.update(False, 3) is None  # bounce, ignored
     assert deb.update(True, 5) is None
 """
 

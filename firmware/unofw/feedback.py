@@ -6,8 +6,8 @@ runs.
 Example::
 
     fb = Feedback(board)
-    fb.signal(True, 2, now)   # chime, then pulse every 600 ms
-    fb.tick(now)              # every loop
+    fb.signal(True, 2, now)  # chime, then pulse every 600 ms
+    fb.tick(now)  # every loop
 """
 
 CHIME_MS = 60

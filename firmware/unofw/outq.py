@@ -10,8 +10,8 @@ Example::
 
     q = OutQueue(256)
     q.put(b"frame")
-    view = q.peek(64)         # contiguous bytes to write
-    q.consume(len(view))      # what the port took
+    view = q.peek(64)  # contiguous bytes to write
+    q.consume(len(view))  # what the port took
 """
 
 CHUNK = 64  # one full-speed USB packet: the most the loop writes per iteration
@@ -37,16 +37,16 @@ class OutQueue:
             return False
         tail = (self.head + self.size) % self.capacity
         first = min(n, self.capacity - tail)
-        self.buf[tail:tail + first] = data[:first]
+        self.buf[tail : tail + first] = data[:first]
         if first < n:
-            self.buf[0:n - first] = data[first:]
+            self.buf[0 : n - first] = data[first:]
         self.size += n
         return True
 
     def peek(self, limit=CHUNK):
         """The oldest queued bytes, contiguous, at most ``limit`` (a view: no copy)."""
         n = min(self.size, limit, self.capacity - self.head)
-        return self.view[self.head:self.head + n]
+        return self.view[self.head : self.head + n]
 
     def consume(self, n):
         if n <= 0:

@@ -80,8 +80,8 @@ def runtime_problem(impl=None):
         return "this is not MicroPython"
     version = tuple(impl.version[:3])
     if version < REQUIRED_MICROPYTHON:
-        return "MicroPython {}.{}.{} is too old: the motor guard needs hard timer interrupts, from 1.26 on".format(
-            *version)
+        why = "the motor guard needs hard timer interrupts, from 1.26 on"
+        return "MicroPython {}.{}.{} is too old: ".format(*version) + why
     return None
 
 
@@ -108,8 +108,8 @@ def check_pins(pins, driver=DRIVER):
         fwd, rev = pins["motor_forward"], pins["motor_reverse"]
         if pwm_slice_channel(fwd) == pwm_slice_channel(rev):
             slice_no, channel = pwm_slice_channel(fwd)
-            raise ValueError(f"pins motor_forward (GP{fwd}) and motor_reverse (GP{rev}) share PWM slice {slice_no} "
-                             f"channel {'AB'[channel]}: a DRV8833 needs its two inputs on different PWM outputs")
+            where = f"(GP{fwd}) and motor_reverse (GP{rev}) share PWM slice {slice_no} channel {'AB'[channel]}"
+            raise ValueError(f"pins motor_forward {where}: a DRV8833 needs its two inputs on different PWM outputs")
 
 
 def pwm_slice_channel(gpio):

@@ -13,7 +13,7 @@ Example::
     run = FireRun(Plan(True, cards=3), Config(), board, motor, now=0)
     result = None
     while result is None:
-        result = run.tick(board.ticks_ms())     # in the firmware's main loop
+        result = run.tick(board.ticks_ms())  # in the firmware's main loop
 """
 
 from unofw import msgs
@@ -99,10 +99,10 @@ class Motor:
     Example::
 
         motor = Motor(board)
-        motor.drive(100, True, now)          # forward
-        motor.brake(now + 200)               # terminals shorted: the motor stops within a few ms
-        motor.ready(False, now + 210)        # False: still inside the gap
-        motor.ready(False, now + 240)        # True
+        motor.drive(100, True, now)  # forward
+        motor.brake(now + 200)  # terminals shorted: the motor stops within a few ms
+        motor.ready(False, now + 210)  # False: still inside the gap
+        motor.ready(False, now + 240)  # True
     """
 
     def __init__(self, board):

@@ -86,13 +86,24 @@ def one_of(*options: str) -> Check:
 DEVICE_INFO: dict[str, Check] = {
     "identifiers": str_list,
     "connections": lambda v: isinstance(v, list) and all(isinstance(c, list) and len(c) == 2 for c in v),
-    "manufacturer": text, "model": text, "model_id": text, "name": text, "hw_version": text,
-    "serial_number": text, "sw_version": text, "via_device": text, "suggested_area": text, "configuration_url": url,
+    "manufacturer": text,
+    "model": text,
+    "model_id": text,
+    "name": text,
+    "hw_version": text,
+    "serial_number": text,
+    "sw_version": text,
+    "via_device": text,
+    "suggested_area": text,
+    "configuration_url": url,
 }
 ORIGIN_INFO: dict[str, Check] = {"name": text, "sw_version": text, "support_url": url}
 AVAILABILITY: dict[str, Check] = {
-    "availability_topic": subscribe_topic, "availability_template": template, "payload_available": text,
-    "payload_not_available": text, "availability_mode": one_of("all", "any", "latest"),
+    "availability_topic": subscribe_topic,
+    "availability_template": template,
+    "payload_available": text,
+    "payload_not_available": text,
+    "availability_mode": one_of("all", "any", "latest"),
     "availability": lambda v: isinstance(v, list),
 }
 BASE: dict[str, Check] = {"qos": qos, "encoding": text, "group": str_list}
@@ -100,37 +111,97 @@ COMMON: dict[str, Check] = {
     **AVAILABILITY,
     "device": lambda v: not device_info_errors(v),
     "origin": lambda v: not origin_errors(v),
-    "enabled_by_default": boolean, "entity_category": one_of("config", "diagnostic"), "entity_picture": url,
-    "icon": icon, "json_attributes_topic": subscribe_topic, "json_attributes_template": template, "object_id": text,
-    "default_entity_id": text, "unique_id": text,
+    "enabled_by_default": boolean,
+    "entity_category": one_of("config", "diagnostic"),
+    "entity_picture": url,
+    "icon": icon,
+    "json_attributes_topic": subscribe_topic,
+    "json_attributes_template": template,
+    "object_id": text,
+    "default_entity_id": text,
+    "unique_id": text,
 }
 RO: dict[str, Check] = {**BASE, "state_topic": subscribe_topic, "value_template": template}
 RW: dict[str, Check] = {
-    **BASE, "command_topic": publish_topic, "optimistic": boolean, "retain": boolean, "state_topic": subscribe_topic,
+    **BASE,
+    "command_topic": publish_topic,
+    "optimistic": boolean,
+    "retain": boolean,
+    "state_topic": subscribe_topic,
 }
 
 # platform -> (allowed keys with their checks, required keys)
 PLATFORMS: dict[str, tuple[dict[str, Check], set[str]]] = {
     "sensor": (
-        {**RO, **COMMON, "device_class": text, "expire_after": positive_int, "force_update": boolean,
-         "last_reset_value_template": template, "name": text, "options": str_list, "suggested_display_precision":
-         positive_int, "state_class": one_of("measurement", "measurement_angle", "total", "total_increasing"),
-         "unit_of_measurement": text},
+        {
+            **RO,
+            **COMMON,
+            "device_class": text,
+            "expire_after": positive_int,
+            "force_update": boolean,
+            "last_reset_value_template": template,
+            "name": text,
+            "options": str_list,
+            "suggested_display_precision": positive_int,
+            "state_class": one_of("measurement", "measurement_angle", "total", "total_increasing"),
+            "unit_of_measurement": text,
+        },
         {"state_topic"},
     ),
     "binary_sensor": (
-        {**RO, **COMMON, "device_class": one_of(
-            "battery", "battery_charging", "carbon_monoxide", "cold", "connectivity", "door", "garage_door", "gas",
-            "heat", "light", "lock", "moisture", "motion", "moving", "occupancy", "opening", "plug", "power",
-            "presence", "problem", "running", "safety", "smoke", "sound", "tamper", "update", "vibration", "window"),
-         "expire_after": positive_int, "force_update": boolean, "name": text, "off_delay": positive_int,
-         "payload_off": text, "payload_on": text},
+        {
+            **RO,
+            **COMMON,
+            "device_class": one_of(
+                "battery",
+                "battery_charging",
+                "carbon_monoxide",
+                "cold",
+                "connectivity",
+                "door",
+                "garage_door",
+                "gas",
+                "heat",
+                "light",
+                "lock",
+                "moisture",
+                "motion",
+                "moving",
+                "occupancy",
+                "opening",
+                "plug",
+                "power",
+                "presence",
+                "problem",
+                "running",
+                "safety",
+                "smoke",
+                "sound",
+                "tamper",
+                "update",
+                "vibration",
+                "window",
+            ),
+            "expire_after": positive_int,
+            "force_update": boolean,
+            "name": text,
+            "off_delay": positive_int,
+            "payload_off": text,
+            "payload_on": text,
+        },
         {"state_topic"},
     ),
     "button": (
-        {**BASE, **COMMON, "command_template": template, "command_topic": publish_topic,
-         "device_class": one_of("identify", "restart", "update"), "name": text, "payload_press": text,
-         "retain": boolean},
+        {
+            **BASE,
+            **COMMON,
+            "command_template": template,
+            "command_topic": publish_topic,
+            "device_class": one_of("identify", "restart", "update"),
+            "name": text,
+            "payload_press": text,
+            "retain": boolean,
+        },
         {"command_topic"},
     ),
     "select": (
@@ -138,30 +209,60 @@ PLATFORMS: dict[str, tuple[dict[str, Check], set[str]]] = {
         {"command_topic", "options"},
     ),
     "switch": (
-        {**RW, **COMMON, "command_template": template, "device_class": one_of("outlet", "switch"), "name": text,
-         "payload_off": text, "payload_on": text, "state_off": text, "state_on": text, "value_template": template},
+        {
+            **RW,
+            **COMMON,
+            "command_template": template,
+            "device_class": one_of("outlet", "switch"),
+            "name": text,
+            "payload_off": text,
+            "payload_on": text,
+            "state_off": text,
+            "state_on": text,
+            "value_template": template,
+        },
         {"command_topic"},
     ),
     "event": (
-        {**RO, **COMMON, "device_class": one_of("button", "doorbell", "motion"), "name": text,
-         "event_types": str_list},
+        {**RO, **COMMON, "device_class": one_of("button", "doorbell", "motion"), "name": text, "event_types": str_list},
         {"state_topic", "event_types"},
     ),
     "device_automation": (
-        {**BASE, "automation_type": one_of("trigger"), "device": lambda v: not device_info_errors(v),
-         "origin": lambda v: not origin_errors(v),  # checked by discovery._valid_origin_info, then dropped
-         "payload": text, "subtype": text, "topic": subscribe_topic, "type": text, "value_template": template},
+        {
+            **BASE,
+            "automation_type": one_of("trigger"),
+            "device": lambda v: not device_info_errors(v),
+            "origin": lambda v: not origin_errors(v),  # checked by discovery._valid_origin_info, then dropped
+            "payload": text,
+            "subtype": text,
+            "topic": subscribe_topic,
+            "type": text,
+            "value_template": template,
+        },
         {"automation_type", "device", "subtype", "topic", "type"},
     ),
 }
 # Options a device message may carry beside device/components/origin, copied into every component that does not
 # set them (schemas.SHARED_OPTIONS, discovery._merge_common_device_options); qos/encoding are allowed there too.
-SHARED_OPTIONS = ("availability", "availability_mode", "availability_template", "availability_topic",
-                  "command_topic", "payload_available", "payload_not_available", "state_topic")
+SHARED_OPTIONS = (
+    "availability",
+    "availability_mode",
+    "availability_template",
+    "availability_topic",
+    "command_topic",
+    "payload_available",
+    "payload_not_available",
+    "state_topic",
+)
 DEVICE_MESSAGE: dict[str, Check] = {
-    **AVAILABILITY, "device": lambda v: not device_info_errors(v), "origin": lambda v: not origin_errors(v),
+    **AVAILABILITY,
+    "device": lambda v: not device_info_errors(v),
+    "origin": lambda v: not origin_errors(v),
     "components": lambda v: isinstance(v, dict) and all(isinstance(k, str) for k in v),
-    "state_topic": subscribe_topic, "command_topic": publish_topic, "qos": qos, "encoding": text,
+    "state_topic": subscribe_topic,
+    "command_topic": publish_topic,
+    "qos": qos,
+    "encoding": text,
 }
 # Home Assistant's discovery topic: <prefix>/<component>/[<node_id>/]<object_id>/config, ids [a-zA-Z0-9_-].
 # discovery.TOPIC_MATCHER, applied to the topic with "<prefix>/" removed.

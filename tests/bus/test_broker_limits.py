@@ -31,7 +31,12 @@ PER_CLIENT = 20
 @pytest.fixture
 def guarded() -> Iterator[EmbeddedBroker]:
     broker = EmbeddedBroker(
-        "127.0.0.1", 0, 0, connect_timeout=CONNECT_TIMEOUT_S, packet_timeout=PACKET_TIMEOUT_S, max_connections=CAP,
+        "127.0.0.1",
+        0,
+        0,
+        connect_timeout=CONNECT_TIMEOUT_S,
+        packet_timeout=PACKET_TIMEOUT_S,
+        max_connections=CAP,
         max_per_client=PER_CLIENT,
     )
     broker.start()
@@ -176,4 +181,3 @@ def test_many_addresses_together_stop_at_the_total_cap(guarded: EmbeddedBroker) 
     for sock in held:
         sock.close()
     assert wait_until(lambda: guarded.open_connections == 0, 3)
-

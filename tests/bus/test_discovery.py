@@ -119,8 +119,10 @@ def test_event_template_gives_home_assistant_the_type_and_the_fields() -> None:
     ref = Referee()
     events = ref.handle({"type": "new_game", "ruleset": "mario-kart", "players": ["ann", "bob", "cy"], "seed": 4})
     events += play_game(ref, Bot("random", seed=4))[1]
-    events += [{"type": "press_refused", "reason": "lid_open", "message": "Close the lid to fire."},
-               {"type": "fired", "player": "ann", "cards": 3, "outcome": "ok", "ran_ms": 90, "counted": True}]
+    events += [
+        {"type": "press_refused", "reason": "lid_open", "message": "Close the lid to fire."},
+        {"type": "fired", "player": "ann", "cards": 3, "outcome": "ok", "ran_ms": 90, "counted": True},
+    ]
     for seq, event in enumerate(events, 1):
         published = {**event, "seq": seq, "ts": 1.5}
         data = json.loads(render(game["value_template"], json.dumps(published)))
@@ -132,15 +134,33 @@ def test_event_template_gives_home_assistant_the_type_and_the_fields() -> None:
 
 def test_value_templates_render_the_states_the_entities_expect() -> None:
     comps = components(Topics("kitchen"), options(coprocessor=True))
-    launcher = {"magazine_estimate": 31, "jammed": True, "lid_open": False, "motor_on": True,
-                "extra": {"connected": False}}
+    launcher = {
+        "magazine_estimate": 31,
+        "jammed": True,
+        "lid_open": False,
+        "motor_on": True,
+        "extra": {"connected": False},
+    }
     values = sensor_values({"current": "bob", "owed": [{"player": "bob", "hits": 2}]}, launcher, 4, 7, "brutal")
     payload = json.dumps(values)
-    rendered = {oid: render(c["value_template"], payload) for oid, c in comps.items() if "value_template" in c
-                and c.get("state_topic") == "unolauncher/kitchen/sensors"}
-    assert rendered == {"cards_out": "4", "hits_owed": "2", "current_player": "bob", "magazine": "31", "jam": "ON",
-                        "lid": "OFF", "outbox": "7", "preset": "brutal", "enabled": "ON", "link": "OFF",
-                        "launcher_state": "jammed"}
+    rendered = {
+        oid: render(c["value_template"], payload)
+        for oid, c in comps.items()
+        if "value_template" in c and c.get("state_topic") == "unolauncher/kitchen/sensors"
+    }
+    assert rendered == {
+        "cards_out": "4",
+        "hits_owed": "2",
+        "current_player": "bob",
+        "magazine": "31",
+        "jam": "ON",
+        "lid": "OFF",
+        "outbox": "7",
+        "preset": "brutal",
+        "enabled": "ON",
+        "link": "OFF",
+        "launcher_state": "jammed",
+    }
     # Before any hit or game: HA reads "None" as unknown, not as a value.
     empty = json.dumps(sensor_values({}, {}, None))
     assert render(comps["cards_out"]["value_template"], empty) == "None"
@@ -388,8 +408,12 @@ def test_announcement_life_cycle_upgrade_form_switch_and_rename(tmp_path: Path) 
         seed.connect("127.0.0.1", port)
         seed.loop_start()
         for topic in legacy:  # what the previous version left retained
-            old = {"name": "x", "unique_id": f"unolauncher_den_{topic.split('/')[-2]}", "state_topic": "s",
-                   "device": {"identifiers": ["unolauncher_den"]}}
+            old = {
+                "name": "x",
+                "unique_id": f"unolauncher_den_{topic.split('/')[-2]}",
+                "state_topic": "s",
+                "device": {"identifiers": ["unolauncher_den"]},
+            }
             seed.publish(topic, json.dumps(old), qos=1, retain=True).wait_for_publish(5)
         seed.disconnect()
         seed.loop_stop()
@@ -402,7 +426,7 @@ def test_announcement_life_cycle_upgrade_form_switch_and_rename(tmp_path: Path) 
             with DaemonProcess(tmp_path, "den", port, overrides):
                 assert wait_until(lambda: device in ha.configs and not set(legacy) & set(ha.configs), 10)
             with ha.lock:
-                order = [(t, p) for t, p, _ in ha.log if t in (device, *legacy)][len(legacy):]
+                order = [(t, p) for t, p, _ in ha.log if t in (device, *legacy)][len(legacy) :]
             # migrate_discovery on every old topic, then the device, then the old topics cleared
             assert order[: len(legacy)] == [(t, b'{"migrate_discovery":true}') for t in legacy]
             assert order[len(legacy)][0] == device

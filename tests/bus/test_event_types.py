@@ -86,9 +86,15 @@ def test_bot_games_emit_only_registered_types(ruleset: str) -> None:
 def test_table_mode_rounds_emit_only_registered_types() -> None:
     ref = Referee()
     commands: list[dict[str, Any]] = [
-        {"type": "new_game", "ruleset": "mario-kart", "mode": "table", "players": ["ann", "bob", "cy"], "seed": 3,
-         "options": {"target_score": 20},
-         "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 2, "bob": 7, "cy": 7}}},
+        {
+            "type": "new_game",
+            "ruleset": "mario-kart",
+            "mode": "table",
+            "players": ["ann", "bob", "cy"],
+            "seed": 3,
+            "options": {"target_score": 20},
+            "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 2, "bob": 7, "cy": 7}},
+        },
         {"type": "play", "player": "ann", "card": "red 1"},
         {"type": "catch", "player": "bob", "target": "ann"},
         {"type": "draw", "player": "bob"},
@@ -151,21 +157,33 @@ def test_a_daemon_with_the_virtual_launcher_emits_only_registered_types(tmp_path
         virtual.open_lid()  # clears the jam by hand
         virtual.close_lid()
         # Mario Kart with the launcher as the stock (it counts cards): a draw is dispensed by the launcher.
-        table.submit_command(rig("mario-kart", {"ann": ["blue 1", "blue 2"], "bob": ["green 1"], "cy": ["green 2"]},
-                                 "red 5"))
+        table.submit_command(
+            rig("mario-kart", {"ann": ["blue 1", "blue 2"], "bob": ["green 1"], "cy": ["green 2"]}, "red 5")
+        )
         table.submit_command({"type": "draw", "player": "ann"})
         assert wait_until(lambda: "dispensed" in types() or "dispense_skipped" in types(), 5)
         seen = types()
-    expected = {"lockout", "press", "fired", "hit", "lid_open", "press_refused", "lid_closed", "uno_button", "jam",
-                "dispense", "drew"}
+    expected = {
+        "lockout",
+        "press",
+        "fired",
+        "hit",
+        "lid_open",
+        "press_refused",
+        "lid_closed",
+        "uno_button",
+        "jam",
+        "dispense",
+        "drew",
+    }
     assert expected <= seen, expected - seen
     assert seen <= set(EVENTS), seen - set(EVENTS)
 
 
 def test_every_registered_type_is_documented() -> None:
-    docs = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8") + (
-        ROOT / "docs" / "protocol-mqtt.md"
-    ).read_text(encoding="utf-8")
+    docs = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8") + (ROOT / "docs" / "protocol-mqtt.md").read_text(
+        encoding="utf-8"
+    )
     documented = set(re.findall(r"`([a-z_]+)`", docs))
     assert set(EVENT_TYPES) - documented == set()
 

@@ -32,6 +32,7 @@ def render(template: str, payload: str) -> str:
     """As ``test_discovery.render`` (Home Assistant's ``value`` and ``value_json``), each template compiled once."""
     return str(compiled(template).render(value=payload, value_json=json.loads(payload)))
 
+
 COMPS = components(Topics("kitchen"), DiscoveryOptions(version="1.2.3", configuration_url="http://pi.local:8080/"))
 
 
@@ -100,8 +101,10 @@ def test_each_interesting_event_fires_its_own_device_trigger_once() -> None:
 
 
 def test_polish_home_assistant_users_expect() -> None:
-    topic, payload = discovery_messages(Topics("kitchen"), DiscoveryOptions(
-        version="1.2.3", serial_number="10000000abcdef", hw_version="Raspberry Pi Zero 2 W Rev 1.0"))[0]
+    topic, payload = discovery_messages(
+        Topics("kitchen"),
+        DiscoveryOptions(version="1.2.3", serial_number="10000000abcdef", hw_version="Raspberry Pi Zero 2 W Rev 1.0"),
+    )[0]
     assert discovery_errors(topic, payload) == []
     device = payload["device"]
     assert device["suggested_area"] == "Kitchen"
@@ -141,8 +144,12 @@ def test_motor_sensor_sees_every_run_and_refusals_reach_home_assistant(tmp_path:
             def settled() -> bool:  # every press handled, journalled and delivered, the motor off
                 assert daemon.table is not None and daemon.journal is not None
                 motor = table.messages_on("motor")
-                return (daemon.table.idle() and table.last_seq() == daemon.journal.last_seq and bool(motor)
-                        and motor[-1] == b"OFF")
+                return (
+                    daemon.table.idle()
+                    and table.last_seq() == daemon.journal.last_seq
+                    and bool(motor)
+                    and motor[-1] == b"OFF"
+                )
 
             assert wait_until(settled, 30), (fired_runs(table), table.messages_on("motor"))
             motor = table.messages_on("motor")

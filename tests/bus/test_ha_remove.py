@@ -44,21 +44,32 @@ def seed(port: int, messages: dict[str, object]) -> None:
 
 def ha_remove(tmp_path: Path, port: int, *args: str) -> subprocess.CompletedProcess[str]:
     config = tmp_path / "config.toml"
-    config.write_text(to_toml({
-        "table": {"id": "den", "state_dir": str(tmp_path / "state")},
-        "broker": {"embedded": False, "host": "127.0.0.1", "port": port, "protocol": "3.1.1"},
-    }))
+    config.write_text(
+        to_toml(
+            {
+                "table": {"id": "den", "state_dir": str(tmp_path / "state")},
+                "broker": {"embedded": False, "host": "127.0.0.1", "port": port, "protocol": "3.1.1"},
+            }
+        )
+    )
     command = [sys.executable, "-m", "unolauncher", "ha-remove", "--config", str(config), "--wait", "5", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=60)
 
 
 def test_ha_remove_clears_one_tables_discovery_and_nothing_else(tmp_path: Path, broker_port: int) -> None:
     den_device = dict(discovery_messages(Topics("den"), DiscoveryOptions(version="0.1.0")))
-    den_legacy = {t: {"name": "old", "state_topic": "x", "device": {"identifiers": ["unolauncher_den"]}}
-                  for t in legacy_topics("homeassistant", "unolauncher_den")}
+    den_legacy = {
+        t: {"name": "old", "state_topic": "x", "device": {"identifiers": ["unolauncher_den"]}}
+        for t in legacy_topics("homeassistant", "unolauncher_den")
+    }
     kitchen = dict(discovery_messages(Topics("kitchen"), DiscoveryOptions(version="0.1.0", mode="entity")))
-    zigbee = {"homeassistant/sensor/0x00158d/temperature/config":
-              {"name": "t", "state_topic": "z2m/x", "dev": {"ids": "0x00158d"}}}
+    zigbee = {
+        "homeassistant/sensor/0x00158d/temperature/config": {
+            "name": "t",
+            "state_topic": "z2m/x",
+            "dev": {"ids": "0x00158d"},
+        }
+    }
     seed(broker_port, {**den_device, **den_legacy, **kitchen, **zigbee})
     before = retained_configs("127.0.0.1", broker_port)
     assert set(before) >= {*den_device, *den_legacy, *kitchen, *zigbee}

@@ -177,10 +177,14 @@ def test_ha_remove_finds_the_table_after_the_documented_restart_without_home_ass
     daemon.config["homeassistant"]["enabled"] = False
     with daemon:
         config = tmp_path / "ha-remove.toml"
-        config.write_text(to_toml({
-            "table": {"id": "den", "state_dir": str(tmp_path / "other-state")},
-            "broker": {"embedded": False, "host": "127.0.0.1", "port": daemon.mqtt_port, "protocol": "3.1.1"},
-        }))
+        config.write_text(
+            to_toml(
+                {
+                    "table": {"id": "den", "state_dir": str(tmp_path / "other-state")},
+                    "broker": {"embedded": False, "host": "127.0.0.1", "port": daemon.mqtt_port, "protocol": "3.1.1"},
+                }
+            )
+        )
         command = [sys.executable, "-m", "unolauncher", "ha-remove", "--config", str(config), "--wait", "5"]
         done = subprocess.run(command, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stdout + done.stderr

@@ -28,7 +28,7 @@ def toml_examples(name: str) -> list[str]:
     """The ```toml blocks of a Markdown file (also indented ones, inside list items), dedented."""
     blocks = []
     for indent, body in re.findall(r"^( *)```toml\n(.*?)^\1```", (ROOT / name).read_text(), re.M | re.S):
-        blocks.append("\n".join(line[len(indent):] for line in body.splitlines()))
+        blocks.append("\n".join(line[len(indent) :] for line in body.splitlines()))
     return blocks
 
 

@@ -47,6 +47,7 @@ def with_kept_lines(workdir: Path, launcher: dict[str, Any] | None = None) -> tu
     launcher = launcher or FAST_LAUNCHER
     return {"launcher": {**launcher, "virtual": {**launcher["virtual"], "persist_outputs_file": str(lines)}}}, lines
 
+
 pytestmark = pytest.mark.timeout(240)
 
 

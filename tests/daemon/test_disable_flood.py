@@ -40,7 +40,11 @@ def test_merged_disables_never_hide_a_later_enable_or_disable(tmp_path: Path) ->
             assert table.emergency.merged == 2 and not table.emergency.enabled
         assert wait_until(table.idle, 10)
         assert [r["id"] for r in output.replies if r.get("id") != "hold"] == [
-            "disable1", "disable4", "disable0", "enable2", "disable3"
+            "disable1",
+            "disable4",
+            "disable0",
+            "enable2",
+            "disable3",
         ]  # the merged ones at once, the rest in order
         assert all(r["ok"] for r in output.replies), output.replies
         events = [e["type"] for e in table.journal.events(1, 100) if e["type"].startswith("launcher_")]

@@ -223,8 +223,7 @@ def test_honest_sessions_always_verify_and_any_changed_press_line_is_caught(
         changed["draw"] = f"{(int(changed['draw'], 16) + 1) % 2**64:016x}"
     else:
         changed["commitment"] = next(iter(revealed - {changed["commitment"]}), "0" * 64)
-    tampered = [*lines[:i], changed, *lines[i + 1:]]
+    tampered = [*lines[:i], changed, *lines[i + 1 :]]
     path.write_text("".join(json.dumps(e) + "\n" for e in tampered))
     code, out = cli("verify", "--events", str(path))
     assert code == 1, (field, out)
-

@@ -123,15 +123,24 @@ def test_a_deaf_daemon_notices_and_reconnects(tmp_path: Path) -> None:
     thread.start()
 
     async def make_broker() -> Broker:  # on the broker's own loop: amqtt asks for the current loop while it builds
-        return Broker({"listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"}}, "plugins": {
-            "unolauncher.bus.broker_auth.AllowAnonymous": {}}}, loop=loop)
+        return Broker(
+            {
+                "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"}},
+                "plugins": {"unolauncher.bus.broker_auth.AllowAnonymous": {}},
+            },
+            loop=loop,
+        )
 
     broker = asyncio.run_coroutine_threadsafe(make_broker(), loop).result(10)
     asyncio.run_coroutine_threadsafe(broker.start(), loop).result(10)
     heard: list[bytes] = []
     journal = Journal(tmp_path / "journal.sqlite")
-    bus = TableBus(BusSettings(host="127.0.0.1", port=port, reconnect_min=1, reconnect_max=1), Topics("t1"),
-                   journal, on_command=heard.append)
+    bus = TableBus(
+        BusSettings(host="127.0.0.1", port=port, reconnect_min=1, reconnect_max=1),
+        Topics("t1"),
+        journal,
+        on_command=heard.append,
+    )
     bus.probe.interval_s, bus.probe.deaf_after_s = 0.5, 3.0
     try:
         bus.start()

@@ -16,4 +16,3 @@ def test_one_connections_burst_leaves_room_in_the_tables_queue() -> None:
         f"broker_rate.BURST ({broker_rate.BURST}) must stay below table.MAX_QUEUED_COMMANDS "
         f"({table.MAX_QUEUED_COMMANDS}): one connection's burst would fill the table's queue"
     )
-

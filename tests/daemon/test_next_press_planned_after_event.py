@@ -79,7 +79,7 @@ def test_the_next_press_is_planned_after_the_press_event_is_handed_to_mqtt(tmp_p
         assert wait_until(lambda: press_journalled(daemon) and gate.is_open(), 10), "the gate never reopened"
         assert launcher.status().running, "the run is still going: no hit has published a snapshot"
         applied = calls.index("claim applied")
-        assert calls[applied:applied + 3] == ["claim applied", "events to MQTT", "next press planned"], calls
+        assert calls[applied : applied + 3] == ["claim applied", "events to MQTT", "next press planned"], calls
 
 
 def test_the_gate_reopens_when_handing_the_events_to_mqtt_fails(tmp_path: Path) -> None:

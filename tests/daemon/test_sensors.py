@@ -80,7 +80,9 @@ def test_preset_command_sets_the_next_game_preset_and_survives_a_restart(tmp_pat
         table.submit_payload(payload({"type": "preset", "id": 3}))
         assert wait_until(lambda: len(output.replies) == 3, 5)
         assert [(r["id"], r["ok"], r["code"]) for r in output.replies] == [
-            (1, True, "ok"), (2, False, "bad_field"), (3, False, "bad_field")
+            (1, True, "ok"),
+            (2, False, "bad_field"),
+            (3, False, "bad_field"),
         ]
         assert "brutal" in output.replies[0]["message"] and "gentle" in output.replies[1]["message"]
         assert table.preset.name == "brutal" and output.published[-1]["next_preset"] == "brutal"

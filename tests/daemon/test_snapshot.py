@@ -59,8 +59,11 @@ def two_games(path: Path) -> tuple[Table, dict[str, Any]]:
 
 def test_a_restart_replays_only_the_commands_after_the_last_snapshot_and_gets_the_same_referee(tmp_path: Path) -> None:
     live, _ = two_games(tmp_path / "j.sqlite3")
-    assert [note["referee"]["history"][0]["seed"] for _, kind, _, note in live.journal.entries() if kind == "note"
-            and note.get("type") == SNAPSHOT_NOTE] == [1, 2]  # one snapshot per new game, right after it
+    assert [
+        note["referee"]["history"][0]["seed"]
+        for _, kind, _, note in live.journal.entries()
+        if kind == "note" and note.get("type") == SNAPSHOT_NOTE
+    ] == [1, 2]  # one snapshot per new game, right after it
 
     restarted = Table(Journal(tmp_path / "j.sqlite3"), Referee, Recorder())
     assert restarted.restore() == 25  # game 2's commands after its new_game, not all 67
@@ -92,8 +95,9 @@ def test_an_unusable_snapshot_gives_way_to_the_one_before(tmp_path: Path, caplog
 def test_without_a_usable_snapshot_everything_is_replayed(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     live, _ = two_games(tmp_path / "j.sqlite3")
     with live.journal._lock:  # every snapshot unusable (another version's)
-        live.journal._db.execute("UPDATE journal SET body = ? WHERE kind = 'note'", ('{"referee":{"version":99},'
-                                                                                    '"type":"referee_snapshot"}',))
+        live.journal._db.execute(
+            "UPDATE journal SET body = ? WHERE kind = 'note'", ('{"referee":{"version":99},"type":"referee_snapshot"}',)
+        )
     restarted = Table(Journal(tmp_path / "j.sqlite3"), Referee, Recorder())
     with caplog.at_level(logging.WARNING, logger="unolauncher.daemon.table"):
         assert restarted.restore() == 67  # both new games and every move

@@ -105,8 +105,15 @@ class Physics:
     ``spinup_ms``; each breaks the beam for ``pulse_ms``. ``jam_after``: the mechanism jams after that many cards.
     Inputs (button, lid) are driven from a queue of timed level changes, so any thread may ask for a press."""
 
-    def __init__(self, board: Any, magazine: int = 40, cards_per_s: float = 40.0, spinup_ms: int = 15,
-                 pulse_ms: int = 2, jam_after: int | None = None) -> None:
+    def __init__(
+        self,
+        board: Any,
+        magazine: int = 40,
+        cards_per_s: float = 40.0,
+        spinup_ms: int = 15,
+        pulse_ms: int = 2,
+        jam_after: int | None = None,
+    ) -> None:
         self.board = board
         self.magazine = magazine
         self.cards_per_s = cards_per_s
@@ -248,8 +255,11 @@ class Harness:
         return seq
 
     def replies_to(self, seq: int) -> list[sp.Frame]:
-        return [f for f in self.received if f.type in (sp.ACK, sp.HELLO_REPLY, sp.STATUS_REPLY)
-                and struct.unpack(">H", f.body[:2])[0] == seq]
+        return [
+            f
+            for f in self.received
+            if f.type in (sp.ACK, sp.HELLO_REPLY, sp.STATUS_REPLY) and struct.unpack(">H", f.body[:2])[0] == seq
+        ]
 
     def command(self, msg_type: int, body: bytes = b"", seq: int | None = None) -> sp.Frame:
         seq = self.send(msg_type, body, seq)

@@ -36,9 +36,13 @@ def test_the_tests_and_the_micropython_checks_load_the_same_files() -> None:
 def hand_stepped_clock() -> Any:
     """A clock like firmware/mpchecks/vclock.py (which only MicroPython imports: its ``time`` has ticks_diff)."""
     period = 1 << 30
-    return SimpleNamespace(ticks_ms=lambda: 0, ticks_add=lambda a, b: (a + b) % period,
-                           ticks_diff=lambda a, b: ((a - b + period // 2) % period) - period // 2,
-                           timers=[], STALL_MS=0)
+    return SimpleNamespace(
+        ticks_ms=lambda: 0,
+        ticks_add=lambda a, b: (a + b) % period,
+        ticks_diff=lambda a, b: ((a - b + period // 2) % period) - period // 2,
+        timers=[],
+        STALL_MS=0,
+    )
 
 
 @pytest.mark.usefixtures("virtual")

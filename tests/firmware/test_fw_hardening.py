@@ -126,8 +126,9 @@ def test_interrupt_handlers_allocate_nothing() -> None:
     for name in HANDLERS:
         tree = ast.parse(textwrap.dedent(inspect.getsource(getattr(rp2040.Rp2040Board, name))))
         for node in ast.walk(tree):
-            assert not isinstance(node, ast.List | ast.Dict | ast.Set | ast.Tuple | ast.JoinedStr | ast.ListComp
-                                  | ast.Lambda), f"{name} builds an object ({type(node).__name__})"
+            assert not isinstance(
+                node, ast.List | ast.Dict | ast.Set | ast.Tuple | ast.JoinedStr | ast.ListComp | ast.Lambda
+            ), f"{name} builds an object ({type(node).__name__})"
             if isinstance(node, ast.Constant):
                 assert not isinstance(node.value, str | float | bytes), f"{name} uses a {type(node.value)} constant"
             if isinstance(node, ast.Call):
@@ -239,8 +240,9 @@ def run_main(rp2040: types.ModuleType, monkeypatch: pytest.MonkeyPatch) -> list[
     return started
 
 
-def test_main_refuses_an_old_micropython_before_touching_a_pin(monkeypatch: pytest.MonkeyPatch,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_refuses_an_old_micropython_before_touching_a_pin(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     mp_time.use_virtual(0)
     rp2040 = load_rp2040()
     monkeypatch.setattr(rp2040, "sys", types.SimpleNamespace(implementation=impl("micropython", (1, 24, 1))))

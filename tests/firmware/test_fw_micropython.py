@@ -47,9 +47,21 @@ def require_micropython() -> str:
 
 def run_micropython(node: str, script: Path, unofw: Path = FIRMWARE / "unofw") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [node, str(RUNNER), "--copy", f"/lib/unofw={unofw}", "--copy", f"/lib={CHECKS}",
-         "--copy", f"/vectors.json={FIRMWARE / 'test_vectors.json'}", str(script)],
-        capture_output=True, text=True, timeout=240)
+        [
+            node,
+            str(RUNNER),
+            "--copy",
+            f"/lib/unofw={unofw}",
+            "--copy",
+            f"/lib={CHECKS}",
+            "--copy",
+            f"/vectors.json={FIRMWARE / 'test_vectors.json'}",
+            str(script),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
 
 
 @functools.cache
@@ -63,8 +75,9 @@ def failure_of(output: str, name: str) -> str:
     """The FAIL line of a check and its traceback."""
     lines = output.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(f"FAIL {name}:"))
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(("PASS ", "FAIL ", "DONE "))),
-               len(lines))
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].startswith(("PASS ", "FAIL ", "DONE "))), len(lines)
+    )
     return "\n".join(lines[start:end])
 
 

@@ -58,9 +58,32 @@ def test_frame_vector_bodies_mean_what_the_spec_says() -> None:
     assert fire_seq == 3
     assert (done.cards_out, done.ran_ms, done.outcome, done.detail) == (1, 1500, "fault", "deadman")
     # message numbers and layouts are the same constants on both sides
-    for name in ("HELLO", "CONFIG", "FIRE", "STOP", "STATUS", "EVENT_ACK", "RELEASE", "SIGNAL", "ACK", "HELLO_REPLY",
-                 "STATUS_REPLY", "PRESS", "UNO", "LID", "DONE", "FAULT", "CARD", "CONFIG_FMT", "FIRE_FMT", "ACK_FMT",
-                 "HELLO_REPLY_FMT", "STATUS_REPLY_FMT", "DONE_FMT", "FAULT_FMT"):
+    for name in (
+        "HELLO",
+        "CONFIG",
+        "FIRE",
+        "STOP",
+        "STATUS",
+        "EVENT_ACK",
+        "RELEASE",
+        "SIGNAL",
+        "ACK",
+        "HELLO_REPLY",
+        "STATUS_REPLY",
+        "PRESS",
+        "UNO",
+        "LID",
+        "DONE",
+        "FAULT",
+        "CARD",
+        "CONFIG_FMT",
+        "FIRE_FMT",
+        "ACK_FMT",
+        "HELLO_REPLY_FMT",
+        "STATUS_REPLY_FMT",
+        "DONE_FMT",
+        "FAULT_FMT",
+    ):
         assert getattr(msgs, name) == getattr(sp, name), name
     assert msgs.OUTCOMES == sp.OUTCOMES and msgs.REASONS == sp.REASONS
     assert wire.WINDOW == sp.WINDOW == VECTORS["replay"]["window"]

@@ -66,11 +66,14 @@ def test_a_whole_game_through_the_daemon_on_the_serial_backend(tmp_path: Path) -
                     assert wait_until(_hit_seen_after(table, before), 10), (
                         f"press without a hit; events {[e['type'] for e in table.ordered_events()][-8:]}; "
                         f"log: {daemon.log_text()[-1500:]} status: {table.command({'type': 'status'})} "
-                        f"fw pending {device.fw.pending if device.fw else None}, button {device.board._button.value()}")
+                        f"fw pending {device.fw.pending if device.fw else None}, button {device.board._button.value()}"
+                    )
                     hit = _hit_after(table, before)
                     assert hit is not None
-                    assert mirror.handle({"type": "hit", "player": hit["player"], "cards": hit["cards"]})[0][
-                        "type"] == "hit"
+                    assert (
+                        mirror.handle({"type": "hit", "player": hit["player"], "cards": hit["cards"]})[0]["type"]
+                        == "hit"
+                    )
                     presses += 1
                 else:
                     reply = table.command(command)

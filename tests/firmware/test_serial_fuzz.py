@@ -142,16 +142,22 @@ def test_a_replayed_fire_never_runs_twice(commands_between: int, start_seq: int)
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.binary(max_size=300), st.integers(0, 255), st.integers(0, 0xFFFF), st.binary(max_size=40),
-       st.lists(st.integers(1, 50), max_size=6))
-def test_host_decoder_survives_noise_and_finds_the_frame(noise: bytes, msg_type: int, seq: int, body: bytes,
-                                                         cuts: list[int]) -> None:
+@given(
+    st.binary(max_size=300),
+    st.integers(0, 255),
+    st.integers(0, 0xFFFF),
+    st.binary(max_size=40),
+    st.lists(st.integers(1, 50), max_size=6),
+)
+def test_host_decoder_survives_noise_and_finds_the_frame(
+    noise: bytes, msg_type: int, seq: int, body: bytes, cuts: list[int]
+) -> None:
     stream = noise + sp.encode_frame(msg_type, seq, body)
     decoder = sp.FrameDecoder()
     frames: list[sp.Frame] = []
     pos = 0
     for cut in [*cuts, len(stream)]:  # arbitrary read boundaries
-        frames += decoder.feed(stream[pos:pos + cut])
+        frames += decoder.feed(stream[pos : pos + cut])
         pos += cut
     frames += decoder.feed(stream[pos:])
     assert frames[-1] == sp.Frame(msg_type, seq, body)
@@ -226,8 +232,10 @@ def _press_gets_through(device: ScriptedDevice, seen: dict[str, Any]) -> bool:
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.tuples(st.integers(0x80, 0xAF), st.binary(max_size=12)), min_size=1, max_size=12),
-       st.binary(max_size=100))
+@given(
+    st.lists(st.tuples(st.integers(0x80, 0xAF), st.binary(max_size=12)), min_size=1, max_size=12),
+    st.binary(max_size=100),
+)
 def test_host_survives_well_formed_frames_with_nonsense_bodies(
     scripted: tuple[ScriptedDevice, SerialLauncher, dict[str, Any]], frames: list[tuple[int, bytes]], noise: bytes
 ) -> None:

@@ -245,8 +245,9 @@ def test_a_port_that_is_not_there_yet(tmp_path: Path) -> None:
 
 def test_loop_url_never_handshakes_and_nothing_breaks() -> None:
     # loop:// echoes our own frames back: a HELLO is not a HELLO reply, so the link never becomes ready.
-    launcher = SerialLauncher(SerialSettings(port="loop://", reply_timeout_s=0.02, retries=1, reconnect_min_s=0.05),
-                              RealClock())
+    launcher = SerialLauncher(
+        SerialSettings(port="loop://", reply_timeout_s=0.02, retries=1, reconnect_min_s=0.05), RealClock()
+    )
     results: list[FireResult] = []
     try:
         # Wait for the state meant (a HELLO gone unanswered), not for a guessed time: under load 0.3 s was too short.
@@ -313,12 +314,27 @@ def test_socket_url_works_too(tmp_path: Path) -> None:
 
 def test_from_settings_reads_the_daemon_keys(device: SimDevice) -> None:
     launcher = SerialLauncher.from_settings(
-        {"backend": "serial", "serial_port": str(device.link), "magazine": 12, "max_run_s": 2.5,
-         "jam_timeout_s": 0.4, "retract_ms": 0, "retract_power": 0.5, "pins": {"sensor": -1}}, RealClock())
+        {
+            "backend": "serial",
+            "serial_port": str(device.link),
+            "magazine": 12,
+            "max_run_s": 2.5,
+            "jam_timeout_s": 0.4,
+            "retract_ms": 0,
+            "retract_power": 0.5,
+            "pins": {"sensor": -1},
+        },
+        RealClock(),
+    )
     try:
         dev = launcher.settings.device
         assert (dev.max_run_ms, dev.jam_ms, dev.retract_ms, dev.retract_power, dev.has_sensor) == (
-            2500, 400, 0, 50, False)
+            2500,
+            400,
+            0,
+            50,
+            False,
+        )
         assert launcher.status().magazine_estimate == 12 and not launcher.status().has_sensor
         assert wait_until(lambda: launcher.status().extra["connected"], 5)
         assert wait_until(lambda: device.fw is not None and not device.fw.cfg.has_sensor, 3)
@@ -333,8 +349,9 @@ def test_from_settings_reads_the_daemon_keys(device: SimDevice) -> None:
 def test_the_factory_builds_the_serial_backend(device: SimDevice) -> None:
     from unolauncher.launcher.factory import create_launcher
 
-    launcher, virtual = create_launcher({"backend": "serial", "serial_port": str(device.link), "magazine": 9},
-                                        RealClock())
+    launcher, virtual = create_launcher(
+        {"backend": "serial", "serial_port": str(device.link), "magazine": 9}, RealClock()
+    )
     try:
         assert virtual is None and isinstance(launcher, SerialLauncher)
         assert launcher.status().magazine_estimate == 9
@@ -365,8 +382,11 @@ def test_reconnect_backs_off_exponentially_in_virtual_time(tmp_path: Path) -> No
         attempts.append(clock.now())
         return serial.serial_for_url(url, **kwargs)
 
-    launcher = SerialLauncher(SerialSettings(port=str(tmp_path / "gone"), reconnect_min_s=0.2, reconnect_max_s=5.0),
-                              clock, open_port=open_port)
+    launcher = SerialLauncher(
+        SerialSettings(port=str(tmp_path / "gone"), reconnect_min_s=0.2, reconnect_max_s=5.0),
+        clock,
+        open_port=open_port,
+    )
     try:
         clock.advance(20.0)
         gaps = [round(b - a, 3) for a, b in itertools.pairwise(attempts)]
@@ -384,9 +404,9 @@ def test_a_host_that_goes_silent_trips_the_firmware_dead_man(device: SimDevice) 
 
     device.unplug()
     device.plug(cards_per_s=3.0)
-    launcher = SerialLauncher(SerialSettings(port=str(device.link), heartbeat_s=0.1,
-                                             device=_cfg(deadman_ms=300, jam_ms=5000)),
-                              VirtualClock())
+    launcher = SerialLauncher(
+        SerialSettings(port=str(device.link), heartbeat_s=0.1, device=_cfg(deadman_ms=300, jam_ms=5000)), VirtualClock()
+    )
     rec = Recorder(launcher)
     try:
         assert wait_until(lambda: launcher.status().extra["connected"], 5)

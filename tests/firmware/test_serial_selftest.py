@@ -16,8 +16,18 @@ from support.net import wait_until
 from unolauncher.cli.selftest import PrintedResults, Result
 from unolauncher.launcher.serial_selftest import run_serial
 
-PARTS = ["co-processor", "pin button", "pin uno", "pin sensor", "pin lid", "pull-down enable", "pull-down forward",
-         "pull-down reverse", "button", "motor"]
+PARTS = [
+    "co-processor",
+    "pin button",
+    "pin uno",
+    "pin sensor",
+    "pin lid",
+    "pull-down enable",
+    "pull-down forward",
+    "pull-down reverse",
+    "button",
+    "motor",
+]
 
 
 @pytest.fixture
@@ -64,9 +74,14 @@ def test_a_correct_build_passes_every_part(make_device: Any, capsys: pytest.Capt
     assert not dev.motor_on()
 
 
-@pytest.mark.parametrize(("role", "part", "ref"), [("motor_enable", "pull-down enable", "R2"),
-                                                   ("motor_forward", "pull-down forward", "R3"),
-                                                   ("motor_reverse", "pull-down reverse", "R4")])
+@pytest.mark.parametrize(
+    ("role", "part", "ref"),
+    [
+        ("motor_enable", "pull-down enable", "R2"),
+        ("motor_forward", "pull-down forward", "R3"),
+        ("motor_reverse", "pull-down reverse", "R4"),
+    ],
+)
 def test_a_missing_pull_down_fails_and_names_the_resistor(make_device: Any, role: str, part: str, ref: str) -> None:
     dev = make_device(missing_pull_downs=(role,))
     status, parts = selftest(dev)
@@ -75,9 +90,14 @@ def test_a_missing_pull_down_fails_and_names_the_resistor(make_device: Any, role
     assert parts["motor"][0] is True  # the probe gave every line back: the motor still runs
 
 
-@pytest.mark.parametrize(("pin", "part", "fix"), [("_button", "pin button", "reads pressed at rest"),
-                                                  ("_uno", "pin uno", "reads pressed at rest"),
-                                                  ("_beam", "pin sensor", "beam blocked or receiver unpowered")])
+@pytest.mark.parametrize(
+    ("pin", "part", "fix"),
+    [
+        ("_button", "pin button", "reads pressed at rest"),
+        ("_uno", "pin uno", "reads pressed at rest"),
+        ("_beam", "pin sensor", "beam blocked or receiver unpowered"),
+    ],
+)
 def test_an_input_stuck_low_at_rest_fails(make_device: Any, pin: str, part: str, fix: str) -> None:
     dev = make_device()
     hold(dev, getattr(dev.board, pin), 0)

@@ -52,8 +52,10 @@ def test_fit_refuses_what_cannot_be_a_launcher() -> None:
 
 def test_the_value_goes_into_the_launcher_table_and_nothing_else_changes() -> None:
     updated = with_ms_per_card(CONFIG, 118)
-    assert tomllib.loads(updated) == {**tomllib.loads(CONFIG), "launcher": {**tomllib.loads(CONFIG)["launcher"],
-                                                                             "ms_per_card": 118}}
+    assert tomllib.loads(updated) == {
+        **tomllib.loads(CONFIG),
+        "launcher": {**tomllib.loads(CONFIG)["launcher"], "ms_per_card": 118},
+    }
     assert "# kitchen table" in updated and 'backend = "virtual"   # no hardware here' in updated
     again = with_ms_per_card(updated, 120)  # a second calibration replaces the line
     assert again.count("ms_per_card") == 1 and tomllib.loads(again)["launcher"]["ms_per_card"] == 120
@@ -69,8 +71,9 @@ def test_a_layout_it_cannot_edit_safely_is_refused() -> None:
 # ---- the command on the virtual launcher -----------------------------------------------------------------------------
 
 
-def test_calibrate_measures_the_virtual_toy_and_writes_the_configuration(tmp_path: Path,
-                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_calibrate_measures_the_virtual_toy_and_writes_the_configuration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = tmp_path / "config.toml"
     config.write_text(CONFIG)
     assert main(["selftest", "--calibrate", "--virtual", "--config", str(config)]) == 0
@@ -86,7 +89,8 @@ def test_calibrate_measures_the_virtual_toy_and_writes_the_configuration(tmp_pat
 
 
 def test_calibrate_without_a_beam_or_with_too_few_cards_fails_and_leaves_the_file(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = tmp_path / "config.toml"
     config.write_text(CONFIG.replace("magazine = 40", "magazine = 40\npins = { sensor = -1 }"))
     before = config.read_text()
@@ -124,8 +128,14 @@ def test_the_daemon_records_the_configured_value_with_each_new_game(tmp_path: Pa
 
 def test_a_game_started_with_it_plans_and_verifies_with_it() -> None:
     ref = Referee()
-    game = {"type": "new_game", "ruleset": "attack", "players": ["a", "b", "c"], "seed": 77, "secret": "7" * 64,
-            "options": {"ejection_ms_per_card": 140}}
+    game = {
+        "type": "new_game",
+        "ruleset": "attack",
+        "players": ["a", "b", "c"],
+        "seed": 77,
+        "secret": "7" * 64,
+        "options": {"ejection_ms_per_card": 140},
+    }
     events = ok(ref, game)
     assert of(events, "game_started")[0]["options"]["ejection_ms_per_card"] == 140
     assert of(events, "round_started")[0]["ms_per_card"] == 140  # each commitment says how its plans were made

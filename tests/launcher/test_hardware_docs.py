@@ -130,8 +130,12 @@ def test_harness_source_and_drawing_are_current(path: str, driver: str) -> None:
 
 
 def test_check_mode_catches_a_changed_pin(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, str(HARDWARE / "make_wiring.py"), "--check", "--tables"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(HARDWARE / "make_wiring.py"), "--check", "--tables"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     module = generator()
     pins = tmp_path / "pins.toml"
@@ -174,8 +178,11 @@ def test_build_guide_tests_reverse_polarity_without_driver_or_c1_and_checks_vm_a
     assert "reversed for a moment" not in build  # the old test with the driver and C1 in circuit
     assert "gate is not at GND" in build  # a 0.6 V drop is the body diode: the gate is not pulled to GND
     assert "pin 3, the **drain (D)**" in build and "**gate (G)**" in build and "**source (S)**" in build
-    rows = ("| VM and the 3V3 wire | no beep |", "| VM and the 5V wire | no beep |",
-            "| 3V3 wire (host not connected) | 0 V |")
+    rows = (
+        "| VM and the 3V3 wire | no beep |",
+        "| VM and the 5V wire | no beep |",
+        "| 3V3 wire (host not connected) | 0 V |",
+    )
     for row in rows:
         assert row in build, row
 
@@ -215,8 +222,12 @@ def test_the_connectivity_check_catches_a_wire_that_stops_short_of_a_pin() -> No
     drawing, _ = module.schematic_drawing("pi", maps["pi"])
     ao2 = next(e for e in drawing.elements if type(e).__name__ == "Ic" and "U1" in str(e._userlabels[0].label))
     pin = ao2.absanchors["AO2"]
-    wire = next(e for e in drawing.elements if type(e).__name__ == "Line"
-                and tuple(round(v, 2) for v in e.absanchors["start"]) == tuple(round(v, 2) for v in pin))
+    wire = next(
+        e
+        for e in drawing.elements
+        if type(e).__name__ == "Line"
+        and tuple(round(v, 2) for v in e.absanchors["start"]) == tuple(round(v, 2) for v in pin)
+    )
     wire.absanchors["start"] = (pin[0], pin[1] - 0.22)
     wire.absanchors["end"] = (wire.absanchors["end"][0], wire.absanchors["end"][1] - 0.22)
     problems = nets.schematic_problems(drawing, roles, maps["pi"])
@@ -294,8 +305,7 @@ def test_the_harness_draws_every_off_board_part_and_the_power_chain(driver: str)
     chain (SW1, F1, Q1 with R1) are connectors of the harness drawing, wired to their nets (checked above)."""
     module = generator()
     maps, parts = module.load()
-    off = {ref for part in parts for ref in part["refs"]
-           if part["place"] in ("off-board", "lid", "beam", "power lead")}
+    off = {ref for part in parts for ref in part["refs"] if part["place"] in ("off-board", "lid", "beam", "power lead")}
     assert off == {"S1", "S2", "S3", "D1", "Q3", "D2", "BZ1", "SW1", "F1", "Q1", "R1"}
     for path in ("pi", "pico"):
         source = module.harness_source(path, maps[path], driver)
@@ -332,8 +342,10 @@ def test_the_dead_man_is_drawn_listed_and_wired_on_the_pi_path_only() -> None:
     STBY line in the Pi schematic (checked against the netlist above), P2 in the harness and the BOM."""
     module = generator()
     maps, parts = module.load()
-    line = ("heartbeat = 4      # dead-man heartbeat to the driver's enable gate: a square wave while the daemon "
-            "lives (hardware/README.md)")
+    line = (
+        "heartbeat = 4      # dead-man heartbeat to the driver's enable gate: a square wave while the daemon "
+        "lives (hardware/README.md)"
+    )
     assert line in (HARDWARE / "pins.toml").read_text().splitlines()
     assert "heartbeat" in maps["pi"] and "heartbeat" not in maps["pico"]
     deadman = {"C7", "C8", "D4", "D5", "R16", "R17", "Q4", "Q5"}
@@ -354,7 +366,7 @@ def test_p1_has_the_same_pads_in_the_same_order_on_both_paths_and_u1_pins_go_by_
     for driver in ("tb6612", "drv8833"):
         pi, pico = (module.harness_source(path, maps[path], driver) for path in ("pi", "pico"))
         pads_pi, pads_pico = pi["connectors"]["P1"]["pinlabels"], pico["connectors"]["P1"]["pinlabels"]
-        assert pads_pi[:len(pads_pico)] == pads_pico and pads_pi[len(pads_pico):] == ["HEARTBEAT", "STBY_IN"]
+        assert pads_pi[: len(pads_pico)] == pads_pico and pads_pi[len(pads_pico) :] == ["HEARTBEAT", "STBY_IN"]
         assert "pinlabels" not in pi["connectors"]["U1"] and "AO1" in str(pi["connectors"]["U1"]["pins"]) + "AO1"
         assert all(isinstance(pin, str) for pin in pi["connectors"]["U1"]["pins"])
 
@@ -378,8 +390,17 @@ def test_the_bom_is_orderable_and_is_the_parts_table() -> None:
     assert order["Q2"].startswith("BC547B") and "C, B, E" in order["Q2"]
     assert "2N2222" not in bom  # two transistors with different pinouts was a trap
     supplies = " ".join(s["item"] for s in module.supplies())
-    for item in ("Stripboard", "pin headers", "Dupont", "0.14 mm2", "0.5 mm2", "Heat-shrink", "SOT-23 to DIP",
-                 "power supply", "USB data cable"):
+    for item in (
+        "Stripboard",
+        "pin headers",
+        "Dupont",
+        "0.14 mm2",
+        "0.5 mm2",
+        "Heat-shrink",
+        "SOT-23 to DIP",
+        "power supply",
+        "USB data cable",
+    ):
         assert item in supplies and item in bom, item
 
 

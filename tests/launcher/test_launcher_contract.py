@@ -87,8 +87,9 @@ class Bench:
 class ToyBench(Bench):
     """GPIO code on mock pins with the virtual toy, on a virtual clock."""
 
-    def __init__(self, name: str, launcher: Launcher, sim: VirtualLauncher, clock: VirtualClock,
-                 factory: MockFactory | None) -> None:
+    def __init__(
+        self, name: str, launcher: Launcher, sim: VirtualLauncher, clock: VirtualClock, factory: MockFactory | None
+    ) -> None:
         super().__init__()
         self.name, self.launcher, self.sim, self.clock, self.factory = name, launcher, sim, clock, factory
         self.attach()
@@ -129,8 +130,9 @@ class SerialBench(Bench):
         super().__init__()
         self.name = "serial"
         self.device = device
-        settings = SerialSettings(port=str(device.link), magazine=MAGAZINE,
-                                  device=sp.DeviceConfig(max_run_ms=round(MAX_RUN_S * 1000)))
+        settings = SerialSettings(
+            port=str(device.link), magazine=MAGAZINE, device=sp.DeviceConfig(max_run_ms=round(MAX_RUN_S * 1000))
+        )
         self.launcher = SerialLauncher(settings, RealClock())
         self.attach()
         assert wait_until(lambda: self.launcher.status().extra["connected"], 5), self.launcher.status()

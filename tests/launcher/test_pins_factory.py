@@ -250,7 +250,7 @@ def test_board_revision_in_the_configuration(tmp_path: Path) -> None:
     config.write_text('[launcher]\nboard_revision = "c03111"\n')
     assert load_config(config).launcher.board_revision == "c03111"
     config.write_text('[launcher]\nboard_revision = "Pi 4"\n')
-    with pytest.raises(ConfigError, match=r'launcher.board_revision must be a Raspberry Pi revision code in hex'):
+    with pytest.raises(ConfigError, match=r"launcher.board_revision must be a Raspberry Pi revision code in hex"):
         load_config(config)
 
 

@@ -45,7 +45,9 @@ class GameDriver:
     Example::
 
         driver = GameDriver(client, seed=3)
-        driver.start(); ...; driver.stop()
+        driver.start()
+        ...
+        driver.stop()
         assert driver.errors == []
     """
 

@@ -31,11 +31,15 @@ QUERIES = 18
 def test_the_dashboard_login_cannot_take_the_daemons_id(tmp_path: Path) -> None:
     with Mosquitto(extra_config=shipped_auth_config(tmp_path)) as broker:
         daemon = DaemonProcess(
-            tmp_path / "d", table="t1", broker_port=broker.port,
+            tmp_path / "d",
+            table="t1",
+            broker_port=broker.port,
             overrides={"broker": {"username": "t1", "password": USERS["t1"]}},
         )
-        with daemon, TableClient("127.0.0.1", broker.port, "t1", name="phone", auth=("dashboard", USERS["dashboard"])) \
-                as phone:
+        with (
+            daemon,
+            TableClient("127.0.0.1", broker.port, "t1", name="phone", auth=("dashboard", USERS["dashboard"])) as phone,
+        ):
             assert wait_until(lambda: phone.status == "online", 5)
             connects: list[Any] = []
             intruder = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="unolauncher-t1")  # the documented id

@@ -247,8 +247,9 @@ def test_sqlite_wal_full_commits_survive_and_unsynced_ones_do_not(cutfs: CutFS) 
 def test_sqlite_full_commits_survive_every_model(tmp_path: Path, model: str) -> None:
     """SQLite's own promise (WAL + FULL: a commit that returned is durable) holds on each cut model, torn pages
     included: the model is harsh, not wrong."""
-    fs = CutFS(tmp_path / "mnt", tmp_path / "image", model=model, seed=7, timers=(0.05, 0.05, 0.1),
-               fusermount=require_fuse())
+    fs = CutFS(
+        tmp_path / "mnt", tmp_path / "image", model=model, seed=7, timers=(0.05, 0.05, 0.1), fusermount=require_fuse()
+    )
     fs.mount()
     try:
         path = fs.mountpoint / "j.sqlite3"

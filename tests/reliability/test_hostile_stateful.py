@@ -49,7 +49,10 @@ RSS_GROWTH_MB = 40
 PLAYERS = ["ann", "bob", "cy"]
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=12),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
     max_leaves=10,
@@ -74,7 +77,10 @@ bad_custom_tables = st.one_of(
 
 new_games = st.builds(
     lambda seed, ruleset, custom: {
-        "type": "new_game", "ruleset": ruleset, "players": PLAYERS, "seed": seed,
+        "type": "new_game",
+        "ruleset": ruleset,
+        "players": PLAYERS,
+        "seed": seed,
         **({"options": {"ejection_preset": "custom", "ejection_custom": custom}} if custom else {}),
     },
     st.integers(0, 2**63 - 1),
@@ -96,9 +102,7 @@ def raw_variants(command: dict[str, Any]) -> st.SearchStrategy[bytes]:
         st.integers(19, 400).map(lambda k: (text + ', "x": 1' + "0" * k + "}").encode()),
         st.just((text + ', "x": "\\ud800"}').encode()),  # a lone surrogate
         st.binary(min_size=1, max_size=40).map(lambda b: b"\xff" + b),  # never UTF-8
-        st.integers(MAX_PAYLOAD + 1, MAX_PAYLOAD + 1000).map(
-            lambda n: (text + ', "pad": "' + "p" * n + '"}').encode()
-        ),
+        st.integers(MAX_PAYLOAD + 1, MAX_PAYLOAD + 1000).map(lambda n: (text + ', "pad": "' + "p" * n + '"}').encode()),
     )
 
 
@@ -112,19 +116,26 @@ def dict_variants(command: dict[str, Any]) -> st.SearchStrategy[Any]:
         json_values,  # not an object, or an object without a usable type
         st.fixed_dictionaries({"type": st.text(max_size=20) | json_values}),
         st.fixed_dictionaries(
-            {"type": st.sampled_from(sorted(DAEMON_COMMANDS - {"press"})), "from": json_values,
-             "cards": json_values, "open": json_values}
+            {
+                "type": st.sampled_from(sorted(DAEMON_COMMANDS - {"press"})),
+                "from": json_values,
+                "cards": json_values,
+                "open": json_values,
+            }
         ),
         hostile_names.map(lambda name: {"type": "new_game", "ruleset": "attack", "players": [name, "bob"]}),
         bad_custom_tables.map(
-            lambda table: {"type": "new_game", "ruleset": "attack", "players": PLAYERS, "seed": 1,
-                           "options": {"ejection_preset": "custom", "ejection_custom": table}}
+            lambda table: {
+                "type": "new_game",
+                "ruleset": "attack",
+                "players": PLAYERS,
+                "seed": 1,
+                "options": {"ejection_preset": "custom", "ejection_custom": table},
+            }
         ),
     ]
     if keys:
-        variants.append(
-            st.tuples(st.sampled_from(keys), json_values).map(lambda kv: {**command, kv[0]: kv[1]})
-        )
+        variants.append(st.tuples(st.sampled_from(keys), json_values).map(lambda kv: {**command, kv[0]: kv[1]}))
     return st.one_of(variants)
 
 

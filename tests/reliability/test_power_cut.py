@@ -97,8 +97,9 @@ def test_power_cuts_under_load_take_back_nothing_a_subscriber_saw(tmp_path: Path
     with Mosquitto() as broker:
         daemon = DaemonProcess(tmp_path / "daemon", broker_port=broker.port)
         journal_path = daemon.state_dir / "journal.sqlite3"
-        fs = CutFS(daemon.state_dir, tmp_path / "image", model=MODELS[0], seed=13, timers=EXT4_TIMERS,
-                   fusermount=fusermount)
+        fs = CutFS(
+            daemon.state_dir, tmp_path / "image", model=MODELS[0], seed=13, timers=EXT4_TIMERS, fusermount=fusermount
+        )
         fs.mount()
         watchers: list[TableClient] = []
         try:

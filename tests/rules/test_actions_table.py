@@ -83,8 +83,9 @@ def test_what_the_table_says_a_play_needs_is_what_the_referee_wants(
         ok(ref, play)
 
 
-@pytest.mark.parametrize(("ruleset", "custom"), [("attack-original", None), ("attack", {"action": "trade-hands"})],
-                         ids=str)
+@pytest.mark.parametrize(
+    ("ruleset", "custom"), [("attack-original", None), ("attack", {"action": "trade-hands"})], ids=str
+)
 def test_a_card_that_may_not_be_last_is_refused_as_the_last(ruleset: str, custom: dict[str, Any] | None) -> None:
     actions = action_map(ruleset, custom)
     not_last = sorted({c for c in RULESETS[ruleset].deck if not ACTIONS[actions.get(CARD_INFO[c][1], "")].last})

@@ -151,8 +151,14 @@ def test_hitter_follows_owed_hits_then_the_current_player_and_is_none_without_a_
 def test_each_round_is_committed_at_its_start_and_revealed_at_its_end() -> None:
     ref = Referee()
     secrets_ = [f"{i:064x}" for i in range(1, 60)]
-    start = {"type": "new_game", "ruleset": "attack", "players": ["a", "b"], "seed": 3, "secret": secrets_[0],
-             "options": {"target_score": 500}}
+    start = {
+        "type": "new_game",
+        "ruleset": "attack",
+        "players": ["a", "b"],
+        "seed": 3,
+        "secret": secrets_[0],
+        "options": {"target_score": 500},
+    }
     events = ok(ref, start)
     opened = of(events, "round_started")[0]
     assert opened["commitment"] == commitment(secrets_[0]) and opened["preset"] == "classic"

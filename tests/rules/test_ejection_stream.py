@@ -51,8 +51,10 @@ def test_undo_never_rewinds_the_launcher_so_no_outcome_comes_round_twice() -> No
     first = ok(ref, {"type": "pressed", "player": "ann"})[0]
     ok(ref, {"type": "hit", "player": "ann", "cards": first["plan"]["cards"]})
     undone = ok(ref, {"type": "undo", "secret": secret(2)})  # inside the round: no new commitment
-    assert kinds(undone) == ["undone", "ejection_carry"] and undone[1]["index"] == 0 and "launcher_press" not in (
-        undone[0]["command"]
+    assert (
+        kinds(undone) == ["undone", "ejection_carry"]
+        and undone[1]["index"] == 0
+        and "launcher_press" not in (undone[0]["command"])
     )
     assert ref.next_fire_plan("ann") == FirePlan.from_json(first["plan"])
     again = ok(ref, {"type": "pressed", "player": "ann"})[0]

@@ -109,8 +109,10 @@ def test_hr70_in_uno_attack_a_seven_swaps_and_ends_a_skip_chain() -> None:  # wi
     assert ref.hand("ann") == ["green 3", "green 4"] and ref.public_state()["current"] == "cy"
 
 
-@pytest.mark.parametrize(("ruleset", "players", "seed"), [("classic", 3, 11), ("mario-kart", 4, 12),
-                                                           ("attack-original", 3, 13), ("classic", 2, 14)])
+@pytest.mark.parametrize(
+    ("ruleset", "players", "seed"),
+    [("classic", 3, 11), ("mario-kart", 4, 12), ("attack-original", 3, 13), ("classic", 2, 14)],
+)
 def test_hr70_listed_moves_are_accepted_and_unlisted_ones_refused(ruleset: str, players: int, seed: int) -> None:
     names = [f"p{i}" for i in range(players)]
     ref = Referee()
@@ -205,8 +207,9 @@ def test_hrji_in_table_mode_the_table_reports_who_jumped_in() -> None:
     assert events[-1] == {"type": "turn", "player": "ann"} and ref.public_state()["hands"]["cy"] == 7
 
 
-@pytest.mark.parametrize(("ruleset", "players", "seed"), [("classic", 3, 21), ("mario-kart", 4, 22),
-                                                           ("attack", 3, 23), ("classic", 4, 24)])
+@pytest.mark.parametrize(
+    ("ruleset", "players", "seed"), [("classic", 3, 21), ("mario-kart", 4, 22), ("attack", 3, 23), ("classic", 4, 24)]
+)
 def test_hrji_listed_moves_are_accepted_and_unlisted_ones_refused(ruleset: str, players: int, seed: int) -> None:
     names = [f"p{i}" for i in range(players)]
     ref = Referee()

@@ -150,8 +150,17 @@ def test_mk09_banana_a_turn_spent_drawing_and_passing_counts() -> None:
 def test_mk09_banana_a_turn_drawn_then_passed_counts_in_table_mode() -> None:
     # MK-09 in table mode: bob draws, may play, passes instead; cy's Banana (turned yellow 4) hits bob.
     ref = Referee()
-    ok(ref, {"type": "new_game", "ruleset": MK, "mode": "table", "players": ["ann", "bob", "cy"], "seed": 2,
-             "deal": {"dealer": "cy", "starter": "red 5"}})
+    ok(
+        ref,
+        {
+            "type": "new_game",
+            "ruleset": MK,
+            "mode": "table",
+            "players": ["ann", "bob", "cy"],
+            "seed": 2,
+            "deal": {"dealer": "cy", "starter": "red 5"},
+        },
+    )
     ok(ref, {"type": "play", "player": "ann", "card": "red 1"})
     ok(ref, {"type": "draw", "player": "bob"})
     ok(ref, {"type": "pass", "player": "bob"})

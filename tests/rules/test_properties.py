@@ -94,8 +94,15 @@ def conserved(ref: Referee) -> bool:
 
 
 # What the launcher's record adds to a command's events: never rewound by undo, so left out when comparing games.
-LAUNCHER_EVENTS = {"press", "ejection_commit", "ejection_reveal", "ejection_entropy", "ejection_lid", "ejection_carry",
-                   "ejection_entropy_withheld"}
+LAUNCHER_EVENTS = {
+    "press",
+    "ejection_commit",
+    "ejection_reveal",
+    "ejection_entropy",
+    "ejection_lid",
+    "ejection_carry",
+    "ejection_entropy_withheld",
+}
 LAUNCHER_FIELDS = {"commitment", "secret", "presses", "preset", "custom", "rigged"}
 
 

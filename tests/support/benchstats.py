@@ -4,6 +4,7 @@ a timed press on it.
 Example::
 
     from support.benchstats import TimedPin, percentile, timed_press
+
     p99 = percentile(samples, 0.99)
 """
 

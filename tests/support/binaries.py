@@ -14,7 +14,7 @@ CI's newcomer run (``.ci/run``) plays a fresh machine with both: every gated bin
 
 Example::
 
-    mosquitto = require_binary("mosquitto")      # "/usr/sbin/mosquitto", or the test is skipped (failed in CI)
+    mosquitto = require_binary("mosquitto")  # "/usr/sbin/mosquitto", or the test is skipped (failed in CI)
     subprocess.run([require_binary("mosquitto_passwd"), "-b", path, "user", "secret"], check=True)
 """
 

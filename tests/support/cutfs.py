@@ -42,9 +42,10 @@ and unmounts with ``fusermount3 -uz``.
 Example::
 
     with CutFS(tmp_path / "mnt", tmp_path / "image", model="drop") as fs:
-        (fs.mountpoint / "a").write_bytes(b"lost")      # never fsynced
-        stats = fs.cut()                                 # power gone: {"pages_lost": 1, ...}
-        fs.unmount(); fs.mount()                         # power back: the image, nothing pending
+        (fs.mountpoint / "a").write_bytes(b"lost")  # never fsynced
+        stats = fs.cut()  # power gone: {"pages_lost": 1, ...}
+        fs.unmount()
+        fs.mount()  # power back: the image, nothing pending
         assert not (fs.mountpoint / "a").exists()
 """
 

@@ -2,11 +2,11 @@
 
 Example::
 
-    with DaemonProcess(tmp_path, broker_port=mosquitto.port) as daemon:      # or embedded=True (the default)
+    with DaemonProcess(tmp_path, broker_port=mosquitto.port) as daemon:  # or embedded=True (the default)
         with TableClient(daemon.mqtt_host, daemon.mqtt_port, daemon.table) as table:
             assert table.command({"type": "status"})["ok"]
-        daemon.kill()          # SIGKILL: no clean-up at all
-        daemon.start()         # same state dir: the journal is replayed
+        daemon.kill()  # SIGKILL: no clean-up at all
+        daemon.start()  # same state dir: the journal is replayed
 
 ``running_daemon`` is the same daemon in the test's own process, for tests that reach into it (a virtual clock, the
 virtual launcher's pins, the table's worker).

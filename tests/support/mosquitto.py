@@ -5,7 +5,8 @@ Example::
     with Mosquitto(websockets=True) as broker:
         client.connect("127.0.0.1", broker.port)
         ...
-        broker.stop(); broker.start()   # same ports, same config: an outage and recovery
+        broker.stop()
+        broker.start()  # same ports, same config: an outage and recovery
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ def end_process(process: subprocess.Popen[bytes], timeout: float, signum: int = 
 
     Returns the exit code. Example::
 
-        end_process(broker_process, 5)                  # SIGTERM: a clean stop
+        end_process(broker_process, 5)  # SIGTERM: a clean stop
         end_process(daemon_process, 10, signal.SIGKILL)  # a crash
     """
     if process.poll() is None:

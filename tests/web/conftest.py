@@ -195,8 +195,16 @@ class PhoneFactory:
         page.on("websocket", opened)
         page.on("framenavigated", lambda frame: note(f"loaded {frame.url}") if frame == page.main_frame else None)
         page.on("pageerror", lambda exc: self._error(f"page error: {exc}", sockets, life))
-        page.on("console", lambda msg: self._error(f"console: {msg.text}", sockets, life) if msg.type == "error"
-                else note(f"console {msg.type}: {msg.text[:200]}") if msg.type == "warning" else None)
+        page.on(
+            "console",
+            lambda msg: (
+                self._error(f"console: {msg.text}", sockets, life)
+                if msg.type == "error"
+                else note(f"console {msg.type}: {msg.text[:200]}")
+                if msg.type == "warning"
+                else None
+            ),
+        )
         page.goto(url)
         return page
 
@@ -248,7 +256,11 @@ def rigged_attack_game(
         rest[card] -= 1
         assert rest[card] >= 0, f"too many {card}"
     return {
-        "type": "new_game", "ruleset": "attack", "mode": "full", "players": players, "seed": seed,
+        "type": "new_game",
+        "ruleset": "attack",
+        "mode": "full",
+        "players": players,
+        "seed": seed,
         "deal": {"dealer": dealer or players[-1], "hands": hands, "starter": starter, "stock": sorted(rest.elements())},
     }
 

@@ -137,9 +137,13 @@ class RoundResult:
 
     def summary(self) -> dict[str, Any]:
         return {
-            "ruleset": self.ruleset, "viewport": self.viewport, "taps_round": self.total,
-            "taps_setup_and_deal": self.taps["setup"] + self.taps["deal"], "taps_play": self.play_taps,
-            "taps_scores": self.taps["scores"], "turns": self.turns,
+            "ruleset": self.ruleset,
+            "viewport": self.viewport,
+            "taps_round": self.total,
+            "taps_setup_and_deal": self.taps["setup"] + self.taps["deal"],
+            "taps_play": self.play_taps,
+            "taps_scores": self.taps["scores"],
+            "turns": self.turns,
             "scrolls_play": sum(n for kind, n in self.scrolls.items() if kind not in self.PHASES),
             "scrolls_setup_deal_scores": sum(self.scrolls[k] for k in self.PHASES),
             "taps_per_turn": round(self.play_taps / max(1, self.turns), 2),
@@ -186,8 +190,10 @@ class FamilyRound:
 
     def stuck(self, what: str) -> RoundStuck:
         state = self.table.state
-        return RoundStuck(f"{what}; page: {self.page.evaluate(DIAGNOSIS)}; table: current={state.get('current')} "
-                          f"pending={state.get('pending')} owed={state.get('owed')} seq={state.get('seq')}")
+        return RoundStuck(
+            f"{what}; page: {self.page.evaluate(DIAGNOSIS)}; table: current={state.get('current')} "
+            f"pending={state.get('pending')} owed={state.get('owed')} seq={state.get('seq')}"
+        )
 
     def tap(self, locator: Any) -> None:
         """One tap; a control outside the screen (or under the tabs) first costs a scroll, as it would a thumb."""
@@ -212,8 +218,9 @@ class FamilyRound:
 
     def settle(self, before: int, what: str) -> None:
         """Wait for the table to act on the tap (a newer state), the page to show it and the family to apply it."""
-        if not wait_until(lambda: self.table.seq > before and (self.table.client.state or {}).get("seq", -1) > before,
-                          15):
+        if not wait_until(
+            lambda: self.table.seq > before and (self.table.client.state or {}).get("seq", -1) > before, 15
+        ):
             refusals = self.page.locator(".refusal.shown").all_text_contents()
             raise self.stuck(f"{what}: the table did not act (refusals on the page: {refusals})")
         self.synced()

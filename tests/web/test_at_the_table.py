@@ -25,17 +25,30 @@ RULE_CODE = re.compile(r"\b(ATK|MK)-\d\d\b")
 
 
 def table_game(table: TableHandle, ruleset: str = "attack", starter: str = "red 5", **extra: Any) -> None:
-    reply = table.command({
-        "type": "new_game", "ruleset": ruleset, "mode": "table", "players": ["ann", "bob", "cy"], "seed": 5,
-        "deal": {"dealer": "cy", "starter": starter}, **extra,
-    })
+    reply = table.command(
+        {
+            "type": "new_game",
+            "ruleset": ruleset,
+            "mode": "table",
+            "players": ["ann", "bob", "cy"],
+            "seed": 5,
+            "deal": {"dealer": "cy", "starter": starter},
+            **extra,
+        }
+    )
     assert reply["ok"], reply
 
 
 def counted_game(table: TableHandle, hands: dict[str, int], dealer: str, ruleset: str = "attack") -> None:
     """A table-mode game whose hand sizes the table reported (so that a player can go out at once)."""
-    command = {"type": "new_game", "ruleset": ruleset, "mode": "table", "players": list(hands), "seed": 5,
-               "deal": {"dealer": dealer, "starter": "red 5", "hands": hands}}
+    command = {
+        "type": "new_game",
+        "ruleset": ruleset,
+        "mode": "table",
+        "players": list(hands),
+        "seed": 5,
+        "deal": {"dealer": dealer, "starter": "red 5", "hands": hands},
+    }
     assert table.command(command)["ok"]
 
 
@@ -141,7 +154,6 @@ def test_table_mode_new_game_and_next_round_take_the_real_dealer_and_starter(
     expect(picker.locator('[data-card="red 3"]')).to_be_disabled()
     expect(picker.locator('[data-card="red skip"]')).to_be_enabled()
     page.keyboard.press("Escape")
-
 
 
 def test_table_mode_next_round_asks_for_the_real_deal_passing_left(
@@ -251,7 +263,11 @@ def pumped_until(page: Any, predicate: Any, timeout: float) -> bool:
 
 @pytest.mark.parametrize("broker", ["embedded", "mosquitto"])
 def test_offline_the_controls_are_off_the_notice_says_why_and_nothing_is_sent_late(
-    phones: PhoneFactory, dashboard_url: str, table: TableHandle, rigged: GameFactory, broker: str,
+    phones: PhoneFactory,
+    dashboard_url: str,
+    table: TableHandle,
+    rigged: GameFactory,
+    broker: str,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     if broker == "mosquitto":
@@ -344,8 +360,14 @@ def test_a_refusal_goes_away_when_it_no_longer_applies(
 
     # A refusal under the table's buttons is stale once the turn moved on. The table takes back a new game: the
     # game before it is back (ann's turn), without its history, so Undo is refused.
-    first = {"type": "new_game", "ruleset": "classic", "mode": "table", "players": ["ann", "bob"], "seed": 2,
-             "deal": {"dealer": "bob", "starter": "blue 4"}}
+    first = {
+        "type": "new_game",
+        "ruleset": "classic",
+        "mode": "table",
+        "players": ["ann", "bob"],
+        "seed": 2,
+        "deal": {"dealer": "bob", "starter": "blue 4"},
+    }
     assert table.command(first)["ok"]
     assert table.command({**first, "seed": 3})["ok"]
     assert table.command({"type": "undo"})["ok"]
@@ -359,9 +381,7 @@ def test_a_refusal_goes_away_when_it_no_longer_applies(
     expect(actions).to_be_empty()
 
 
-def test_the_colour_in_play_is_shown_large(
-    phones: PhoneFactory, dashboard_url: str, table: TableHandle
-) -> None:
+def test_the_colour_in_play_is_shown_large(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
     table_game(table, starter="wild")
     page = phones.open(dashboard_url)
     live(page)
@@ -395,9 +415,7 @@ def positions(page: Any) -> dict[str, tuple[float, float]]:
     )
 
 
-def test_the_buttons_stay_put_during_a_game(
-    phones: PhoneFactory, dashboard_url: str, table: TableHandle
-) -> None:
+def test_the_buttons_stay_put_during_a_game(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
     counted_game(table, {"ann": 3, "bob": 7, "cy": 7}, "cy")
     page = phones.open(dashboard_url)
     live(page)
@@ -423,16 +441,27 @@ def test_the_buttons_stay_put_during_a_game(
     phones.shot(page, "buttons-stay")
 
 
-def test_the_feed_and_prompts_use_plain_words(
-    phones: PhoneFactory, dashboard_url: str, table: TableHandle
-) -> None:
+def test_the_feed_and_prompts_use_plain_words(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
     table_game(table, ruleset="mario-kart", starter="blue 4")
     page = phones.open(dashboard_url)
     live(page)
     fields: dict[str, Any] = {
-        "ruleset": "mario-kart", "players": ["ann", "bob", "cy"], "player": "ann", "target": "bob", "cards": 2,
-        "count": 1, "wanted": 3, "outcome": "ok", "reason": "lid_open", "kind": "color", "item": "banana",
-        "card": "yellow 4", "color": "yellow", "winner": "ann", "points": 12, "hits": 2,
+        "ruleset": "mario-kart",
+        "players": ["ann", "bob", "cy"],
+        "player": "ann",
+        "target": "bob",
+        "cards": 2,
+        "count": 1,
+        "wanted": 3,
+        "outcome": "ok",
+        "reason": "lid_open",
+        "kind": "color",
+        "item": "banana",
+        "card": "yellow 4",
+        "color": "yellow",
+        "winner": "ann",
+        "points": 12,
+        "hits": 2,
         "message": "Close the lid to fire.",
     }
     samples = {name: {"type": name, **fields, "seq": 1000 + i} for i, name in enumerate(EVENTS)}
@@ -502,9 +531,7 @@ def test_a_reload_or_a_new_phone_replays_no_animation_and_counts_nothing_unread(
 # -- home screen, touch targets, topics --------------------------------------------------------------------------
 
 
-def test_manifest_and_icons_let_the_page_be_added_to_the_home_screen(
-    phones: PhoneFactory, dashboard_url: str
-) -> None:
+def test_manifest_and_icons_let_the_page_be_added_to_the_home_screen(phones: PhoneFactory, dashboard_url: str) -> None:
     page = phones.open(dashboard_url)
     live(page)
     manifest = page.evaluate("""async () => {
@@ -519,10 +546,13 @@ def test_manifest_and_icons_let_the_page_be_added_to_the_home_screen(
     assert {"192x192", "512x512"} <= set(sizes)
     for icon in body["icons"]:
         if icon["type"] == "image/png":
-            measured = page.evaluate("""async (src) => {
+            measured = page.evaluate(
+                """async (src) => {
                 const image = new Image(); image.src = src; await image.decode();
                 return `${image.naturalWidth}x${image.naturalHeight}`;
-            }""", icon["src"])
+            }""",
+                icon["src"],
+            )
             assert measured == icon["sizes"], icon
     assert any(icon.get("purpose") == "maskable" for icon in body["icons"])
     cdp = page.context.new_cdp_session(page)
@@ -552,12 +582,18 @@ def small_targets(page: Any) -> list[dict[str, Any]]:
     return [t for t in page.evaluate(TOUCH_TARGETS) if t["w"] < 44 or t["h"] < 44]
 
 
-def test_every_touch_target_is_at_least_44_px(
-    phones: PhoneFactory, dashboard_url: str, table: TableHandle
-) -> None:
+def test_every_touch_target_is_at_least_44_px(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
     names = ["Alexandra", "Ben", "Cleo", "Dev", "Eli", "Fatima", "Gus", "Hiro", "Ines", "Jo"]  # the crowded ring
-    assert table.command({"type": "new_game", "ruleset": "attack", "mode": "table", "players": names, "seed": 4,
-                          "deal": {"dealer": "Jo", "starter": "red 5"}})["ok"]
+    assert table.command(
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "mode": "table",
+            "players": names,
+            "seed": 4,
+            "deal": {"dealer": "Jo", "starter": "red 5"},
+        }
+    )["ok"]
     page = phones.open(dashboard_url)
     live(page)
     checked = 0
@@ -596,8 +632,10 @@ def test_the_page_subscribes_only_to_its_own_tables_topics(
     other.loop_start()
     try:
         # Another phone's command on this table, and traffic of another table on the same broker.
-        for topic, payload in ((f"unolauncher/{TABLE}/cmd", {"type": "status", "id": "other-1"}),
-                               ("unolauncher/elsewhere/state", {"players": ["x", "y"]})):
+        for topic, payload in (
+            (f"unolauncher/{TABLE}/cmd", {"type": "status", "id": "other-1"}),
+            ("unolauncher/elsewhere/state", {"players": ["x", "y"]}),
+        ):
             other.publish(topic, json.dumps(payload), qos=1).wait_for_publish(5)
         last_sent = "[...window.unoDashboard.fresh.recent.keys()].at(-1) ?? null"
         before = page.evaluate(last_sent)

@@ -18,8 +18,16 @@ def test_the_screen_stays_on_during_a_game_and_my_turn_and_hits_are_signalled(
     page = phones.open(dashboard_url)
     live(page)
     page.click("[data-tab=setup]")
-    assert table.command({"type": "new_game", "ruleset": "attack", "mode": "table", "players": PLAYERS, "seed": 5,
-                          "deal": {"dealer": "cy", "starter": "red 5"}})["ok"]
+    assert table.command(
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "mode": "table",
+            "players": PLAYERS,
+            "seed": 5,
+            "deal": {"dealer": "cy", "starter": "red 5"},
+        }
+    )["ok"]
     state = page.locator("#this-phone .awake-state")
     expect(state).to_have_text("Screen kept on: held")  # localhost is a secure context: the real Wake Lock API
     page.select_option("#this-phone select[name=player]", "bob")

@@ -13,14 +13,27 @@ from .conftest import TABLE, PhoneFactory, TableHandle
 
 
 def test_the_cafe_page_lists_every_table_live(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
-    assert table.command({"type": "new_game", "ruleset": "attack", "mode": "table", "players": ["ann", "bob"],
-                          "seed": 5, "deal": {"dealer": "bob", "starter": "red 5"}})["ok"]
+    assert table.command(
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "mode": "table",
+            "players": ["ann", "bob"],
+            "seed": 5,
+            "deal": {"dealer": "bob", "starter": "red 5"},
+        }
+    )["ok"]
     other = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cafe-second-table")
     other.connect(table.daemon.mqtt_host, table.daemon.mqtt_port)
     other.loop_start()
     try:
-        second = {"players": ["zoe", "yan"], "scores": {"zoe": 120, "yan": 40}, "round": 3, "phase": "playing",
-                  "current": "yan"}
+        second = {
+            "players": ["zoe", "yan"],
+            "scores": {"zoe": 120, "yan": 40},
+            "round": 3,
+            "phase": "playing",
+            "current": "yan",
+        }
         other.publish("unolauncher/corner/status", "online", qos=1, retain=True).wait_for_publish(5)
         other.publish("unolauncher/corner/state", json.dumps(second), qos=1, retain=True).wait_for_publish(5)
         page = phones.open(dashboard_url + "cafe.html")

@@ -186,6 +186,7 @@ def refused_after(table: TableHandle, before: int, kind: str) -> dict[str, Any]:
     """The refusal of the page's ``kind`` command among the replies after the first ``before`` (waits for it). Not
     just the first refusal: the page sends other commands of its own meanwhile (its entropy for a new round, which
     the table may refuse when that round's commitment is gone already, seen under load; moves queries)."""
+
     def refusal() -> dict[str, Any] | None:
         ids = {c.get("id") for c in table.commands if c.get("type") == kind}
         return next((r for r in table.replies[before:] if r.get("ok") is False and r.get("id") in ids), None)
@@ -263,9 +264,16 @@ def test_garbage_on_the_topics_changes_nothing_on_the_page(
     expect(seat(page, "ann").locator(".hand-count")).to_have_text("7")
     client = table.client.client
     for topic, payload in (
-        ("state", b"not json"), ("state", b"[1, 2]"), ("state", b'{"players": "ann"}'), ("state", b"\xff\xfe"),
-        ("events", b"{"), ("events", b'{"seq": 99999}'), ("events", b"42"), ("reply", b'{"id": null}'),
-        ("launcher", b"[]"), ("status", b""),
+        ("state", b"not json"),
+        ("state", b"[1, 2]"),
+        ("state", b'{"players": "ann"}'),
+        ("state", b"\xff\xfe"),
+        ("events", b"{"),
+        ("events", b'{"seq": 99999}'),
+        ("events", b"42"),
+        ("reply", b'{"id": null}'),
+        ("launcher", b"[]"),
+        ("status", b""),
     ):
         client.publish(f"{table.base}/{topic}", payload, qos=1).wait_for_publish(5)
     # Still the same game, still commanding it (a JS exception would also fail the test through the fixture).
@@ -306,8 +314,12 @@ def test_ten_players_fit_around_the_table_without_overlap(
         for j in range(i + 1, len(boxes)):
             b = boxes[j]
             assert b is not None
-            apart = (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
-                     or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+            apart = (
+                a["x"] + a["width"] <= b["x"]
+                or b["x"] + b["width"] <= a["x"]
+                or a["y"] + a["height"] <= b["y"]
+                or b["y"] + b["height"] <= a["y"]
+            )
             assert apart, f"seats {names[i]} and {names[j]} overlap"
     phones.shot(page, "ten-players")
 

@@ -43,8 +43,17 @@ def played_rounds(preset: str) -> list[dict[str, Any]]:
         options["ejection_custom"] = CUSTOM
     if preset == "brutal":
         options["ejection_ms_per_card"] = 95  # a calibrated launcher (selftest --calibrate)
-    apply({"type": "new_game", "ruleset": "attack", "players": PLAYERS, "mode": "table", "secret": secret(1),
-           "options": options, "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 1}}})
+    apply(
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "players": PLAYERS,
+            "mode": "table",
+            "secret": secret(1),
+            "options": options,
+            "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 1}},
+        }
+    )
     for i in range(14):
         if i == 3:
             apply({"type": "entropy", "entropy": "0123456789abcdef" * 2})
@@ -109,8 +118,15 @@ def test_a_finished_round_is_marked_verified_and_the_phone_adds_its_entropy(
 ) -> None:
     page = phones.open(dashboard_url)
     expect(page.locator("#conn")).to_have_attribute("data-state", "online", timeout=10_000)
-    reply = table.command({"type": "new_game", "ruleset": "attack", "players": PLAYERS, "mode": "table",
-                           "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 7, "bob": 1, "cy": 7}}})
+    reply = table.command(
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "players": PLAYERS,
+            "mode": "table",
+            "deal": {"dealer": "cy", "starter": "red 5", "hands": {"ann": 7, "bob": 1, "cy": 7}},
+        }
+    )
     assert reply["ok"], reply  # no seed: the daemon draws the shuffle and the round's secret
     # The events up to the reply's seq are this game's (other tests publish odd seqs on the topic: not `table.seq`).
     before = reply["seq"] - 5  # game_started, round_started, turn: the new game's events end at the reply's seq
@@ -118,15 +134,22 @@ def test_a_finished_round_is_marked_verified_and_the_phone_adds_its_entropy(
     started = next(e for e in table.events("round_started") if before < e["seq"] <= reply["seq"])
     assert "rigged" not in started
     # Commit-then-reveal without a tap: the phone commits at once, reveals after the table's window.
-    assert wait_until(lambda: any(e["commitment"] == started["commitment"]
-                                  for e in table.events("ejection_entropy_revealed")), 10), "the phone revealed none"
+    assert wait_until(
+        lambda: any(e["commitment"] == started["commitment"] for e in table.events("ejection_entropy_revealed")), 10
+    ), "the phone revealed none"
     committed = next(e for e in table.events("ejection_entropy_commit") if e["commitment"] == started["commitment"])
     assert table.command({"type": "press"})["ok"]  # ann hits the (virtual) launcher: the window is sealed
-    assert wait_until(lambda: any(e["commitment"] == started["commitment"] and e.get("hash") == committed["hash"]
-                                  for e in table.events("ejection_entropy")), 10), "the phone's entropy: not in the mix"
+    assert wait_until(
+        lambda: any(
+            e["commitment"] == started["commitment"] and e.get("hash") == committed["hash"]
+            for e in table.events("ejection_entropy")
+        ),
+        10,
+    ), "the phone's entropy: not in the mix"
     assert wait_until(lambda: any(e["seq"] > reply["seq"] for e in table.events("hit")), 10)
     assert table.command({"type": "play", "player": "bob", "card": "red 7"})["ok"]  # bob goes out
     assert table.command({"type": "score", "hands": {"ann": 20, "cy": 30}})["ok"]
+
     def ended_now() -> list[dict[str, Any]]:
         return [e for e in table.events("round_ended") if e.get("commitment") == started["commitment"]]
 

@@ -37,14 +37,22 @@ def test_the_phone_shows_its_refused_or_left_out_entropy(phones: PhoneFactory, d
     assert refused["status"] == "refused", refused
     assert "NOT in the mix (refused: too_much_entropy" in refused["text"], refused
     # Committed, then the round's first press came with no ejection_entropy for this phone: left out.
-    left_out = run(page, [], """(sent) => [
+    left_out = run(
+        page,
+        [],
+        """(sent) => [
       { type: "ejection_entropy_commit", commitment: "c".repeat(64), hash: sent[0].hash, client: sent[0].client,
         reveal_after_ms: 60000, seq: 2 },
-      { type: "press", index: 0, player: "ann", commitment: "c".repeat(64), plan: {}, draw: "", seq: 3 }]""")
+      { type: "press", index: 0, player: "ann", commitment: "c".repeat(64), plan: {}, draw: "", seq: 3 }]""",
+    )
     assert left_out["status"] == "left out" and "NOT in the mix (left out" in left_out["text"], left_out
     # In the mix: the seal's ejection_entropy carries this phone's hash.
-    mixed = run(page, [], """(sent) => [
+    mixed = run(
+        page,
+        [],
+        """(sent) => [
       { type: "ejection_entropy_commit", commitment: "c".repeat(64), hash: sent[0].hash, client: sent[0].client,
         reveal_after_ms: 60000, seq: 2 },
-      { type: "ejection_entropy", commitment: "c".repeat(64), hash: sent[0].hash, entropy: "x", press: 0, seq: 3 }]""")
+      { type: "ejection_entropy", commitment: "c".repeat(64), hash: sent[0].hash, entropy: "x", press: 0, seq: 3 }]""",
+    )
     assert mixed["status"] == "in the mix" and "in the mix ✓" in mixed["text"], mixed

@@ -155,6 +155,7 @@ def test_three_fast_taps_take_at_most_one_hit_for_the_player_the_tap_saw(
     # At most one hit, and only ann's. The first tap is normally taken; on a machine so loaded that it reached the
     # table more than 2 s after the tap it is refused too (stale: too old), and nobody hits.
     assert [h["player"] for h in hits] == (["ann"] if replies[0]["ok"] else []), (hits, replies)
+
     # The two later taps: refused stale (the table had moved on, or too old), or, when a loaded machine kept the
     # first run going until they came, ignored by the launcher as presses during a run. Never anybody's hit.
     def ignored() -> list[dict[str, Any]]:  # journalled and published after the press's reply: waited for

@@ -34,19 +34,67 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PLAYERS = ["ann", "bob", "cy", "dee"]
 SMALL_PHONE = {"width": 360, "height": 640}
 # A refused play, worded by the page from the refusal's code and params (English: the daemon's own sentence).
-REFUSED = {"en": "It is ann's turn.", "de": "ann ist am Zug.", "be": "Зараз ход: ann.", "hy": "Հերթը՝ ann։",
-           "tl": "Turn ni ann ngayon."}
+REFUSED = {
+    "en": "It is ann's turn.",
+    "de": "ann ist am Zug.",
+    "be": "Зараз ход: ann.",
+    "hy": "Հերթը՝ ann։",
+    "tl": "Turn ni ann ngayon.",
+}
 
 # Words that are the same in every language: the players' names, the games' and the languages' own names, units
 # and technical names a player may be shown (a broker's address, a hash).
 ALLOWED = {
-    *PLAYERS, TABLE, "uno", "attack", "mario", "kart", "english", "deutsch", "tagalog", "ms", "mqtt", "websocket",
-    "wi-fi", "gpio", "id",
+    *PLAYERS,
+    TABLE,
+    "uno",
+    "attack",
+    "mario",
+    "kart",
+    "english",
+    "deutsch",
+    "tagalog",
+    "ms",
+    "mqtt",
+    "websocket",
+    "wi-fi",
+    "gpio",
+    "id",
 }
 # Common English words that are in no catalogue sentence but would betray a hard-coded English string.
 COMMON_ENGLISH = {
-    "the", "and", "for", "with", "from", "not", "has", "have", "you", "your", "this", "that", "there", "what", "who",
-    "when", "will", "was", "are", "is", "it", "of", "to", "in", "on", "at", "by", "no", "yes", "or", "be", "do",
+    "the",
+    "and",
+    "for",
+    "with",
+    "from",
+    "not",
+    "has",
+    "have",
+    "you",
+    "your",
+    "this",
+    "that",
+    "there",
+    "what",
+    "who",
+    "when",
+    "will",
+    "was",
+    "are",
+    "is",
+    "it",
+    "of",
+    "to",
+    "in",
+    "on",
+    "at",
+    "by",
+    "no",
+    "yes",
+    "or",
+    "be",
+    "do",
 }
 WORD = re.compile(r"(?<![0-9A-Za-z])[A-Za-z][A-Za-z'’]+(?![0-9A-Za-z])")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -101,11 +149,13 @@ def catalogue(page: Any, code: str) -> dict[str, Any]:
 
 def whole_number_categories(page: Any, code: str) -> set[str]:
     """The CLDR plural categories ``code`` uses for 0..1000 (what a count on the page can select)."""
-    return set(page.evaluate(
-        "(c) => { const r = new Intl.PluralRules(c);"
-        " return [...new Set([...Array(1001).keys()].map((n) => r.select(n)))]; }",
-        code,
-    ))
+    return set(
+        page.evaluate(
+            "(c) => { const r = new Intl.PluralRules(c);"
+            " return [...new Set([...Array(1001).keys()].map((n) => r.select(n)))]; }",
+            code,
+        )
+    )
 
 
 def forms(message: Any) -> list[str]:
@@ -187,8 +237,14 @@ def test_every_key_the_scripts_use_exists(catalogues: dict[str, dict[str, Any]])
     built += [f"colour.{c}" for c in ("red", "yellow", "green", "blue", "wild")]
     built += [f"ruleset.{r}" for r in RULESETS]
     built += [f"item.{i}" for i in ("mushroom", "banana", "green-shell", "lightning", "bob-omb")]
-    built += [f"face.{f}" for deck in RULESETS.values() for card in deck.deck if " " in card
-              for f in [card.split(" ", 1)[1]] if not f.isdigit()]
+    built += [
+        f"face.{f}"
+        for deck in RULESETS.values()
+        for card in deck.deck
+        if " " in card
+        for f in [card.split(" ", 1)[1]]
+        if not f.isdigit()
+    ]
     from unolauncher.daemon.prepare import offered_presets
     from unolauncher.rules.options import REGISTRY
 
@@ -272,8 +328,17 @@ def run(table: TableHandle, command: dict[str, Any]) -> None:
 
 def attack_round(scan: Scan, table: TableHandle) -> None:
     page = scan.page
-    run(table, {"type": "new_game", "ruleset": "attack", "mode": "table", "players": PLAYERS, "seed": 5,
-                "deal": {"dealer": "dee", "starter": "red 5", "hands": {"ann": 2, "bob": 7, "cy": 7, "dee": 7}}})
+    run(
+        table,
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "mode": "table",
+            "players": PLAYERS,
+            "seed": 5,
+            "deal": {"dealer": "dee", "starter": "red 5", "hands": {"ann": 2, "bob": 7, "cy": 7, "dee": 7}},
+        },
+    )
     scan("attack-turn")
     page.click("#btn-play")  # the card picker
     expect(page.locator("#picker")).to_be_visible()
@@ -318,8 +383,17 @@ def attack_round(scan: Scan, table: TableHandle) -> None:
 def mario_kart_round(scan: Scan, table: TableHandle) -> None:
     page = scan.page
     hands = {"ann": 2, "bob": 7, "cy": 7, "dee": 7}
-    run(table, {"type": "new_game", "ruleset": "mario-kart", "mode": "table", "players": PLAYERS, "seed": 3,
-                "deal": {"dealer": "dee", "starter": "wild item-box", "hands": hands}})
+    run(
+        table,
+        {
+            "type": "new_game",
+            "ruleset": "mario-kart",
+            "mode": "table",
+            "players": PLAYERS,
+            "seed": 3,
+            "deal": {"dealer": "dee", "starter": "wild item-box", "hands": hands},
+        },
+    )
     scan("mk-start-colour")
     run(table, {"type": "choose", "player": "dee", "color": "red"})
     scan("mk-turn")
@@ -364,16 +438,34 @@ def test_a_round_of_each_rule_set_shows_no_english_and_nothing_overflows(
     assert len(feed) > 30  # the scan read a full feed, not an empty page
 
 
-def test_belarusian_counts_take_one_few_and_many(
-    phones: PhoneFactory, dashboard_url: str, table: TableHandle
-) -> None:
+def test_belarusian_counts_take_one_few_and_many(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
     page = open_in(phones, dashboard_url, "be")
     counts = [1, 2, 4, 5, 11, 14, 21, 22, 25, 101, 112]
     cards = page.evaluate("(ns) => ns.map((n) => window.unoI18n.t('count.cards', { count: n }))", counts)
-    assert cards == ["1 карта", "2 карты", "4 карты", "5 карт", "11 карт", "14 карт", "21 карта", "22 карты", "25 карт",
-                     "101 карта", "112 карт"]
-    run(table, {"type": "new_game", "ruleset": "attack", "mode": "table", "players": PLAYERS, "seed": 5,
-                "deal": {"dealer": "dee", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 7, "dee": 7}}})
+    assert cards == [
+        "1 карта",
+        "2 карты",
+        "4 карты",
+        "5 карт",
+        "11 карт",
+        "14 карт",
+        "21 карта",
+        "22 карты",
+        "25 карт",
+        "101 карта",
+        "112 карт",
+    ]
+    run(
+        table,
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "mode": "table",
+            "players": PLAYERS,
+            "seed": 5,
+            "deal": {"dealer": "dee", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 7, "dee": 7}},
+        },
+    )
     run(table, {"type": "play", "player": "ann", "card": "red hit-2"})  # ATK-11: bob hits twice
     expect(page.locator("#banner")).to_have_text("bob націскае 2 разы")
     expect(page.locator('.seat[data-player="ann"] .seat-hand')).to_have_attribute("title", "6 карт у руцэ")
@@ -383,9 +475,7 @@ def test_belarusian_counts_take_one_few_and_many(
     expect(page.locator('#feed .feed-item[data-type="hit"]').first).to_contain_text("bob націскае — выпала 1 карта")
 
 
-def test_the_phone_language_decides_and_the_switcher_is_remembered(
-    phones: PhoneFactory, dashboard_url: str
-) -> None:
+def test_the_phone_language_decides_and_the_switcher_is_remembered(phones: PhoneFactory, dashboard_url: str) -> None:
     german_phone = open_in(phones, dashboard_url, None, locale="de-DE")
     expect(german_phone.locator("[data-tab=table]")).to_have_text("◎Tisch")
     filipino_phone = open_in(phones, dashboard_url, None, locale="fil-PH")

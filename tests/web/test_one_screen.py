@@ -95,8 +95,17 @@ def run(table: TableHandle, command: dict[str, Any]) -> None:
 
 
 def test_an_uno_attack_round_fits_one_screen(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
-    run(table, {"type": "new_game", "ruleset": "attack", "mode": "table", "players": PLAYERS, "seed": 5,
-                "deal": {"dealer": "dee", "starter": "red 5", "hands": {"ann": 2, "bob": 7, "cy": 7, "dee": 7}}})
+    run(
+        table,
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "mode": "table",
+            "players": PLAYERS,
+            "seed": 5,
+            "deal": {"dealer": "dee", "starter": "red 5", "hands": {"ann": 2, "bob": 7, "cy": 7, "dee": 7}},
+        },
+    )
     both = Phones(phones, dashboard_url)
     both.check(table, "attack-turn", [*ACTIONS, "#press", "#banner", "#btn-stop"], ("#btn-play", "#press"))
     # ATK-13 + ATK-18: ann's Wild Attack-Attack at cy leaves her one card, UNO not called: catchable while cy hits.
@@ -130,8 +139,17 @@ def test_a_mario_kart_round_with_every_question_fits_one_screen(
     phones: PhoneFactory, dashboard_url: str, table: TableHandle
 ) -> None:
     hands = {"ann": 2, "bob": 7, "cy": 7, "dee": 7}
-    run(table, {"type": "new_game", "ruleset": "mario-kart", "mode": "table", "players": PLAYERS, "seed": 3,
-                "deal": {"dealer": "dee", "starter": "wild item-box", "hands": hands}})
+    run(
+        table,
+        {
+            "type": "new_game",
+            "ruleset": "mario-kart",
+            "mode": "table",
+            "players": PLAYERS,
+            "seed": 3,
+            "deal": {"dealer": "dee", "starter": "wild item-box", "hands": hands},
+        },
+    )
     both = Phones(phones, dashboard_url)
     mk_actions = [*ACTIONS, "#btn-draw"]
     swatches = [f"#pending-box[data-kind=color] .swatch[data-color={c}]" for c in ("red", "yellow", "green", "blue")]

@@ -161,8 +161,15 @@ def two_round_events(restart: bool) -> list[dict[str, Any]]:
         referee._stream = _RestartingStream()
     deal = {"dealer": "cy", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 1}}
     commands: list[dict[str, Any]] = [
-        {"type": "new_game", "ruleset": "attack", "players": PLAYERS, "mode": "table", "deal": deal,
-         "options": TWO_DRY, "secret": secrets.token_hex(32)},
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "players": PLAYERS,
+            "mode": "table",
+            "deal": deal,
+            "options": TWO_DRY,
+            "secret": secrets.token_hex(32),
+        },
     ]
     events: list[dict[str, Any]] = []
 

@@ -44,14 +44,23 @@ def test_a_script_that_does_not_load_is_retried_then_named_with_try_again(
 def test_a_reload_while_offline_shows_the_app_shell(
     phones: PhoneFactory, dashboard_url: str, table: TableHandle
 ) -> None:
-    assert table.command({"type": "new_game", "ruleset": "attack", "mode": "table", "players": ["ann", "bob"],
-                          "seed": 5, "deal": {"dealer": "bob", "starter": "red 5"}})["ok"]
+    assert table.command(
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "mode": "table",
+            "players": ["ann", "bob"],
+            "seed": 5,
+            "deal": {"dealer": "bob", "starter": "red 5"},
+        }
+    )["ok"]
     context = phones.browser.new_context(viewport={"width": 360, "height": 640})
     phones.contexts.append(context)
     page = phones.open(dashboard_url, context)
     live(page)
-    page.wait_for_function("navigator.serviceWorker.controller !== null || navigator.serviceWorker.ready"
-                           ".then(() => true)")
+    page.wait_for_function(
+        "navigator.serviceWorker.controller !== null || navigator.serviceWorker.ready.then(() => true)"
+    )
     page.evaluate("navigator.serviceWorker.ready.then(() => caches.has('unolauncher-shell-v1'))")
     page.reload()  # once controlled by the worker
     live(page)

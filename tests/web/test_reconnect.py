@@ -169,10 +169,23 @@ def test_credentials_are_asked_once_and_remembered(
     publisher.username_pw_set("phone", "s3cret")
     publisher.connect("127.0.0.1", secured_broker.port)
     publisher.loop_start()
-    state = {"ruleset": "attack", "mode": "table", "phase": "playing", "round": 1, "direction": 1,
-             "players": ["kim", "lou"], "current": "lou", "top": "blue 4", "color": "blue",
-             "hands": {"kim": 6, "lou": 7}, "owed": [], "pending": None, "scores": {"kim": 0, "lou": 0},
-             "winner": None, "seq": 3}
+    state = {
+        "ruleset": "attack",
+        "mode": "table",
+        "phase": "playing",
+        "round": 1,
+        "direction": 1,
+        "players": ["kim", "lou"],
+        "current": "lou",
+        "top": "blue 4",
+        "color": "blue",
+        "hands": {"kim": 6, "lou": 7},
+        "owed": [],
+        "pending": None,
+        "scores": {"kim": 0, "lou": 0},
+        "winner": None,
+        "seq": 3,
+    }
     publisher.publish("unolauncher/locked/state", json.dumps(state), qos=1, retain=True).wait_for_publish(5)
     config = {"mqtt_url": f"ws://{{host}}:{secured_broker.ws_port}/mqtt", "table": "locked"}
     try:
@@ -205,8 +218,9 @@ def test_unreachable_broker_says_so_and_offers_the_address(phones: PhoneFactory)
     with DashboardServer("127.0.0.1", 0, {"mqtt_url": f"ws://{{host}}:{nobody}/mqtt", "table": "lost"}) as server:
         page = phones.open(server.url)
         expect(page.locator("#conn")).to_have_text("reconnecting…", timeout=10_000)
-        expect(page.locator("#banner")).to_contain_text(f"Cannot reach the broker at ws://127.0.0.1:{nobody}/mqtt",
-                                                        timeout=15_000)
+        expect(page.locator("#banner")).to_contain_text(
+            f"Cannot reach the broker at ws://127.0.0.1:{nobody}/mqtt", timeout=15_000
+        )
         page.click("#conn")
         expect(page.locator("#settings input[name=url]")).to_have_value(f"ws://127.0.0.1:{nobody}/mqtt")
         phones.shot(page, "unreachable")

@@ -23,7 +23,8 @@ def referee_hand_values(ruleset: str, hands: dict[str, list[str]], last: str) ->
     """What a full-mode referee scores for these hands when ann goes out with ``last``."""
     ref = Referee()
     assert ref.handle(rig(ruleset, {"ann": [last], **hands}, "red 5", players=PLAYERS, dealer="cy"))[0]["type"] == (
-        "game_started")
+        "game_started"
+    )
     events = ref.handle({"type": "play", "player": "ann", "card": last})
     ended = next(e for e in events if e["type"] == "round_ended")
     return {p: v for p, v in ended["hands"].items() if p != "ann"}
@@ -47,8 +48,16 @@ def test_the_counter_adds_up_each_hand_as_the_referee_scores_it(
     expected = referee_hand_values("attack", hands, "red 3")
     assert expected == {"bob": 7 + 20 + 50, "cy": 4 + 40 + 30}  # ATK-20
     counts = {"ann": 1, "bob": len(hands["bob"]), "cy": len(hands["cy"])}
-    assert table.command({"type": "new_game", "ruleset": "attack", "mode": "table", "players": PLAYERS, "seed": 5,
-                          "deal": {"dealer": "cy", "starter": "red 5", "hands": counts}})["ok"]
+    assert table.command(
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "mode": "table",
+            "players": PLAYERS,
+            "seed": 5,
+            "deal": {"dealer": "cy", "starter": "red 5", "hands": counts},
+        }
+    )["ok"]
     assert table.command({"type": "play", "player": "ann", "card": "red 3"})["ok"]  # out: the round is scored
     page = phones.open(dashboard_url)
     live(page)

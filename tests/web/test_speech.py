@@ -44,15 +44,31 @@ def spoken(page: Any) -> list[dict[str, str]]:
 
 
 def new_attack_game(table: TableHandle) -> None:
-    run(table, {"type": "new_game", "ruleset": "attack", "mode": "table", "players": PLAYERS, "seed": 5,
-                "deal": {"dealer": "dee", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 7, "dee": 7}}})
+    run(
+        table,
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "mode": "table",
+            "players": PLAYERS,
+            "seed": 5,
+            "deal": {"dealer": "dee", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 7, "dee": 7}},
+        },
+    )
 
 
 def test_off_by_default_then_says_the_news_in_the_pages_language_and_stays_on(
     phones: PhoneFactory, dashboard_url: str, table: TableHandle
 ) -> None:
-    page = phone(phones, dashboard_url, "de", [{"name": "Anna", "lang": "de-DE", "localService": True},
-                                              {"name": "Samantha", "lang": "en-US", "localService": True}])
+    page = phone(
+        phones,
+        dashboard_url,
+        "de",
+        [
+            {"name": "Anna", "lang": "de-DE", "localService": True},
+            {"name": "Samantha", "lang": "en-US", "localService": True},
+        ],
+    )
     new_attack_game(table)
     run(table, {"type": "play", "player": "ann", "card": "red hit-2"})  # ATK-11: bob must hit twice
     expect(page.locator("#banner")).to_contain_text("bob")
@@ -64,8 +80,9 @@ def test_off_by_default_then_says_the_news_in_the_pages_language_and_stays_on(
     run(table, {"type": "hit", "player": "bob", "cards": 0})  # bob's hits done: cy's turn
     assert wait_until(lambda: {"text": "cy, du bist am Zug.", "lang": "de-DE"} in spoken(page), 5), spoken(page)
     run(table, {"type": "play", "player": "cy", "card": "red hit-2"})
-    assert wait_until(lambda: {"text": "dee muss 2 Mal auf den Kartenwerfer drücken.", "lang": "de-DE"} in spoken(page),
-                      5), spoken(page)
+    assert wait_until(
+        lambda: {"text": "dee muss 2 Mal auf den Kartenwerfer drücken.", "lang": "de-DE"} in spoken(page), 5
+    ), spoken(page)
     page.reload()  # remembered on this phone
     live(page)
     expect(page.locator("#speech input")).to_be_checked()

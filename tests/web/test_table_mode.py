@@ -10,14 +10,18 @@ from .conftest import PhoneFactory, TableHandle
 from .test_dashboard import live, seat
 
 
-def test_table_mode_round_catch_and_scores(
-    phones: PhoneFactory, dashboard_url: str, table: TableHandle
-) -> None:
-    reply = table.command({
-        "type": "new_game", "ruleset": "attack", "mode": "table", "players": ["ann", "bob", "cy"], "seed": 5,
-        "options": {"target_score": 50},
-        "deal": {"dealer": "cy", "hands": {"ann": 2, "bob": 7, "cy": 7}, "starter": "red 5"},
-    })
+def test_table_mode_round_catch_and_scores(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
+    reply = table.command(
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "mode": "table",
+            "players": ["ann", "bob", "cy"],
+            "seed": 5,
+            "options": {"target_score": 50},
+            "deal": {"dealer": "cy", "hands": {"ann": 2, "bob": 7, "cy": 7}, "starter": "red 5"},
+        }
+    )
     assert reply["ok"], reply
     page = phones.open(dashboard_url)
     live(page)
@@ -72,14 +76,18 @@ def test_table_mode_round_catch_and_scores(
     expect(page.locator("#banner")).to_contain_text("ann wins the game")
 
 
-def test_colour_choice_prompt_on_a_wild_start(
-    phones: PhoneFactory, dashboard_url: str, table: TableHandle
-) -> None:
+def test_colour_choice_prompt_on_a_wild_start(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
     # Classic UNO, Wild start card: the first player names the colour (MK-03 family) from the prompt.
-    reply = table.command({
-        "type": "new_game", "ruleset": "classic", "mode": "table", "players": ["ann", "bob"], "seed": 2,
-        "deal": {"dealer": "bob", "starter": "wild"},
-    })
+    reply = table.command(
+        {
+            "type": "new_game",
+            "ruleset": "classic",
+            "mode": "table",
+            "players": ["ann", "bob"],
+            "seed": 2,
+            "deal": {"dealer": "bob", "starter": "wild"},
+        }
+    )
     assert reply["ok"], reply
     page = phones.open(dashboard_url)
     live(page)
@@ -98,10 +106,16 @@ def test_table_mode_discard_all_reports_the_other_cards(
     phones: PhoneFactory, dashboard_url: str, table: TableHandle
 ) -> None:
     # ATK-09 in table mode: the referee cannot see the hand, so the picker asks what else went down with it.
-    reply = table.command({
-        "type": "new_game", "ruleset": "attack", "mode": "table", "players": ["ann", "bob"], "seed": 8,
-        "deal": {"dealer": "bob", "starter": "red 5"},
-    })
+    reply = table.command(
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "mode": "table",
+            "players": ["ann", "bob"],
+            "seed": 8,
+            "deal": {"dealer": "bob", "starter": "red 5"},
+        }
+    )
     assert reply["ok"], reply
     page = phones.open(dashboard_url)
     live(page)
@@ -126,10 +140,16 @@ def test_table_mode_discard_all_reports_the_other_cards(
 def test_mario_kart_draw_pass_and_item_box_green_shell(
     phones: PhoneFactory, dashboard_url: str, table: TableHandle
 ) -> None:
-    reply = table.command({
-        "type": "new_game", "ruleset": "mario-kart", "mode": "table", "players": ["ann", "bob", "cy"], "seed": 9,
-        "deal": {"dealer": "cy", "starter": "blue 4"},
-    })
+    reply = table.command(
+        {
+            "type": "new_game",
+            "ruleset": "mario-kart",
+            "mode": "table",
+            "players": ["ann", "bob", "cy"],
+            "seed": 9,
+            "deal": {"dealer": "cy", "starter": "blue 4"},
+        }
+    )
     assert reply["ok"], reply
     page = phones.open(dashboard_url)
     live(page)

@@ -17,8 +17,14 @@ PLAYERS = ["ann", "bob", "cy"]
 
 
 def counted(table: TableHandle, ruleset: str, hands: dict[str, int]) -> None:
-    command = {"type": "new_game", "ruleset": ruleset, "mode": "table", "players": PLAYERS, "seed": 5,
-               "deal": {"dealer": "cy", "starter": "red 5", "hands": hands}}
+    command = {
+        "type": "new_game",
+        "ruleset": ruleset,
+        "mode": "table",
+        "players": PLAYERS,
+        "seed": 5,
+        "deal": {"dealer": "cy", "starter": "red 5", "hands": hands},
+    }
     assert table.command(command)["ok"]
 
 
@@ -121,8 +127,10 @@ def test_setup_offers_a_seed_only_to_a_table_that_takes_one_and_refusals_are_in_
     expect(other.locator("input[name=seed]")).to_be_hidden()
     refusals = [
         {"code": "option_off", "message": "The suggestion penalty is off in this game (option suggestion_penalty)."},
-        {"code": "rigged_not_allowed",
-         "message": "new_game may not carry seed (the table's [launcher] allow_rigged setting is off)."},
+        {
+            "code": "rigged_not_allowed",
+            "message": "new_game may not carry seed (the table's [launcher] allow_rigged setting is off).",
+        },
         {"code": "x", "message": "ATK-08: after a Skip, play another matching card or pass."},
     ]
     plain = other.evaluate(

@@ -37,8 +37,16 @@ def test_text_contrast_is_at_least_4_5_to_1(
     phones: PhoneFactory, dashboard_url: str, table: TableHandle, scheme: str
 ) -> None:
     # A Mario Kart round starting on an Item Box: the start colour question with its four swatches (MK-07).
-    assert table.command({"type": "new_game", "ruleset": "mario-kart", "mode": "table", "players": NAMES[:4],
-                          "seed": 3, "deal": {"dealer": "Dev", "starter": "wild item-box"}})["ok"]
+    assert table.command(
+        {
+            "type": "new_game",
+            "ruleset": "mario-kart",
+            "mode": "table",
+            "players": NAMES[:4],
+            "seed": 3,
+            "deal": {"dealer": "Dev", "starter": "wild item-box"},
+        }
+    )["ok"]
     page = open_phone(phones, dashboard_url, scheme)
     expect(page.locator("#pending-box[data-kind=color] .swatch")).to_have_count(4)
     assert page.evaluate("matchMedia('(prefers-color-scheme: light)').matches") == (scheme == "light")
@@ -53,8 +61,16 @@ def test_text_contrast_is_at_least_4_5_to_1(
 
 
 def test_ten_players_names_are_shown_whole(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
-    assert table.command({"type": "new_game", "ruleset": "attack", "mode": "table", "players": NAMES, "seed": 4,
-                          "deal": {"dealer": "Jo", "starter": "red 5"}})["ok"]
+    assert table.command(
+        {
+            "type": "new_game",
+            "ruleset": "attack",
+            "mode": "table",
+            "players": NAMES,
+            "seed": 4,
+            "deal": {"dealer": "Jo", "starter": "red 5"},
+        }
+    )["ok"]
     page = open_phone(phones, dashboard_url, "dark")
     expect(page.locator(".seat")).to_have_count(10)
     cut = page.eval_on_selector_all(

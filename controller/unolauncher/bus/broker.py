@@ -21,7 +21,7 @@ Assistant and most scripts) otherwise holds its next small packet until the brok
 Example::
 
     broker = EmbeddedBroker(host="127.0.0.1", port=0, ws_port=0)
-    broker.start()                 # returns once both listeners accept connections
+    broker.start()  # returns once both listeners accept connections
     print(broker.port, broker.ws_port)
     broker.stop()
 """

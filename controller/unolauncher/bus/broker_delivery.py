@@ -16,7 +16,9 @@ seq gap). The finished tasks are swept from amqtt's list every :data:`SWEEP_EVER
 Example (not a doctest: the broker mixes it in, bus/broker.py)::
 
     class GuardedBroker(BoundedDelivery, IdentityBroker): ...
-    broker.delivery.dropped      # messages not delivered to a client that was too far behind
+
+
+    broker.delivery.dropped  # messages not delivered to a client that was too far behind
 """
 
 from __future__ import annotations

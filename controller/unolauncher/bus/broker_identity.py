@@ -22,8 +22,8 @@ Example (not a doctest: needs a running broker)::
 
     identities = Identities()
     identities.reserve("unolauncher-t1-9f2c...", "unolauncher/t1")
-    identities.may_publish("someone", "unolauncher/t1/state")   # False
-    identities.may_publish("someone", "unolauncher/t1/cmd")     # True
+    identities.may_publish("someone", "unolauncher/t1/state")  # False
+    identities.may_publish("someone", "unolauncher/t1/cmd")  # True
 """
 
 from __future__ import annotations
@@ -124,8 +124,11 @@ class IdentityBroker(Broker):
             if self.identities.is_reserved(client_id):
                 self.identities.refused_ids += 1
                 if _worth_logging(self.identities.refused_ids):
-                    log.warning("embedded broker: refused a CONNECT from %s with the daemon's client id (%d so far)",
-                                remote_address, self.identities.refused_ids)
+                    log.warning(
+                        "embedded broker: refused a CONNECT from %s with the daemon's client id (%d so far)",
+                        remote_address,
+                        self.identities.refused_ids,
+                    )
                 await ConnackPacket.build(0, IDENTIFIER_REJECTED).to_stream(writer)
                 await writer.close()
                 raise MQTTError("client id in use by the daemon")

@@ -19,7 +19,9 @@ the table's own ``busy`` bound (256 waiting) and mosquitto's queue limits apply 
 Example (not a doctest: the broker mixes it in, bus/broker.py)::
 
     class GuardedBroker(BoundedDelivery, CommandRate, IdentityBroker): ...
-    broker.rate.dropped          # commands dropped for going over the rate, all connections together
+
+
+    broker.rate.dropped  # commands dropped for going over the rate, all connections together
 """
 
 from __future__ import annotations

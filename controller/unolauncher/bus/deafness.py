@@ -14,9 +14,9 @@ are random, so nobody can fake an echo.
 Example (not a doctest: needs a paho client)::
 
     probe = DeafnessProbe("unolauncher/t1/probe")
-    if probe.tick(client, subscribed=True, now=time.monotonic()):   # the publisher thread, about once a second
+    if probe.tick(client, subscribed=True, now=time.monotonic()):  # the publisher thread, about once a second
         drop_connection(client)
-    probe.heard(message.payload)                                    # paho's thread, for every probe message
+    probe.heard(message.payload)  # paho's thread, for every probe message
 """
 
 from __future__ import annotations

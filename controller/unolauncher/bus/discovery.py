@@ -88,7 +88,7 @@ def _event_template() -> str:
     return (
         '{"event_type": {{ value_json.type | tojson }}'
         f"{{% for key in [{keys}] if key in value_json %}}"
-        ', {{ key | tojson }}: {{ value_json[key] | tojson }}{% endfor %}}'
+        ", {{ key | tojson }}: {{ value_json[key] | tojson }}{% endfor %}}"
     )
 
 
@@ -117,48 +117,133 @@ def components(topics: Topics, options: DiscoveryOptions) -> dict[str, dict[str,
             "type": "button_short_press",
             "subtype": "button_1",
         },
-        "cards_out": {"platform": "sensor", "name": "Cards out on last hit", **sensors,
-                      "value_template": _value("cards_out"), "state_class": "measurement", "icon": "mdi:cards",
-                      "unit_of_measurement": "cards"},
-        "hits_owed": {"platform": "sensor", "name": "Hits owed", **sensors, "value_template": _value("hits_owed"),
-                      "state_class": "measurement", "icon": "mdi:target", "unit_of_measurement": "hits"},
-        "current_player": {"platform": "sensor", "name": "Current player", **sensors,
-                           "value_template": _value("current"), "icon": "mdi:account"},
-        "magazine": {"platform": "sensor", "name": "Magazine estimate", **sensors, "value_template": _value("magazine"),
-                     "state_class": "measurement", "icon": "mdi:tray-full", "unit_of_measurement": "cards"},
-        "launcher_state": {"platform": "sensor", "name": "Launcher state", **sensors, "device_class": "enum",
-                           "options": LAUNCHER_STATES, "value_template": _value("launcher_state"),
-                           "icon": "mdi:state-machine"},
-        "jam": {"platform": "binary_sensor", "name": "Jam", **sensors, "device_class": "problem",
-                "value_template": _value("jam")},
-        "lid": {"platform": "binary_sensor", "name": "Lid", **sensors, "device_class": "opening",
-                "value_template": _value("lid"), **diagnostic},
+        "cards_out": {
+            "platform": "sensor",
+            "name": "Cards out on last hit",
+            **sensors,
+            "value_template": _value("cards_out"),
+            "state_class": "measurement",
+            "icon": "mdi:cards",
+            "unit_of_measurement": "cards",
+        },
+        "hits_owed": {
+            "platform": "sensor",
+            "name": "Hits owed",
+            **sensors,
+            "value_template": _value("hits_owed"),
+            "state_class": "measurement",
+            "icon": "mdi:target",
+            "unit_of_measurement": "hits",
+        },
+        "current_player": {
+            "platform": "sensor",
+            "name": "Current player",
+            **sensors,
+            "value_template": _value("current"),
+            "icon": "mdi:account",
+        },
+        "magazine": {
+            "platform": "sensor",
+            "name": "Magazine estimate",
+            **sensors,
+            "value_template": _value("magazine"),
+            "state_class": "measurement",
+            "icon": "mdi:tray-full",
+            "unit_of_measurement": "cards",
+        },
+        "launcher_state": {
+            "platform": "sensor",
+            "name": "Launcher state",
+            **sensors,
+            "device_class": "enum",
+            "options": LAUNCHER_STATES,
+            "value_template": _value("launcher_state"),
+            "icon": "mdi:state-machine",
+        },
+        "jam": {
+            "platform": "binary_sensor",
+            "name": "Jam",
+            **sensors,
+            "device_class": "problem",
+            "value_template": _value("jam"),
+        },
+        "lid": {
+            "platform": "binary_sensor",
+            "name": "Lid",
+            **sensors,
+            "device_class": "opening",
+            "value_template": _value("lid"),
+            **diagnostic,
+        },
         # Its own topic, published when the motor starts and stops (not with the journal's batches, which a short
         # run can fall between, and not coalesced with the other sensors: HA must see every run).
-        "motor": {"platform": "binary_sensor", "name": "Motor", "state_topic": topics.motor, "device_class": "running",
-                  "payload_on": "ON", "payload_off": "OFF", **diagnostic},
-        "outbox": {"platform": "sensor", "name": "Events waiting for the broker", **sensors,
-                   "value_template": _value("outbox"), "state_class": "measurement", "icon": "mdi:tray-arrow-up",
-                   "unit_of_measurement": "events", "enabled_by_default": False, **diagnostic},
-        "game": {"platform": "event", "name": "Game event", "state_topic": topics.events,
-                 "event_types": list(EVENT_TYPES), "value_template": _event_template(), "icon": "mdi:cards-playing",
-                 "qos": 1},  # the daemon publishes events at QoS 1: HA's subscription too, or a reconnect loses some
+        "motor": {
+            "platform": "binary_sensor",
+            "name": "Motor",
+            "state_topic": topics.motor,
+            "device_class": "running",
+            "payload_on": "ON",
+            "payload_off": "OFF",
+            **diagnostic,
+        },
+        "outbox": {
+            "platform": "sensor",
+            "name": "Events waiting for the broker",
+            **sensors,
+            "value_template": _value("outbox"),
+            "state_class": "measurement",
+            "icon": "mdi:tray-arrow-up",
+            "unit_of_measurement": "events",
+            "enabled_by_default": False,
+            **diagnostic,
+        },
+        "game": {
+            "platform": "event",
+            "name": "Game event",
+            "state_topic": topics.events,
+            "event_types": list(EVENT_TYPES),
+            "value_template": _event_template(),
+            "icon": "mdi:cards-playing",
+            "qos": 1,
+        },  # the daemon publishes events at QoS 1: HA's subscription too, or a reconnect loses some
         "undo": command("Undo", '{"type": "undo"}', "mdi:undo"),
         "next_round": command("Next round", '{"type": "next_round"}', "mdi:skip-next"),
-        "preset": {"platform": "select", "name": "Ejection preset for the next game", "command_topic": topics.cmd,
-                   "command_template": '{"type": "preset", "preset": {{ value | tojson }}}',
-                   **sensors, "value_template": _value("next_preset"), "options": list(options.presets),
-                   "icon": "mdi:tune-variant", "entity_category": "config"},
-        "enabled": {"platform": "switch", "name": "Launcher enabled", "command_topic": topics.cmd,
-                    "payload_on": '{"type": "enable"}', "payload_off": '{"type": "disable"}',
-                    **sensors, "value_template": "{{ 'ON' if value_json.launcher_enabled else 'OFF' }}",
-                    "state_on": "ON", "state_off": "OFF", "device_class": "switch", "icon": "mdi:power"},
+        "preset": {
+            "platform": "select",
+            "name": "Ejection preset for the next game",
+            "command_topic": topics.cmd,
+            "command_template": '{"type": "preset", "preset": {{ value | tojson }}}',
+            **sensors,
+            "value_template": _value("next_preset"),
+            "options": list(options.presets),
+            "icon": "mdi:tune-variant",
+            "entity_category": "config",
+        },
+        "enabled": {
+            "platform": "switch",
+            "name": "Launcher enabled",
+            "command_topic": topics.cmd,
+            "payload_on": '{"type": "enable"}',
+            "payload_off": '{"type": "disable"}',
+            **sensors,
+            "value_template": "{{ 'ON' if value_json.launcher_enabled else 'OFF' }}",
+            "state_on": "ON",
+            "state_off": "OFF",
+            "device_class": "switch",
+            "icon": "mdi:power",
+        },
     }
     if options.virtual:
         found["press_button"] = command("Press", '{"type": "press"}', "mdi:gesture-tap-button")
     if options.coprocessor:
-        found["link"] = {"platform": "binary_sensor", "name": "Co-processor link", **sensors,
-                         "device_class": "connectivity", "value_template": _value("link"), **diagnostic}
+        found["link"] = {
+            "platform": "binary_sensor",
+            "name": "Co-processor link",
+            **sensors,
+            "device_class": "connectivity",
+            "value_template": _value("link"),
+            **diagnostic,
+        }
     found.update(game_components(topics))
     found.update(event_triggers(topics))
     for object_id, config in found.items():

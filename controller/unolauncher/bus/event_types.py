@@ -7,7 +7,7 @@ event literals and plays real games through a daemon. Add a new event here, with
 
 Example::
 
-    EVENTS["hit"].attributes     # ("player", "cards", "owed_left")
+    EVENTS["hit"].attributes  # ("player", "cards", "owed_left")
     "round_ended" in EVENT_TYPES  # True
 """
 
@@ -79,8 +79,9 @@ EVENTS: dict[str, EventType] = {
     # -- launcher (docs/protocol-mqtt.md "events") ------------------------------------------------------------------
     "fired": _e("launcher", "a launcher run ended", "player", "cards", "outcome"),
     "ignored_press": _e(
-        "launcher", "a press while the motor runs, before the previous press's hit was counted, or at the instant the "
-        "table replaced its next plan"
+        "launcher",
+        "a press while the motor runs, before the previous press's hit was counted, or at the instant the "
+        "table replaced its next plan",
     ),
     "lockout": _e("launcher", "a press while nobody may hit", "message"),
     "press_refused": _e("launcher", "a press refused: lid open, launcher disabled", "reason", "message"),
@@ -101,8 +102,11 @@ EVENTS: dict[str, EventType] = {
     "launcher_disabled": _e("daemon", "the emergency stop: the motor is off and every press refused", "by"),
     "launcher_enabled": _e("daemon", "the emergency stop was lifted", "by"),
     "event_too_large": _e(
-        "daemon", "published in place of a journalled event too large for the brokers (store/limits.py)",
-        "original_type", "bytes", "message",
+        "daemon",
+        "published in place of a journalled event too large for the brokers (store/limits.py)",
+        "original_type",
+        "bytes",
+        "message",
     ),
 }
 

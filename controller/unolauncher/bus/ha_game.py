@@ -56,35 +56,86 @@ def game_components(topics: Topics) -> dict[str, dict[str, Any]]:
     """The game's entities, keyed by object id (without ``unique_id``: :func:`discovery.components` adds it)."""
     state = {"state_topic": topics.state}
     return {
-        "phase": {"platform": "sensor", "name": "Phase", **state, "device_class": "enum", "options": PHASES,
-                  "value_template": "{{ value_json.phase }}", "icon": "mdi:progress-clock"},
-        "round": {"platform": "sensor", "name": "Round", **state, "value_template": "{{ value_json.round }}",
-                  "icon": "mdi:counter"},
-        "scores": {"platform": "sensor", "name": "Leading score", **state, "unit_of_measurement": "points",
-                   "state_class": "measurement", "icon": "mdi:scoreboard",
-                   "value_template": "{{ (value_json.scores.values() | list | max) if value_json.scores else None }}",
-                   "json_attributes_topic": topics.state,
-                   "json_attributes_template": "{{ value_json.scores | tojson }}"},
-        "winner": {"platform": "sensor", "name": "Winner", **state, "value_template": "{{ value_json.winner }}",
-                   "icon": "mdi:trophy"},
-        "top_card": {"platform": "sensor", "name": "Top card", **state, "value_template": "{{ value_json.top }}",
-                     "icon": "mdi:cards-outline"},
-        "color": {"platform": "sensor", "name": "Colour", **state, "value_template": "{{ value_json.color }}",
-                  "icon": "mdi:palette"},
-        "direction": {"platform": "sensor", "name": "Direction", **state, "device_class": "enum",
-                      "options": DIRECTIONS, "icon": "mdi:rotate-right",
-                      "value_template": "{{ 'counterclockwise' if value_json.direction == -1 else 'clockwise' }}"},
-        "last_refusal": {"platform": "sensor", "name": "Last refusal", "state_topic": topics.refusal,
-                         "value_template": "{{ value_json.code }}", "json_attributes_topic": topics.refusal,
-                         "icon": "mdi:alert-circle-outline"},
+        "phase": {
+            "platform": "sensor",
+            "name": "Phase",
+            **state,
+            "device_class": "enum",
+            "options": PHASES,
+            "value_template": "{{ value_json.phase }}",
+            "icon": "mdi:progress-clock",
+        },
+        "round": {
+            "platform": "sensor",
+            "name": "Round",
+            **state,
+            "value_template": "{{ value_json.round }}",
+            "icon": "mdi:counter",
+        },
+        "scores": {
+            "platform": "sensor",
+            "name": "Leading score",
+            **state,
+            "unit_of_measurement": "points",
+            "state_class": "measurement",
+            "icon": "mdi:scoreboard",
+            "value_template": "{{ (value_json.scores.values() | list | max) if value_json.scores else None }}",
+            "json_attributes_topic": topics.state,
+            "json_attributes_template": "{{ value_json.scores | tojson }}",
+        },
+        "winner": {
+            "platform": "sensor",
+            "name": "Winner",
+            **state,
+            "value_template": "{{ value_json.winner }}",
+            "icon": "mdi:trophy",
+        },
+        "top_card": {
+            "platform": "sensor",
+            "name": "Top card",
+            **state,
+            "value_template": "{{ value_json.top }}",
+            "icon": "mdi:cards-outline",
+        },
+        "color": {
+            "platform": "sensor",
+            "name": "Colour",
+            **state,
+            "value_template": "{{ value_json.color }}",
+            "icon": "mdi:palette",
+        },
+        "direction": {
+            "platform": "sensor",
+            "name": "Direction",
+            **state,
+            "device_class": "enum",
+            "options": DIRECTIONS,
+            "icon": "mdi:rotate-right",
+            "value_template": "{{ 'counterclockwise' if value_json.direction == -1 else 'clockwise' }}",
+        },
+        "last_refusal": {
+            "platform": "sensor",
+            "name": "Last refusal",
+            "state_topic": topics.refusal,
+            "value_template": "{{ value_json.code }}",
+            "json_attributes_topic": topics.refusal,
+            "icon": "mdi:alert-circle-outline",
+        },
     }
 
 
 def event_triggers(topics: Topics) -> dict[str, dict[str, Any]]:
     """One device trigger per entry of :data:`TRIGGERS`, on the ``events`` topic at QoS 1."""
     return {
-        f"trigger_{name}": {"platform": "device_automation", "automation_type": "trigger", "topic": topics.events,
-                            "type": name, "subtype": "game", "payload": name, "value_template": TRIGGER_TEMPLATE,
-                            "qos": 1}
+        f"trigger_{name}": {
+            "platform": "device_automation",
+            "automation_type": "trigger",
+            "topic": topics.events,
+            "type": name,
+            "subtype": "game",
+            "payload": name,
+            "value_template": TRIGGER_TEMPLATE,
+            "qos": 1,
+        }
         for name in TRIGGERS
     }

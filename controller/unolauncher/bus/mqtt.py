@@ -28,7 +28,7 @@ Example::
 
     bus = TableBus(BusSettings(host="127.0.0.1", port=1883), Topics("t1"), journal, on_command=print)
     bus.start()
-    bus.kick()     # after appending events to the journal
+    bus.kick()  # after appending events to the journal
     bus.stop()
 """
 
@@ -60,6 +60,8 @@ WINDOW = 100  # events handed to paho but not yet acknowledged; bounds memory du
 OFFLINE_QUEUE = 100  # replies and other one-off messages kept while the broker is away (the newest)
 HA_STATUS_TOPIC_SUFFIX = "/status"
 HA_REPUBLISH_MIN_S = 5.0
+RETAINED_IGNORED = "ignoring a retained message on %s (clear it with an empty retained publish)"
+
 
 class TableBus:
     """One paho client for one table, plus the thread that drains the outbox.
@@ -278,9 +280,8 @@ class TableBus:
             self.probe.delivering()
             if message.retain:  # left on the broker by someone: not a command sent now
                 self.retained_commands_ignored += 1
-                if self.retained_commands_ignored == 1:
-                    log.warning("ignoring a retained message on %s (clear it with an empty retained publish)",
-                                message.topic)
+                if self.retained_commands_ignored == 1:  # said once
+                    log.warning(RETAINED_IGNORED, message.topic)
                 return
             self.on_command(bytes(message.payload))
         elif message.topic == self.probe.topic:

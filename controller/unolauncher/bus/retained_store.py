@@ -79,8 +79,11 @@ class RetainedStore:
                 self._known.pop(topic, None)
                 return True
             if topic not in self._known and len(self._known) >= self.max_topics:
-                log.warning("embedded broker: %d retained topics on disk already; %s is kept in memory only",
-                            len(self._known), topic)
+                log.warning(
+                    "embedded broker: %d retained topics on disk already; %s is kept in memory only",
+                    len(self._known),
+                    topic,
+                )
                 return False
             self._db.execute(
                 "INSERT INTO retained (topic, payload, qos) VALUES (?, ?, ?) "

@@ -57,11 +57,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--virtual-magazine", type=int, default=10, help=argparse.SUPPRESS)
     parser.add_argument("--virtual-no-press", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--virtual-no-pull-downs", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--calibrate", action="store_true",
-                        help="measure cards per second through the beam and write ms_per_card to --config")
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="measure cards per second through the beam and write ms_per_card to --config",
+    )
     parser.add_argument("--config", help="configuration file for --calibrate (default /etc/unolauncher/config.toml)")
-    parser.add_argument("--serial", metavar="PORT",
-                        help="test a launcher behind the Pico co-processor on PORT (e.g. /dev/ttyACM0) instead of GPIO")
+    parser.add_argument(
+        "--serial",
+        metavar="PORT",
+        help="test a launcher behind the Pico co-processor on PORT (e.g. /dev/ttyACM0) instead of GPIO",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,8 +93,14 @@ def run(args: argparse.Namespace) -> int:
     if args.virtual:
         virtual = VirtualBox(args.virtual_magazine, not args.virtual_no_press, not args.virtual_no_pull_downs)
     try:
-        run_gpio(pins, results, timeout=args.timeout, pin_factory=args.pin_factory,
-                 board_revision=args.board_revision, virtual=virtual)
+        run_gpio(
+            pins,
+            results,
+            timeout=args.timeout,
+            pin_factory=args.pin_factory,
+            board_revision=args.board_revision,
+            virtual=virtual,
+        )
     except LauncherSetupError as exc:
         print(f"unolauncher selftest: {exc}", file=sys.stderr)
         return 2
@@ -154,7 +166,9 @@ def _run_calibration(args: argparse.Namespace) -> int:
     except (CalibrationError, OSError) as exc:
         print(f"measured ms_per_card = {calibration.ms_per_card}, but {path} was not updated: {exc}", file=sys.stderr)
         return 1
-    print(f"{calibration.cards_per_s:.1f} cards/s: ms_per_card = {calibration.ms_per_card} "
-          f"(first card after about {calibration.offset_ms + calibration.ms_per_card} ms), written to {path}; "
-          "restart the daemon to use it")
+    print(
+        f"{calibration.cards_per_s:.1f} cards/s: ms_per_card = {calibration.ms_per_card} "
+        f"(first card after about {calibration.offset_ms + calibration.ms_per_card} ms), written to {path}; "
+        "restart the daemon to use it"
+    )
     return 0

@@ -126,8 +126,9 @@ def play_chunk(chunk: Chunk) -> Stats:
     """Play one chunk (in this process or in a worker) and return its totals."""
     stats = Stats()
     for i in range(chunk.first, chunk.first + chunk.count):
-        play_one(chunk.ruleset, chunk.seats, chunk.seed + i,
-                 strategy=chunk.strategy, options=chunk.options, stats=stats)
+        play_one(
+            chunk.ruleset, chunk.seats, chunk.seed + i, strategy=chunk.strategy, options=chunk.options, stats=stats
+        )
     return stats
 
 

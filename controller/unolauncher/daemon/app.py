@@ -17,7 +17,7 @@ Example (not a doctest: starts the daemon, its broker and its launcher)::
     config.table.state_dir = ".state"
     daemon = Daemon(config)
     daemon.start()
-    code = daemon.run_until_stopped()   # after request_stop() (a signal in ``unolauncher run``) or a stall
+    code = daemon.run_until_stopped()  # after request_stop() (a signal in ``unolauncher run``) or a stall
     daemon.shutdown()
 """
 
@@ -157,7 +157,10 @@ class Daemon:
             launcher=self.launcher,
             virtual=self.virtual,
             prepare=DiskGuard(
-                self._admit, self.state_dir, min_free_mb=t.journal_min_free_mb, max_journal_mb=t.journal_max_mb,
+                self._admit,
+                self.state_dir,
+                min_free_mb=t.journal_min_free_mb,
+                max_journal_mb=t.journal_max_mb,
                 retention=keep,
             ),
             next_preset=self.config.launcher.preset,
@@ -169,9 +172,8 @@ class Daemon:
         self.table.commands.freshness = self.freshness  # the daemon's own commands; the referee's: _admit
         self.table.press.free_play = not t.lockout  # free play's commitment opened before its first press
         replayed = self.table.restore()
-        self.say(
-            f"journal: {self.journal.path} ({replayed} command(s) replayed, last event seq {self.journal.last_seq})"
-        )
+        last = self.journal.last_seq
+        self.say(f"journal: {self.journal.path} ({replayed} command(s) replayed, last event seq {last})")
         if not self.table.emergency.enabled:
             self.say('launcher: DISABLED by an emergency stop (send {"type": "enable"} to allow firing)')
         self._wire_press_handler()
@@ -201,14 +203,12 @@ class Daemon:
         except OSError as exc:
             raise ConfigError(f"table.state_dir {self.state_dir} cannot be used: {exc.strerror or exc}") from None
         except sqlite3.Error as exc:
-            raise ConfigError(
-                f"table.state_dir: the journal {path} cannot be opened ({exc}); move it aside to start a new one"
-            ) from None
+            why = f"the journal {path} cannot be opened ({exc}); move it aside to start a new one"
+            raise ConfigError(f"table.state_dir: {why}") from None
 
     def _start_launcher(self) -> None:
-        settings = {
-            k: v for k, v in vars(self.config.launcher).items() if v is not None and k not in ("seed", "allow_rigged")
-        }
+        not_settings = ("seed", "allow_rigged")
+        settings = {k: v for k, v in vars(self.config.launcher).items() if v is not None and k not in not_settings}
         try:
             self.launcher, self.virtual = create_launcher(settings, self.clock)
         except (LauncherSetupError, ValueError) as exc:

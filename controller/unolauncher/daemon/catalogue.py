@@ -86,8 +86,13 @@ def catalogue(offered_presets: tuple[str, ...]) -> dict[str, Any]:
         "faces": face_actions(),
         "house": house_faces(),
         "options": [
-            {"name": o.name, "default": o.default, "rulesets": list(o.rulesets), "optional": o.optional,
-             "setup": o.setup}
+            {
+                "name": o.name,
+                "default": o.default,
+                "rulesets": list(o.rulesets),
+                "optional": o.optional,
+                "setup": o.setup,
+            }
             for o in REGISTRY
         ],
         "rulesets": list(RULESETS),

@@ -90,7 +90,7 @@ def _journal_sync(key: str, value: Any) -> str:
     if value == "normal":
         raise ConfigError(
             f'{key} = "normal" is no longer offered: in a power cut it lost events that phones had already seen, '
-            f'and the restarted table gave their numbers to other events; remove the key (every commit is synced)'
+            f"and the restarted table gave their numbers to other events; remove the key (every commit is synced)"
         )
     return str(_choice("full")(key, value))
 
@@ -170,17 +170,19 @@ _HOST = _text(253, "a host name or address", r"[^\s/]+")
 
 def _discovery_prefix(key: str, value: Any) -> str:
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*", value):
-        raise ConfigError(f"{key} must be an MQTT topic without wildcards (e.g. \"homeassistant\"), got {value!r}")
+        raise ConfigError(f'{key} must be an MQTT topic without wildcards (e.g. "homeassistant"), got {value!r}')
     return value
 
 
 def _origins(key: str, value: Any) -> list[str]:
     pattern = r"https?://[A-Za-z0-9.\[\]:-]+"
-    if not isinstance(value, list) or len(value) > 64 or not all(
-        isinstance(v, str) and re.fullmatch(pattern, v) for v in value
+    if (
+        not isinstance(value, list)
+        or len(value) > 64
+        or not all(isinstance(v, str) and re.fullmatch(pattern, v) for v in value)
     ):
         raise ConfigError(
-            f"{key} must be a list of at most 64 origins like \"http://table.local:8080\" (scheme://host[:port]), "
+            f'{key} must be a list of at most 64 origins like "http://table.local:8080" (scheme://host[:port]), '
             f"got {value!r:.200}"
         )
     return list(value)

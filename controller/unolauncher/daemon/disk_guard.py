@@ -56,7 +56,7 @@ class SizeRetention:
     Example (not a doctest: needs a journal file)::
 
         retention = SizeRetention(journal, budget_mb=256)
-        retention.make_room(disk_short=False)   # -> {"games": 1, "entries": 412, "first_seq": 9031} or None
+        retention.make_room(disk_short=False)  # -> {"games": 1, "entries": 412, "first_seq": 9031} or None
     """
 
     def __init__(self, journal: Journal, budget_mb: float, on_pruned: Callable[[], None] = lambda: None) -> None:

@@ -149,7 +149,9 @@ class AlivePublisher:
     Example (not a doctest: needs the daemon's bus)::
 
         alive = AlivePublisher(lambda payload: bus.publish(topics.alive, payload, qos=0), freshness)
-        alive.start(); ...; alive.stop()
+        alive.start()
+        ...
+        alive.stop()
     """
 
     def __init__(

@@ -9,7 +9,7 @@ the table's, declared below.
 
 Example (not a doctest: needs a running table)::
 
-    table.apply({"type": "hit", "player": "ann"})   # the worker: referee, then _journal_pending() -> one transaction
+    table.apply({"type": "hit", "player": "ann"})  # the worker: referee, then _journal_pending() -> one transaction
 """
 
 from __future__ import annotations

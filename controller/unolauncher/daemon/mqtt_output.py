@@ -30,8 +30,12 @@ class MqttOutput:
     def reply(self, payload: dict[str, Any], qos: int = 1) -> None:
         self.bus.publish(self.topics.reply, payload, qos=qos)  # every payload its reply (docs/protocol-mqtt.md)
         if payload.get("ok") is False:  # Home Assistant's commands carry no id: its "Last refusal" sensor shows it
-            refusal = {"code": payload.get("code"), "message": payload.get("message"), "id": payload.get("id"),
-                       "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            refusal = {
+                "code": payload.get("code"),
+                "message": payload.get("message"),
+                "id": payload.get("id"),
+                "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            }
             self.bus.publish_latest(self.topics.refusal, refusal)  # coalesced: a flood of refusals costs one
 
     def backlog(self) -> int:

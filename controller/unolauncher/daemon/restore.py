@@ -8,8 +8,8 @@ under it. Nothing here takes ``Table.lock``: a journal on a failing disk may be 
 
 Example (not a doctest: needs a journal on disk)::
 
-    referee, replayed = replay(journal, Referee)     # the last snapshot + the commands after it
-    enabled = restored_enabled(journal)               # False if the table went down disabled
+    referee, replayed = replay(journal, Referee)  # the last snapshot + the commands after it
+    enabled = restored_enabled(journal)  # False if the table went down disabled
 """
 
 from __future__ import annotations

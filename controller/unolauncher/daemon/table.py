@@ -37,7 +37,7 @@ Threads and who may touch what:
 Example (not a doctest: needs a journal on disk and an output)::
 
     table = Table(journal, Referee, output)
-    table.restore()          # the referee from the journal: its last snapshot plus the commands after it
+    table.restore()  # the referee from the journal: its last snapshot plus the commands after it
     table.start()
     table.submit_payload(b'{"id": 1, "type": "new_game", "ruleset": "attack", "players": ["a", "b"]}')
 """

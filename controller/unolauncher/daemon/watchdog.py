@@ -10,7 +10,7 @@ Example (not a doctest: needs the daemon's table)::
 
     watchdog = Watchdog(deadline_s=10.0)
     watchdog.watch("worker", table)
-    watchdog.problems(time.monotonic())      # [] while the worker is healthy
+    watchdog.problems(time.monotonic())  # [] while the worker is healthy
 """
 
 from __future__ import annotations

@@ -69,13 +69,16 @@ def fit(samples: Sequence[tuple[int, int]]) -> Calibration:
     ms_per_card = round(slope)
     low, high = MS_PER_CARD_RANGE
     if not low <= ms_per_card <= high:
-        raise CalibrationError(f"the runs give {slope:.0f} ms per card, outside {low}-{high}: check the beam "
-                               "(one card must break it once) and the magazine")
+        raise CalibrationError(
+            f"the runs give {slope:.0f} ms per card, outside {low}-{high}: check the beam "
+            "(one card must break it once) and the magazine"
+        )
     return Calibration(ms_per_card, round(intercept), tuple(samples))
 
 
-def measure(launcher: Launcher, wait: Wait, runs: Sequence[int] = RUNS,
-            say: Callable[[str], None] = print) -> Calibration:
+def measure(
+    launcher: Launcher, wait: Wait, runs: Sequence[int] = RUNS, say: Callable[[str], None] = print
+) -> Calibration:
     """Fire ``runs`` through the beam and fit them (the launcher must have a card sensor and the lid shut)."""
     status = launcher.status()
     if not status.has_sensor:
@@ -86,8 +89,10 @@ def measure(launcher: Launcher, wait: Wait, runs: Sequence[int] = RUNS,
     for cards in runs:
         result = _one_run(launcher, wait, cards)
         if result.outcome != "ok" or result.cards_out != cards:
-            raise CalibrationError(f"a run of {cards} cards ended {result.outcome} after {result.cards_out}: load at "
-                                   f"least {sum(runs)} cards and check the beam")
+            raise CalibrationError(
+                f"a run of {cards} cards ended {result.outcome} after {result.cards_out}: load at "
+                f"least {sum(runs)} cards and check the beam"
+            )
         say(f"run of {cards} cards: {result.ran_ms} ms")
         samples.append((cards, result.ran_ms))
     return fit(samples)
@@ -133,8 +138,10 @@ def with_ms_per_card(text: str, value: int) -> str:
         after = None
     expected = {**before, "launcher": {**before.get("launcher", {}), "ms_per_card": value}}
     if after != expected:  # a dotted key or an inline launcher table: editing lines would change the meaning
-        raise CalibrationError(f"ms_per_card could not be placed automatically: add `ms_per_card = {value}` to "
-                               "the [launcher] table by hand")
+        raise CalibrationError(
+            f"ms_per_card could not be placed automatically: add `ms_per_card = {value}` to "
+            "the [launcher] table by hand"
+        )
     return result
 
 

@@ -175,9 +175,12 @@ def check_pull_downs(pins: PinMap, factory: Any) -> list[Result]:
             finally:
                 line.close()
             if high:
-                ok, detail = False, (
-                    f"GPIO {gpio} reads high when released: fit a 10 kΩ pull-down from the driver input to GND "
-                    f"(hardware/README.md, Safety); without it a crashed daemon can leave the motor running"
+                ok, detail = (
+                    False,
+                    (
+                        f"GPIO {gpio} reads high when released: fit a 10 kΩ pull-down from the driver input to GND "
+                        f"(hardware/README.md, Safety); without it a crashed daemon can leave the motor running"
+                    ),
                 )
             else:
                 ok, detail = True, f"GPIO {gpio} reads low when released, even against the Pi's pull-up"
@@ -202,9 +205,13 @@ def check_strict_gpiod(root: Path = Path("/")) -> Result:
             continue
         if value in ("N", "0"):
             return "strict_gpiod", True, f"a released line reverts to an input ({path} = {value})"
-        return "strict_gpiod", False, (
-            f"a dead process leaves the motor line driven ({path} = {value}): add dtparam=strict_gpiod to "
-            f"/boot/firmware/config.txt and reboot"
+        return (
+            "strict_gpiod",
+            False,
+            (
+                f"a dead process leaves the motor line driven ({path} = {value}): add dtparam=strict_gpiod to "
+                f"/boot/firmware/config.txt and reboot"
+            ),
         )
     return "strict_gpiod", None, "this kernel does not say whether released lines persist (no persist_gpio_outputs)"
 
@@ -231,9 +238,13 @@ def check_motor(launcher: GpioLauncher, pins: PinMap, wait: Wait, confirm: Confi
     result = done[0]
     if result.cards_out >= 1:
         return "motor", True, f"a card passed the beam {result.ran_ms} ms after the motor started"
-    return "motor", False, (
-        f"no card reached the beam ({result.outcome}): load cards; check the motor supply, the driver wiring "
-        f"({driver}) and the beam (GPIO {pins.sensor})"
+    return (
+        "motor",
+        False,
+        (
+            f"no card reached the beam ({result.outcome}): load cards; check the motor supply, the driver wiring "
+            f"({driver}) and the beam (GPIO {pins.sensor})"
+        ),
     )
 
 

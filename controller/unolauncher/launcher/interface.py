@@ -9,6 +9,7 @@ Example (not a doctest: needs a launcher backend, see launcher/factory.py)::
     def on_done(result: FireResult) -> None:
         print(result.cards_out, result.outcome)
 
+
     launcher.on_press = lambda: launcher.fire(FirePlan(fire=True, cards=3), on_done)
 """
 

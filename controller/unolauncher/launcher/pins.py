@@ -123,7 +123,15 @@ def validate(pins: Mapping[str, Any], label: str = "pin") -> dict[str, int | Non
 
 
 DEFAULT_PINS = PinMap(
-    motor_enable=12, motor_forward=23, motor_reverse=24, button=17, sensor=27, lid=22, uno=6, led=25, buzzer=16,
+    motor_enable=12,
+    motor_forward=23,
+    motor_reverse=24,
+    button=17,
+    sensor=27,
+    lid=22,
+    uno=6,
+    led=25,
+    buzzer=16,
     heartbeat=4,
 )
 DEFAULT_JIG = {"button": 5, "sensor": 26, "lid": 19, "motor_enable": 20, "motor_forward": 21, "motor_reverse": 13}

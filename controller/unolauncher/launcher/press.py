@@ -31,9 +31,15 @@ recomputes — comes from the referee, with the ``pressed`` command.)
 
 Example::
 
-    handler = PressHandler(launcher, claim=table.press.claim, on_hit=table.on_hit, on_event=table.on_launcher_event,
-                           on_lid_opened=table.press.lid_opened, after_press=table.press.started)
-    launcher.on_press()        # the button: claim, fire, and (when the run ends) on_hit
+    handler = PressHandler(
+        launcher,
+        claim=table.press.claim,
+        on_hit=table.on_hit,
+        on_event=table.on_launcher_event,
+        on_lid_opened=table.press.lid_opened,
+        after_press=table.press.started,
+    )
+    launcher.on_press()  # the button: claim, fire, and (when the run ends) on_hit
 """
 
 from __future__ import annotations
@@ -92,9 +98,8 @@ class PressHandler:
 
     Example::
 
-        handler = PressHandler(launcher, lambda lockout: PressClaim("ann", FirePlan(fire=False)), on_hit,
-                               events.append)
-        handler.press()          # a click: on_hit("ann", plan, no_fire result)
+        handler = PressHandler(launcher, lambda lockout: PressClaim("ann", FirePlan(fire=False)), on_hit, events.append)
+        handler.press()  # a click: on_hit("ann", plan, no_fire result)
     """
 
     def __init__(

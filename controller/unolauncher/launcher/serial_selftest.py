@@ -34,12 +34,16 @@ from unolauncher.launcher.waits import real_wait
 Result = tuple[str, bool | None, str]
 CONNECT_S = 5.0
 # motor role -> (pull-down reference on P1, driver input)
-PULL_DOWNS = {"motor_enable": ("R2", "TB6612FNG PWMA"), "motor_forward": ("R3", "AIN1 / IN1"),
-              "motor_reverse": ("R4", "AIN2 / IN2")}
+PULL_DOWNS = {
+    "motor_enable": ("R2", "TB6612FNG PWMA"),
+    "motor_forward": ("R3", "AIN1 / IN1"),
+    "motor_reverse": ("R4", "AIN2 / IN2"),
+}
 
 
-def run_serial(port: str, timeout: float, results: list[Result],
-               on_waiting_for_press: Callable[[], None] | None = None) -> int:
+def run_serial(
+    port: str, timeout: float, results: list[Result], on_waiting_for_press: Callable[[], None] | None = None
+) -> int:
     """Run every part against the co-processor on ``port``; each result is appended to ``results`` as it is known.
 
     ``on_waiting_for_press`` is called once the selftest listens for the button (a test's simulated finger)."""
@@ -47,9 +51,16 @@ def run_serial(port: str, timeout: float, results: list[Result],
     try:
         if not real_wait(lambda: bool(launcher.status().extra["connected"]), CONNECT_S):
             error = launcher.status().extra["last_error"] or "no answer"
-            results.append(("co-processor", False, (
-                f"no answer on {port} ({error}): plug the Pico in, check the port, install the firmware "
-                f"(firmware/README.md) and make sure mpremote or another program does not hold the port")))
+            results.append(
+                (
+                    "co-processor",
+                    False,
+                    (
+                        f"no answer on {port} ({error}): plug the Pico in, check the port, install the firmware "
+                        f"(firmware/README.md) and make sure mpremote or another program does not hold the port"
+                    ),
+                )
+            )
             return 2
         firmware = launcher.status().extra["firmware"].get("firmware", "?")
         results.append(("co-processor", True, f"firmware {firmware} on {port}"))
@@ -92,18 +103,46 @@ def idle_levels(readings: dict[str, Any]) -> list[Result]:
     pins = readings["pins"]
     button, uno, sensor, lid = (f"GP{pins[role]}" for role in ("button", "uno", "sensor", "lid"))
     return [
-        ("pin button", not readings["button_down"], f"{button} " + (
-            "reads pressed at rest: check the wiring (S1 to GND, R6 pull-up to 3.3 V)" if readings["button_down"]
-            else "released")),
-        ("pin uno", not readings["uno_down"], f"{uno} " + (
-            "reads pressed at rest: check the wiring (S3 to GND, R8 pull-up; no UNO button: leave it unwired)"
-            if readings["uno_down"] else "released")),
-        ("pin sensor", not readings["beam_blocked"], f"{sensor} " + (
-            "beam blocked or receiver unpowered: align D1 and Q3, R13 to 3.3 V, take the card out of the beam"
-            if readings["beam_blocked"] else "beam clear")),
-        ("pin lid", not readings["lid_open"], f"{lid} " + (
-            "lid open or switch unwired: close the lid; check pole B of S2 (to GND when shut)" if readings["lid_open"]
-            else "lid closed")),
+        (
+            "pin button",
+            not readings["button_down"],
+            f"{button} "
+            + (
+                "reads pressed at rest: check the wiring (S1 to GND, R6 pull-up to 3.3 V)"
+                if readings["button_down"]
+                else "released"
+            ),
+        ),
+        (
+            "pin uno",
+            not readings["uno_down"],
+            f"{uno} "
+            + (
+                "reads pressed at rest: check the wiring (S3 to GND, R8 pull-up; no UNO button: leave it unwired)"
+                if readings["uno_down"]
+                else "released"
+            ),
+        ),
+        (
+            "pin sensor",
+            not readings["beam_blocked"],
+            f"{sensor} "
+            + (
+                "beam blocked or receiver unpowered: align D1 and Q3, R13 to 3.3 V, take the card out of the beam"
+                if readings["beam_blocked"]
+                else "beam clear"
+            ),
+        ),
+        (
+            "pin lid",
+            not readings["lid_open"],
+            f"{lid} "
+            + (
+                "lid open or switch unwired: close the lid; check pole B of S2 (to GND when shut)"
+                if readings["lid_open"]
+                else "lid closed"
+            ),
+        ),
     ]
 
 
@@ -112,9 +151,13 @@ def pull_downs(readings: dict[str, Any]) -> list[Result]:
     for role, (ref, driver_pin) in PULL_DOWNS.items():
         gp = f"GP{readings['pins'][role]}"
         if readings["released_high"][role]:
-            ok, detail = False, (
-                f"{gp} reads high when released: fit {ref}, 10 kΩ from the driver input ({driver_pin}) to GND "
-                f"(hardware/README.md, Safety); without it a reset Pico leaves the motor input floating")
+            ok, detail = (
+                False,
+                (
+                    f"{gp} reads high when released: fit {ref}, 10 kΩ from the driver input ({driver_pin}) to GND "
+                    f"(hardware/README.md, Safety); without it a reset Pico leaves the motor input floating"
+                ),
+            )
         else:
             ok, detail = True, f"{gp} reads low when released, even against the Pico's pull-up"
         results.append((f"pull-down {role.removeprefix('motor_')}", ok, detail))
@@ -129,8 +172,13 @@ def check_press(launcher: SerialLauncher, timeout: float, simulate: Callable[[],
         simulate()
     pressed = presses.wait(timeout)
     launcher.on_press = None
-    return "button", pressed, "press seen" if pressed else (
-        f"no press within {timeout:g} s: check S1's two wires (to the button input and GND) and R9")
+    return (
+        "button",
+        pressed,
+        "press seen"
+        if pressed
+        else (f"no press within {timeout:g} s: check S1's two wires (to the button input and GND) and R9"),
+    )
 
 
 def check_motor(launcher: SerialLauncher, pins: dict[str, int], lid_open: bool) -> Result:
@@ -155,6 +203,12 @@ def check_motor(launcher: SerialLauncher, pins: dict[str, int], lid_open: bool) 
         return "motor", True, f"a card passed the beam {result.ran_ms} ms after the motor started"
     if lid_open or "lid" in result.detail:
         return "motor", False, "the lid is open (the interlock holds the driver off): close the lid"
-    return "motor", False, (
-        f"no card reached the beam ({result.outcome}): load cards; check the motor supply (SW1, F1, Q1), the driver "
-        f"wiring ({driver or 'see hardware/README.md'}), STBY/nSLEEP (3.3 V with the lid shut) and the beam")
+    wiring = driver or "see hardware/README.md"
+    return (
+        "motor",
+        False,
+        (
+            f"no card reached the beam ({result.outcome}): load cards; check the motor supply (SW1, F1, Q1), the "
+            f"driver wiring ({wiring}), STBY/nSLEEP (3.3 V with the lid shut) and the beam"
+        ),
+    )

@@ -31,7 +31,6 @@ from unolauncher.rules.state import BETWEEN, PLAYING
 STRATEGIES = ("random", "greedy")
 
 
-
 class Bot:
     """A table's worth of bot players sharing one strategy (random-legal or greedy)."""
 

@@ -117,12 +117,7 @@ def label(max_len: int, min_len: int = 0) -> Check:
 
 def name(value: Any) -> Problem | None:
     """A player's name as given to ``new_game``: 1-40 characters of printable text, not blank, no outer spaces."""
-    if (
-        type(value) is str
-        and 0 < len(value) <= MAX_NAME
-        and value.isprintable()
-        and value.strip() == value
-    ):
+    if type(value) is str and 0 < len(value) <= MAX_NAME and value.isprintable() and value.strip() == value:
         return None
     return Problem("", f"must be {NAME_RULE}: 1 to {MAX_NAME} characters, no spaces at either end")
 

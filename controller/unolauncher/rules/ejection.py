@@ -300,7 +300,7 @@ def params_from_table(table: Mapping[str, Any]) -> PresetParams:
             count = int(key)
         else:
             raise EjectionConfigError(
-                f"custom card count {key!r} must be written in ASCII digits without a leading zero, e.g. \"4\""
+                f'custom card count {key!r} must be written in ASCII digits without a leading zero, e.g. "4"'
             )
         if count in cards:
             raise EjectionConfigError(f"custom card count {count} is given twice")

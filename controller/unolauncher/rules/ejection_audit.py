@@ -19,7 +19,7 @@ counted as unchecked, not as mismatches. After that first opening, an unknown co
 Example (not a doctest: needs a game's events, as tests/rules/test_ejection.py builds them)::
 
     report = audit([("line 1", event) for event in events])
-    report.ok(allow_rigged=False)    # every revealed commitment checks out and none was rigged
+    report.ok(allow_rigged=False)  # every revealed commitment checks out and none was rigged
     print("\\n".join(report.lines()))
 """
 
@@ -137,8 +137,10 @@ class AuditReport:
             out.append(f"verified {rounds} commitment(s), {presses} press(es): every outcome matches its commitment")
         else:
             bad = len({id(c) for c in self.revealed if c.mismatches or ((c.rigged or c.manual) and not allow_rigged)})
-            out.append(f"NOT verified: {len(self.mismatches)} mismatch(es); {bad} of {rounds} commitment(s) fail"
-                       + (f"; {len(self.warnings)} warning(s) (--strict)" if strict and self.warnings else ""))
+            out.append(
+                f"NOT verified: {len(self.mismatches)} mismatch(es); {bad} of {rounds} commitment(s) fail"
+                + (f"; {len(self.warnings)} warning(s) (--strict)" if strict and self.warnings else "")
+            )
         if self.open:
             out.append(f"{len(self.open)} commitment(s) still open (their secrets are revealed when they end)")
         if self.unchecked:
@@ -358,8 +360,11 @@ def _check_committed(c: Commitment, where: str, op: dict[str, Any], due: int) ->
                           "chosen it)")  # fmt: skip
         return
     entropy = op.get("entropy")
-    if not isinstance(digest, str) or digest not in c.commits or not isinstance(entropy, str) or (
-        sha256_hex(entropy) != digest
+    if (
+        not isinstance(digest, str)
+        or digest not in c.commits
+        or not isinstance(entropy, str)
+        or (sha256_hex(entropy) != digest)
     ):
         c.mismatches.append(f"{where}: entropy that does not match any commitment of the round")
     elif due != 0:

@@ -54,12 +54,16 @@ class EjectionStream:
     __slots__ = ("_ahead", "_link", "_model_of", "_sealed_of", "data")
 
     def __init__(self, data: dict[str, Any] | None = None) -> None:
-        self.data: dict[str, Any] = data if data is not None else {
-            "epoch": None,
-            "opened": 0,  # epochs opened since the last new_game: names a rigged (derived) secret
-            "script": [],  # launcher.script: counts for hits that carry none (a rig)
-            "script_pos": 0,
-        }
+        self.data: dict[str, Any] = (
+            data
+            if data is not None
+            else {
+                "epoch": None,
+                "opened": 0,  # epochs opened since the last new_game: names a rigged (derived) secret
+                "script": [],  # launcher.script: counts for hits that carry none (a rig)
+                "script_pos": 0,
+            }
+        )
         # The next press, computed once per (epoch state, player): (epoch dict, player, plan, model state, draw).
         self._ahead: tuple[dict[str, Any], str | None, FirePlan, dict[str, Any], str] | None = None
         # The open epoch's model: (preset, custom table object, ms_per_card, model). Every version of an epoch shares

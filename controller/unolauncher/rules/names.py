@@ -22,8 +22,15 @@ import unicodedata
 # Default_Ignorable_Code_Point (Unicode DerivedCoreProperties) outside category Cf, which is removed as a whole below;
 # plus U+2800 (braille blank), which shows nothing either.
 _IGNORABLE_RANGES = (
-    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F), (0x2800, 0x2800), (0x3164, 0x3164),
-    (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xE0000, 0xE0FFF),
+    (0x034F, 0x034F),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x2800, 0x2800),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFFA0, 0xFFA0),
+    (0xE0000, 0xE0FFF),
 )
 _NOTHING_TO_SEE = {"Mn", "Me", "Zs", "Zl", "Zp", "Cc", "Cf"}  # a combining mark alone shows nothing either
 

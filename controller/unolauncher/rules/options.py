@@ -131,8 +131,7 @@ def public_options(options: dict[str, Any]) -> dict[str, Any]:
     return {
         name: value
         for name, value in options.items()
-        if name not in NOT_IN_PUBLIC_STATE
-        and not (name in OPTIONS_BY_NAME and value == OPTIONS_BY_NAME[name].default)
+        if name not in NOT_IN_PUBLIC_STATE and not (name in OPTIONS_BY_NAME and value == OPTIONS_BY_NAME[name].default)
     }
 
 

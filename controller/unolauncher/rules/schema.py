@@ -136,7 +136,11 @@ COMMAND_FIELDS: dict[str, dict[str, Check]] = {
     "fire_failed": {"player": PLAYER, "reason": text()},  # the daemon's: a run failed, its plan stays owed
     # entropy: a commitment (hash, client) or its reveal (entropy); ``at`` is the daemon's stamp (docs/fairness.md)
     "entropy": {
-        "entropy": text(128), "commitment": text(64), "hash": text(64), "client": text(40), "at": integer(0, INT_MAX)
+        "entropy": text(128),
+        "commitment": text(64),
+        "hash": text(64),
+        "client": text(40),
+        "at": integer(0, INT_MAX),
     },
 }
 

@@ -192,4 +192,3 @@ def custom_table_problem(table: Any) -> str | None:
 
 
 _CUSTOM_SHAPE = fields(EJECTION_CUSTOM)
-

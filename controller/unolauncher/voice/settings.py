@@ -41,7 +41,7 @@ def _language(key: str, value: Any) -> str:
 def _voice(key: str, value: Any) -> str:
     # An espeak-ng voice name ("de", "en-us", "hy", "mb-de1", "en+f3"): passed as one argument, never to a shell.
     if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_+\-/]{0,63}", value):
-        raise ConfigError(f"{key} must be an espeak-ng voice name such as \"de\" or \"en-us\", got {_shown(value)}")
+        raise ConfigError(f'{key} must be an espeak-ng voice name such as "de" or "en-us", got {_shown(value)}')
     return value
 
 
@@ -62,7 +62,7 @@ def _player(key: str, value: Any) -> str:
         except ValueError as exc:
             problem = f"a command line that splits into words ({exc})"
     if problem is not None:
-        raise ConfigError(f"{key} must be {problem}, such as \"aplay -q\", got {_shown(value)}")
+        raise ConfigError(f'{key} must be {problem}, such as "aplay -q", got {_shown(value)}')
     return str(value)
 
 

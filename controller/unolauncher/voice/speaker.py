@@ -13,7 +13,7 @@ Example (not a doctest: starts processes)::
 
     speaker = Speaker(VoiceSettings(enabled=True, language="de"))
     speaker.start()
-    speaker.hear([[{"type": "turn", "player": "Ann"}]])   # "Ann, du bist am Zug."
+    speaker.hear([[{"type": "turn", "player": "Ann"}]])  # "Ann, du bist am Zug."
     speaker.stop()
 """
 
@@ -244,7 +244,6 @@ class Speaker:
         for process in utterance.processes:
             process.wait()
         self._inbox.put(_Done(utterance))  # may wait while the inbox is full: the voice thread empties it
-
 
 
 def _kill(utterance: _Utterance) -> None:

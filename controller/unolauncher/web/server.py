@@ -8,19 +8,19 @@ API for the daemon::
     from unolauncher.web.server import DashboardServer
 
     web = DashboardServer(
-        host="0.0.0.0",                 # "127.0.0.1" to keep it local
-        port=8080,                      # 0 picks a free port (tests)
+        host="0.0.0.0",  # "127.0.0.1" to keep it local
+        port=8080,  # 0 picks a free port (tests)
         config={
-            "mqtt_url": "ws://{host}:9001/mqtt",   # "{host}" becomes the host name the phone used
+            "mqtt_url": "ws://{host}:9001/mqtt",  # "{host}" becomes the host name the phone used
             "table": "t1",
             "base": "unolauncher/t1/",
-            "launcher": "virtual",      # optional: "virtual" shows the big on-screen launcher button
+            "launcher": "virtual",  # optional: "virtual" shows the big on-screen launcher button
         },
     )
-    web.start()                         # binds now (raises OSError if the port is taken), serves in a thread
-    print("dashboard at", web.url)      # e.g. http://127.0.0.1:8080/
+    web.start()  # binds now (raises OSError if the port is taken), serves in a thread
+    print("dashboard at", web.url)  # e.g. http://127.0.0.1:8080/
     ...
-    web.stop()                          # closes the socket and joins the thread; safe to call twice
+    web.stop()  # closes the socket and joins the thread; safe to call twice
 
 ``config`` is returned as-is (after ``{host}`` substitution in ``mqtt_url``) at ``GET /config.json``. Keys the
 page reads: ``mqtt_url`` (required), ``table``, ``base`` (defaults to ``unolauncher/<table>/``), ``launcher``,
@@ -175,9 +175,15 @@ class DashboardServer:
     """
 
     def __init__(
-        self, host: str = "0.0.0.0", port: int = 8080, config: dict[str, Any] | None = None, *,
-        static_dir: Path | None = None, request_timeout: float = REQUEST_TIMEOUT_S,
-        max_connections: int = MAX_CONNECTIONS, max_per_client: int = MAX_PER_CLIENT,
+        self,
+        host: str = "0.0.0.0",
+        port: int = 8080,
+        config: dict[str, Any] | None = None,
+        *,
+        static_dir: Path | None = None,
+        request_timeout: float = REQUEST_TIMEOUT_S,
+        max_connections: int = MAX_CONNECTIONS,
+        max_per_client: int = MAX_PER_CLIENT,
         max_connection_s: float = MAX_CONNECTION_S,
     ) -> None:
         self.host = host

@@ -10,8 +10,8 @@ Example (not a doctest: needs an LED and a buzzer)::
 
     feedback = Feedback(led, buzzer, clock)
     feedback.chime()
-    feedback.set_tension(2)   # two dry presses: pulse faster
-    feedback.set_tension(0)   # cards came out: quiet
+    feedback.set_tension(2)  # two dry presses: pulse faster
+    feedback.set_tension(0)  # cards came out: quiet
 """
 
 from __future__ import annotations

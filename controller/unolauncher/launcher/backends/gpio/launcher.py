@@ -70,6 +70,7 @@ def describe(device: Any) -> str:
     pin = getattr(device, "_pin", None)
     return f"{type(device).__name__} on {pin}" if pin is not None else type(device).__name__
 
+
 GUARD_REALTIME_PRIORITY = 20  # SCHED_FIFO for the motor guard's thread (systemd/unolauncher.service: LimitRTPRIO)
 
 
@@ -155,8 +156,12 @@ class GpioLauncher:
         self.feedback = Feedback(led, buzzer, clock)
         # Reads the lid's level and engages the guard's lid interlock if it is open, before any callback is wired.
         self._runs = RunControl(
-            self.settings, clock, self._guard,
-            has_sensor=self.has_sensor, lid_level_open=self._lid_level_open, emit=self._emit,
+            self.settings,
+            clock,
+            self._guard,
+            has_sensor=self.has_sensor,
+            lid_level_open=self._lid_level_open,
+            emit=self._emit,
         )
         self._inputs = GpioInputs(self.settings, clock, self._runs, self._lid_level_open)
         self._button.when_activated = self._inputs.button_pressed

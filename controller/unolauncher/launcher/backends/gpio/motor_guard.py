@@ -22,8 +22,8 @@ Guarantees (``docs/reliability.md``, "The motor guard"):
 Example (not a doctest: needs the daemon's devices)::
 
     guard = MotorGuard(enable.pin, forward.pin, reverse.pin, clock.separate("motor-guard"))
-    guard.run(forward=True, reverse=False, power=0.8, limit_s=6.0)   # on now; off at 6.03 s at the latest
-    guard.set_interlock("lid", True)                                 # off now, and no "on" until released
+    guard.run(forward=True, reverse=False, power=0.8, limit_s=6.0)  # on now; off at 6.03 s at the latest
+    guard.set_interlock("lid", True)  # off now, and no "on" until released
 """
 
 from __future__ import annotations
@@ -139,8 +139,11 @@ class MotorGuard:
             self._deadline = self._scheduler.call_later(limit_s + self.grace_s, partial(self._expire, self._token))
             try:
                 # Out of a brake (both high) the pin of the way the motor turned is lowered last, as in _write_off.
-                first, second = ((self._reverse, reverse), (self._forward, forward)) if self._last_forward else (
-                    (self._forward, forward), (self._reverse, reverse))
+                first, second = (
+                    ((self._reverse, reverse), (self._forward, forward))
+                    if self._last_forward
+                    else ((self._forward, forward), (self._reverse, reverse))
+                )
                 first[0].state = first[1]
                 second[0].state = second[1]
                 self._braking = False

@@ -27,8 +27,9 @@ in its suspense phase that much longer.
 Example (not a doctest: a part of GpioLauncher, which builds the devices and the guard)::
 
     runs = RunControl(DeviceSettings(), clock, guard, has_sensor=True, lid_level_open=lambda: False, emit=print)
-    runs.fire(FirePlan(fire=True, cards=2), print)   # the guard switches the motor on
-    runs.card(); runs.card()                           # two cards through the beam: settle, retract, done
+    runs.fire(FirePlan(fire=True, cards=2), print)  # the guard switches the motor on
+    runs.card()
+    runs.card()  # two cards through the beam: settle, retract, done
 """
 
 from __future__ import annotations

@@ -47,5 +47,13 @@ class DeviceConfig:
     debounce_ms: int = 25
 
     def encode(self) -> bytes:
-        return struct.pack(CONFIG_FMT, self.deadman_ms, self.max_run_ms, self.jam_ms, self.retract_ms,
-                           self.retract_power, 1 if self.has_sensor else 0, self.debounce_ms)
+        return struct.pack(
+            CONFIG_FMT,
+            self.deadman_ms,
+            self.max_run_ms,
+            self.jam_ms,
+            self.retract_ms,
+            self.retract_power,
+            1 if self.has_sensor else 0,
+            self.debounce_ms,
+        )

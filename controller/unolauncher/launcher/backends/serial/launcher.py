@@ -21,7 +21,7 @@ Example (not a doctest: needs the co-processor on a serial port)::
     launcher = SerialLauncher(SerialSettings(port="/dev/ttyACM0"), RealClock())
     launcher.on_press = lambda: launcher.fire(FirePlan(fire=True, cards=3), print)
     ...
-    launcher.close()          # STOP to the firmware, port closed
+    launcher.close()  # STOP to the firmware, port closed
 """
 
 from __future__ import annotations
@@ -53,8 +53,9 @@ class SerialLauncher(SerialConnection):
         launcher.fire(FirePlan(fire=True, cards=2), lambda result: print(result.cards_out))
     """
 
-    def __init__(self, settings: SerialSettings, clock: Clock, open_port: OpenPort | None = None,
-                 backend: str = "serial") -> None:
+    def __init__(
+        self, settings: SerialSettings, clock: Clock, open_port: OpenPort | None = None, backend: str = "serial"
+    ) -> None:
         self.on_press = None
         self.on_uno = None
         self.on_lid = None
@@ -78,8 +79,16 @@ class SerialLauncher(SerialConnection):
         self._jammed = False
         self._magazine = settings.magazine
         self._last_error = ""
-        self.counters = {"frames_in": 0, "frame_errors": 0, "duplicates": 0, "retransmits": 0, "connects": 0,
-                         "link_losses": 0, "cards_counted": 0, "stale_done": 0}
+        self.counters = {
+            "frames_in": 0,
+            "frame_errors": 0,
+            "duplicates": 0,
+            "retransmits": 0,
+            "connects": 0,
+            "link_losses": 0,
+            "cards_counted": 0,
+            "stale_done": 0,
+        }
         self._connect()
 
     @classmethod
@@ -104,15 +113,19 @@ class SerialLauncher(SerialConnection):
             link = self._link
             if link is None or not link.ready:
                 if plan.fire:
-                    local = FireResult(0, 0, "fault", counted=self.settings.device.has_sensor,
-                                       detail="co-processor not connected")
+                    local = FireResult(
+                        0, 0, "fault", counted=self.settings.device.has_sensor, detail="co-processor not connected"
+                    )
                 else:
                     local = FireResult(0, 0, "no_fire")
             else:
                 run = Run(plan, done)
                 self._run = run
                 run.seq = self._command(
-                    link, sp.FIRE, sp.encode_fire(plan), on_reply=self._fire_reply,
+                    link,
+                    sp.FIRE,
+                    sp.encode_fire(plan),
+                    on_reply=self._fire_reply,
                     on_timeout=lambda: self._resolve(run, self._fault_result(run, "no answer to FIRE")),
                 )
                 cfg = self.settings.device
@@ -120,8 +133,13 @@ class SerialLauncher(SerialConnection):
                 run.watchdog = self._clock.call_later(limit, lambda: self._run_overdue(run))
         if local is not None:
             if local.outcome == "fault":
-                self._emit({"type": "fault", "reason": "link_lost", "message": "The launcher's co-processor is not "
-                            "connected: check its USB cable."})
+                self._emit(
+                    {
+                        "type": "fault",
+                        "reason": "link_lost",
+                        "message": "The launcher's co-processor is not connected: check its USB cable.",
+                    }
+                )
             self._clock.call_later(0, lambda: self._call_done(done, local))
         return True
 
@@ -131,13 +149,21 @@ class SerialLauncher(SerialConnection):
             run = self._run
             link = self._link
             if link is not None and link.ready:
-                self._command(link, sp.STOP, b"",
-                              on_timeout=lambda: self._resolve(run, self._fault_result(run, "STOP not acknowledged"))
-                              if run is not None else None)
+                self._command(
+                    link,
+                    sp.STOP,
+                    b"",
+                    on_timeout=lambda: (
+                        self._resolve(run, self._fault_result(run, "STOP not acknowledged"))
+                        if run is not None
+                        else None
+                    ),
+                )
                 return
         if run is not None:
-            self._resolve(run, FireResult(run.cards, 0, "stopped", self.settings.device.has_sensor,
-                                          "stopped on request"))
+            self._resolve(
+                run, FireResult(run.cards, 0, "stopped", self.settings.device.has_sensor, "stopped on request")
+            )
 
     def set_enabled(self, enabled: bool) -> None:
         """The emergency stop: ``False`` sends STOP at once and refuses every fire until ``True`` (the firmware's
@@ -221,8 +247,7 @@ class SerialLauncher(SerialConnection):
                     pass
                 self._drop_link(link)
         if run is not None:
-            self._resolve(run, FireResult(run.cards, 0, "stopped", self.settings.device.has_sensor,
-                                          "launcher closed"))
+            self._resolve(run, FireResult(run.cards, 0, "stopped", self.settings.device.has_sensor, "launcher closed"))
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=2.0)
@@ -236,6 +261,10 @@ class SerialLauncher(SerialConnection):
         if link is not None and link.ready:
             self._command(link, sp.STOP, b"")
         self._resolve(run, self._fault_result(run, "no DONE from the co-processor in time"))
-        self._emit({"type": "fault", "reason": "timeout", "message": "The launcher's co-processor did not finish "
-                    "a run in time; it was told to stop."})
-
+        self._emit(
+            {
+                "type": "fault",
+                "reason": "timeout",
+                "message": "The launcher's co-processor did not finish a run in time; it was told to stop.",
+            }
+        )

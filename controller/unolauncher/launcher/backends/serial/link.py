@@ -10,7 +10,7 @@ de-duplicated with a replay window.
 
 Example (not a doctest: a layer of SerialLauncher, which opens the port)::
 
-    launcher._command(link, sp.STATUS, b"", on_reply=on_reply, retries=0)   # one STATUS request, not resent
+    launcher._command(link, sp.STATUS, b"", on_reply=on_reply, retries=0)  # one STATUS request, not resent
 """
 
 from __future__ import annotations
@@ -35,8 +35,14 @@ class Command:
 
     __slots__ = ("attempts", "frame", "on_reply", "on_timeout", "retries", "timer", "type")
 
-    def __init__(self, msg_type: int, frame: bytes, on_reply: Callable[[int, Any], None] | None,
-                 on_timeout: Callable[[], None] | None, retries: int) -> None:
+    def __init__(
+        self,
+        msg_type: int,
+        frame: bytes,
+        on_reply: Callable[[int, Any], None] | None,
+        on_timeout: Callable[[], None] | None,
+        retries: int,
+    ) -> None:
         self.type = msg_type
         self.frame = frame
         self.on_reply = on_reply
@@ -59,7 +65,6 @@ class Link:
         self.last_rx = now
         self.heartbeat: TimerHandle | None = None
         self.alive = True
-
 
 
 class SerialLink(SerialRunState):
@@ -92,8 +97,16 @@ class SerialLink(SerialRunState):
         self._seq = (self._seq + 1) & 0xFFFF
         return self._seq
 
-    def _command(self, link: Link, msg_type: int, body: bytes, *, on_reply: Callable[[int, Any], None] | None = None,
-                 on_timeout: Callable[[], None] | None = None, retries: int | None = None) -> int:
+    def _command(
+        self,
+        link: Link,
+        msg_type: int,
+        body: bytes,
+        *,
+        on_reply: Callable[[int, Any], None] | None = None,
+        on_timeout: Callable[[], None] | None = None,
+        retries: int | None = None,
+    ) -> int:
         """Send a command and keep resending it (same seq) until a reply comes or the retries run out."""
         with self._lock:
             seq = self._next_seq()
@@ -181,4 +194,3 @@ class SerialLink(SerialRunState):
                 cmd.timer.cancel()
         if cmd.on_reply is not None:
             cmd.on_reply(code, payload)
-

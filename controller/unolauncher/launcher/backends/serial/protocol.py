@@ -273,8 +273,9 @@ def decode_done(body: bytes) -> tuple[int, FireResult]:
     if outcome >= len(OUTCOMES):
         raise FrameError(f"DONE carries unknown outcome code {outcome}")
     detail = REASONS[reason] if reason < len(REASONS) else f"reason {reason}"
-    return fire_seq, FireResult(cards_out=cards, ran_ms=ran_ms, outcome=OUTCOMES[outcome], counted=bool(counted),
-                                detail=detail)
+    return fire_seq, FireResult(
+        cards_out=cards, ran_ms=ran_ms, outcome=OUTCOMES[outcome], counted=bool(counted), detail=detail
+    )
 
 
 def decode_ack(body: bytes) -> tuple[int, int]:
@@ -285,18 +286,30 @@ def decode_ack(body: bytes) -> tuple[int, int]:
 def decode_hello_reply(body: bytes) -> dict[str, Any]:
     size = struct.calcsize(HELLO_REPLY_FMT)
     seq, version, flags, reset_cause = struct.unpack(HELLO_REPLY_FMT, body[:size])
-    return {"seq": seq, "version": version, "has_sensor": bool(flags & 1), "first_since_boot": bool(flags & 2),
-            "reset_cause": reset_cause, "firmware": body[size:].decode("ascii", "replace")}
+    return {
+        "seq": seq,
+        "version": version,
+        "has_sensor": bool(flags & 1),
+        "first_since_boot": bool(flags & 2),
+        "reset_cause": reset_cause,
+        "firmware": body[size:].decode("ascii", "replace"),
+    }
 
 
 def decode_status(body: bytes) -> dict[str, Any]:
     seq, flags, run_cards, total, fault, uptime = struct.unpack(STATUS_REPLY_FMT, body)
     return {
-        "seq": seq, "motor_on": bool(flags & F_MOTOR_ON), "running": bool(flags & F_RUNNING),
-        "lid_open": bool(flags & F_LID_OPEN), "jammed": bool(flags & F_JAMMED),
+        "seq": seq,
+        "motor_on": bool(flags & F_MOTOR_ON),
+        "running": bool(flags & F_RUNNING),
+        "lid_open": bool(flags & F_LID_OPEN),
+        "jammed": bool(flags & F_JAMMED),
         "guard_tripped": bool(flags & F_GUARD_TRIPPED),
-        "has_sensor": bool(flags & F_HAS_SENSOR), "retracting": bool(flags & F_RETRACTING),
-        "run_cards": run_cards, "total_cards": total, "uptime_s": uptime,
+        "has_sensor": bool(flags & F_HAS_SENSOR),
+        "retracting": bool(flags & F_RETRACTING),
+        "run_cards": run_cards,
+        "total_cards": total,
+        "uptime_s": uptime,
         "last_fault": REASONS[fault] if fault < len(REASONS) else str(fault),
     }
 
@@ -306,8 +319,11 @@ def decode_probe(body: bytes) -> dict[str, Any]:
     "pins": {role: GP}}``."""
     seq, levels, released, *gpios = struct.unpack(PROBE_REPLY_FMT, body)
     return {
-        "seq": seq, "button_down": bool(levels & P_BUTTON_DOWN), "uno_down": bool(levels & P_UNO_DOWN),
-        "lid_open": bool(levels & P_LID_OPEN), "beam_blocked": bool(levels & P_BEAM_BLOCKED),
+        "seq": seq,
+        "button_down": bool(levels & P_BUTTON_DOWN),
+        "uno_down": bool(levels & P_UNO_DOWN),
+        "lid_open": bool(levels & P_LID_OPEN),
+        "beam_blocked": bool(levels & P_BEAM_BLOCKED),
         "released_high": {role: bool(released & (1 << bit)) for bit, role in enumerate(PROBE_ROLES[:3])},
         "pins": dict(zip(PROBE_ROLES, gpios, strict=True)),
     }

@@ -9,7 +9,7 @@ in just works.
 
 Example (not a doctest: a layer of SerialLauncher, which calls it)::
 
-    launcher._lost(link, "read failed")   # run ends as fault, reconnect scheduled after the back-off
+    launcher._lost(link, "read failed")  # run ends as fault, reconnect scheduled after the back-off
 """
 
 from __future__ import annotations
@@ -47,8 +47,7 @@ class SerialConnection(SerialLink):
             if self._closed:
                 return
             try:
-                port = self._open(self.settings.port, baudrate=self.settings.baudrate, timeout=0.05,
-                                  write_timeout=1.0)
+                port = self._open(self.settings.port, baudrate=self.settings.baudrate, timeout=0.05, write_timeout=1.0)
             except (serial.SerialException, OSError, ValueError) as exc:
                 self._schedule_reconnect(f"cannot open {self.settings.port}: {exc}")
                 return
@@ -61,7 +60,10 @@ class SerialConnection(SerialLink):
             self._thread = threading.Thread(target=self._reader, args=(link,), name="serial-launcher", daemon=True)
             self._thread.start()
             self._command(
-                link, sp.HELLO, bytes([sp.PROTOCOL_VERSION]), on_reply=self._hello_reply,
+                link,
+                sp.HELLO,
+                bytes([sp.PROTOCOL_VERSION]),
+                on_reply=self._hello_reply,
                 on_timeout=lambda: self._lost(link, "no answer to HELLO: is the unolauncher firmware running there?"),
             )
 
@@ -102,8 +104,9 @@ class SerialConnection(SerialLink):
             # The firmware's dead-man stops its motor once it hears nothing from us.
             self._resolve(run, self._fault_result(run, f"serial link lost: {reason}"))
         if was_ready or run is not None:
-            self._emit({"type": "fault", "reason": "link_lost", "message": f"Lost the launcher's co-processor: "
-                        f"{reason}."})
+            self._emit(
+                {"type": "fault", "reason": "link_lost", "message": f"Lost the launcher's co-processor: {reason}."}
+            )
 
     def _reader(self, link: Link) -> None:
         port = link.port
@@ -136,8 +139,11 @@ class SerialConnection(SerialLink):
             if link is None:
                 return
             if code != sp.AckCode.OK or info is None or info["version"] != sp.PROTOCOL_VERSION:
-                reason = f"firmware refused HELLO ({code_name(code)})" if code else (
-                    f"firmware speaks protocol {info['version']}, this host {sp.PROTOCOL_VERSION}")
+                reason = (
+                    f"firmware refused HELLO ({code_name(code)})"
+                    if code
+                    else (f"firmware speaks protocol {info['version']}, this host {sp.PROTOCOL_VERSION}")
+                )
                 self._last_error = reason
             else:
                 reason = ""
@@ -152,14 +158,29 @@ class SerialConnection(SerialLink):
             self._emit({"type": "fault", "reason": "protocol", "message": f"Launcher co-processor: {reason}."})
             self._lost(link, reason)
             return
-        self._emit({"type": "launcher_connected", "port": self.settings.port, "firmware": info["firmware"],
-                    "rebooted": info["first_since_boot"]})
+        self._emit(
+            {
+                "type": "launcher_connected",
+                "port": self.settings.port,
+                "firmware": info["firmware"],
+                "rebooted": info["first_since_boot"],
+            }
+        )
         if info["reset_cause"]:
-            self._emit({"type": "fault", "reason": "watchdog_reset",
-                        "message": "The launcher's co-processor was reset by its watchdog."})
+            self._emit(
+                {
+                    "type": "fault",
+                    "reason": "watchdog_reset",
+                    "message": "The launcher's co-processor was reset by its watchdog.",
+                }
+            )
 
     def _config_reply(self, code: int, _: Any) -> None:
         if code != sp.AckCode.OK:
-            self._emit({"type": "fault", "reason": "protocol",
-                        "message": f"Launcher co-processor refused the configuration ({code_name(code)})."})
-
+            self._emit(
+                {
+                    "type": "fault",
+                    "reason": "protocol",
+                    "message": f"Launcher co-processor refused the configuration ({code_name(code)}).",
+                }
+            )

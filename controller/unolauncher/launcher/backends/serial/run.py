@@ -10,7 +10,7 @@ made under ``_lock``; ``done`` and the ``on_*`` callbacks are called outside it,
 
 Example (not a doctest: a layer of SerialLauncher, which sets its state up)::
 
-    launcher._on_device_event(sp.CARD, bytes([2]))   # the firmware counted two cards of the run in progress
+    launcher._on_device_event(sp.CARD, bytes([2]))  # the firmware counted two cards of the run in progress
 """
 
 from __future__ import annotations
@@ -47,7 +47,6 @@ class Run:
         self.seq = -1
         self.cards = 0
         self.watchdog: TimerHandle | None = None
-
 
 
 class SerialRunState:
@@ -156,7 +155,6 @@ class SerialRunState:
         cards = run.cards if run is not None else 0
         return FireResult(cards, 0, "fault", self.settings.device.has_sensor, detail)
 
-
     def _resolve(self, run: Run | None, result: FireResult) -> None:
         """End ``run`` with ``result`` exactly once (whoever gets here first wins)."""
         if run is None:
@@ -200,4 +198,3 @@ def code_name(code: int) -> str:
         return sp.AckCode(code).name.lower()
     except ValueError:
         return f"code {code}"
-
