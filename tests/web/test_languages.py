@@ -250,6 +250,9 @@ def test_every_key_the_scripts_use_exists(catalogues: dict[str, dict[str, Any]])
 
     built += [f"preset.{p}" for p in offered_presets("custom")]  # the setup form's presets, from the daemon
     built += [f"option.{o.name}" for o in REGISTRY if o.setup and isinstance(o.default, bool)]  # its switches
+    from .test_reveal_words import reveal_reasons
+
+    built += [f"ev.reveal.{r}" for r in reveal_reasons()]  # why a launcher secret came out early
     assert [k for k in built if k not in english] == []
     # And no message the page can never show: each is named, built from a value, or a refusal code's words.
     built_from = ("refusal.", "cmd.", "backend.", "glyph.", "awake.", "ev.reloaded", "ev.reshuffled")

@@ -407,7 +407,9 @@ export function describeEvent(ev) {
     case "ejection_commit":
       return ["#", t(ev.reason === "free" ? "ev.commit_free" : "ev.commit_undo", { hash: short(ev.commitment) }), "quiet"];
     case "ejection_reveal":
-      return ["#", t("ev.reveal", { reason: words(ev.reason), hash: short(ev.secret) }), "quiet"];
+      // Why the secret came out early, in the page's words (a reason the page has no words for is shown as sent).
+      const why = has(`ev.reveal.${ev.reason}`) ? t(`ev.reveal.${ev.reason}`) : words(ev.reason);
+      return ["#", t("ev.reveal", { reason: why, hash: short(ev.secret) }), "quiet"];
     case "ejection_entropy":
       return ["#", t("ev.entropy"), "quiet"];
     case "ejection_entropy_commit":
