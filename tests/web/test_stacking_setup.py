@@ -74,13 +74,40 @@ def test_a_stacked_draw_played_on_the_phone(phones: PhoneFactory, dashboard_url:
     # Stacking: bob is not skipped and draws nothing yet; it is his turn to answer
     expect(seat("bob")).to_have_class("seat current")
     expect(seat("bob").locator(".hand-count")).to_have_text("3")
+    banner = page.locator("#banner")
+    expect(banner).to_have_text("bob: stack a Draw 2 — or draw 2 cards")  # the open stack, from the state's house
     play_by_tapping(page, "blue", "blue draw-2")
     expect(seat("cy")).to_have_class("seat current")
     expect(seat("bob").locator(".hand-count")).to_have_text("2")
+    expect(banner).to_have_text("cy: stack a Draw 2 — or draw 4 cards")
     page.click("#btn-draw")  # cy cannot answer: she draws the whole stack and loses her turn
     expect(seat("cy").locator(".hand-count")).to_have_text("7")
     expect(seat("ann")).to_have_class("seat current")
+    expect(banner).to_have_text("ann’s turn")  # the stack is closed
     # the feed words the draw (a quiet event: not in the mini-feed)
     expect(page.locator("#feed")).to_contain_text("cy drew 4 cards")
     drew = [e for e in table.events("drew") if e["player"] == "cy"]
     assert drew and drew[-1]["count"] == 4
+
+
+def test_an_open_hit_stack_is_in_the_banner_above_the_hits_owed(phones: PhoneFactory, dashboard_url: str) -> None:
+    """UNO Attack (HR-ST-3): bob owes the stack's hits and may still answer with a Hit 2; the banner says both."""
+    page = phones.open(dashboard_url)
+    live(page)
+    state = {
+        "players": PLAYERS,
+        "phase": "playing",
+        "current": "bob",
+        "owed": [{"player": "bob", "hits": 4}],
+        "house": {"stacking": {"kind": "hit-2", "player": "bob", "hits": 4}},
+    }
+    text = page.evaluate(
+        """async (state) => {
+             const { renderBanner } = await import("./js/views.js");
+             const node = document.createElement("div");
+             renderBanner(node, state);
+             return [node.textContent, node.className];
+           }""",
+        state,
+    )
+    assert text == ["bob: stack a Hit 2 — or hit 4 times", "banner hit"]

@@ -83,6 +83,16 @@ export function renderBanner(node, state, connected = true) {
     node.classList.add("turn");
     return;
   }
+  const stack = state.house && state.house.stacking;
+  if (stack && stack.player) {
+    // HR-ST: an open stack; its player answers with the same card or takes the sum (cards, or UNO Attack's hits).
+    const hits = stack.hits !== undefined;
+    const card = t(`face.${String(stack.kind).split(" ").pop()}`);
+    const count = hits ? stack.hits : stack.cards;
+    node.replaceChildren(...strong(hits ? "banner.stack_hits" : "banner.stack_draw", { player: stack.player, card, count }, "big-num"));
+    node.classList.add(hits ? "hit" : "turn");
+    return;
+  }
   const owed = Array.isArray(state.owed) && state.owed.find((o) => o && o.hits > 0);
   if (owed) {
     node.replaceChildren(...strong("banner.must_hit", { player: owed.player, count: owed.hits }, "big-num"));

@@ -60,6 +60,8 @@ export default {
   "banner.target": "{player} выбірае гульца ↓",
   "banner.challenge": "{player} прымае або аспрэчвае «Узяць чатыры» ↓",
   "banner.must_hit": { one: "{player} націскае {count} раз", few: "{player} націскае {count} разы", many: "{player} націскае {count} разоў", other: "{player} націскае {count} разу" },
+  "banner.stack_draw": { one: "{player}: пакладзі {card} — або вазьмі {count} карту", few: "{player}: пакладзі {card} — або вазьмі {count} карты", many: "{player}: пакладзі {card} — або вазьмі {count} карт", other: "{player}: пакладзі {card} — або вазьмі {count} карты" },
+  "banner.stack_hits": { one: "{player}: пакладзі {card} — або націсні {count} раз", few: "{player}: пакладзі {card} — або націсні {count} разы", many: "{player}: пакладзі {card} — або націсні {count} разоў", other: "{player}: пакладзі {card} — або націсні {count} разу" },
   "banner.chain": "{player} можа хадзіць зноў — або пас",
   "banner.turn": "Ход: {player}",
   "banner.report": "Раунд {round} скончаны — упішыце ачкі рук у «Ачкі».",

@@ -59,6 +59,8 @@ export default {
   "banner.target": "{player} wählt einen Spieler ↓",
   "banner.challenge": "{player} nimmt die Vier an oder fordert heraus ↓",
   "banner.must_hit": { one: "{player} muss {count}-mal drücken", other: "{player} muss {count}-mal drücken" },
+  "banner.stack_draw": { one: "{player}: {card} drauflegen — oder {count} Karte ziehen", other: "{player}: {card} drauflegen — oder {count} Karten ziehen" },
+  "banner.stack_hits": { one: "{player}: {card} drauflegen — oder {count}-mal drücken", other: "{player}: {card} drauflegen — oder {count}-mal drücken" },
   "banner.chain": "{player} darf nochmal — oder passen",
   "banner.turn": "{player} ist am Zug",
   "banner.report": "Runde {round} ist vorbei — trage die Handwerte unter Punkte ein.",

@@ -63,6 +63,8 @@ export default {
   "banner.target": "{player} chooses a player ↓",
   "banner.challenge": "{player} accepts or challenges the Draw Four ↓",
   "banner.must_hit": { one: "{player} must hit {count} time", other: "{player} must hit {count} times" },
+  "banner.stack_draw": { one: "{player}: stack a {card} — or draw {count} card", other: "{player}: stack a {card} — or draw {count} cards" },
+  "banner.stack_hits": { one: "{player}: stack a {card} — or hit {count} time", other: "{player}: stack a {card} — or hit {count} times" },
   "banner.chain": "{player} may play again — or pass",
   "banner.turn": "{player}’s turn",
   "banner.report": "Round {round} is over — report the hand values in Scores.",

@@ -60,6 +60,8 @@ export default {
   "banner.target": "Խաղացող է ընտրում՝ {player} ↓",
   "banner.challenge": "Ընդունում կամ վիճարկում է «Վերցրու 4»-ը՝ {player} ↓",
   "banner.must_hit": { one: "Պետք է սեղմի {count} անգամ՝ {player}", other: "Պետք է սեղմի {count} անգամ՝ {player}" },
+  "banner.stack_draw": { one: "{player}՝ դիր {card} կամ վերցրու {count} քարտ", other: "{player}՝ դիր {card} կամ վերցրու {count} քարտ" },
+  "banner.stack_hits": { one: "{player}՝ դիր {card} կամ սեղմիր {count} անգամ", other: "{player}՝ դիր {card} կամ սեղմիր {count} անգամ" },
   "banner.chain": "Կարող է նորից խաղալ կամ պաս ասել՝ {player}",
   "banner.turn": "Հերթը՝ {player}",
   "banner.report": "Ռաունդ {round}-ն ավարտվեց — գրեք ձեռքերի արժեքները «Միավորներ»-ում։",

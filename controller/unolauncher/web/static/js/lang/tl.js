@@ -61,6 +61,8 @@ export default {
   "banner.target": "Pumipili si {player} ng manlalaro ↓",
   "banner.challenge": "Tatanggapin o hahamunin ni {player} ang Draw Four ↓",
   "banner.must_hit": { one: "Pipindot si {player} nang {count} beses", other: "Pipindot si {player} nang {count} beses" },
+  "banner.stack_draw": { one: "{player}: magpatong ng {card} — o gumuhit ng {count} card", other: "{player}: magpatong ng {card} — o gumuhit ng {count} card" },
+  "banner.stack_hits": { one: "{player}: magpatong ng {card} — o pumindot nang {count} beses", other: "{player}: magpatong ng {card} — o pumindot nang {count} beses" },
   "banner.chain": "Puwedeng maglaro ulit si {player} — o pumasa",
   "banner.turn": "Turn ni {player}",
   "banner.report": "Tapos na ang round {round} — ilagay ang halaga ng mga kamay sa Puntos.",
