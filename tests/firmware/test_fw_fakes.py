@@ -29,7 +29,7 @@ def test_the_tests_and_the_micropython_checks_load_the_same_files() -> None:
     assert Path(machine.__file__) == CHECKS / "machine.py"
     assert not (Path(mpfakes.__file__).parent / "machine.py").exists()  # no second fake beside the first
     assert Path(load_check_module("hbridge").__file__) == CHECKS / "hbridge.py"
-    runner = (FIRMWARE.parent / "tests" / "firmware" / "test_fw_micropython.py").read_text()
+    runner = " ".join((FIRMWARE.parent / "tests" / "firmware" / "test_fw_micropython.py").read_text().split())
     assert '"--copy", f"/lib={CHECKS}"' in runner  # MicroPython imports machine/hbridge from that same folder
 
 
