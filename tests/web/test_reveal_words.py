@@ -23,6 +23,7 @@ def reveal_reasons() -> set[str]:
                 and node.func.attr == "_reveal"
                 and node.args
                 and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
             ):
                 reasons.add(node.args[0].value)
     return reasons
