@@ -28,8 +28,17 @@ def seat(page: Any, player: str) -> Any:
     return page.locator(f'.seat[data-player="{player}"]')
 
 
-def live(page: Any) -> None:
+def connected(page: Any) -> None:
+    """The page's link to the broker is up (whether or not a table answers there)."""
     expect(page.locator("#conn")).to_have_attribute("data-state", "online", timeout=10_000)
+
+
+def live(page: Any) -> None:
+    """The page is connected and has taken the table's state it starts from: what the table does next is news to it
+    (a callout, a spoken line, an unread badge). Waiting for "online" alone let a test's next command race the
+    retained state: the page then took the command's own state as its starting point, and its events as history."""
+    connected(page)
+    expect(page.locator("body")).to_have_attribute("data-live-from", re.compile(r"^\d+$"), timeout=15_000)
 
 
 def press_start(page: Any) -> None:

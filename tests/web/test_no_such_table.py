@@ -6,12 +6,12 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from .conftest import TABLE, PhoneFactory, TableHandle
-from .test_dashboard import live
+from .test_dashboard import connected, live
 
 
 def test_a_mistyped_table_id_says_no_such_table(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
     page = phones.open(dashboard_url + "?table=webtset")  # a typo
-    live(page)  # the broker is reachable …
+    connected(page)  # the broker is reachable …
     expect(page.locator("#banner")).to_contain_text("No such table: “webtset”", timeout=10_000)  # … the table is not
     right = phones.open(dashboard_url + f"?table={TABLE}")
     live(right)

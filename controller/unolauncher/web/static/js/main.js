@@ -122,7 +122,10 @@ function onStatus(kind, detail) {
   document.body.classList.toggle("disconnected", kind !== "online");
   app.connected = kind === "online";
   app.fresh.connected(app.connected);
-  if (app.connected) app.liveFrom = null; // what arrives first now is history: the retained state, then the catch-up
+  if (app.connected) {
+    app.liveFrom = null; // what arrives first now is history: the retained state, then the catch-up
+    delete document.body.dataset.liveFrom;
+  }
   updateLink();
   if (kind === "auth") openSettings(detail || t("link.needs_login"));
   if (!app.state) {
@@ -198,7 +201,10 @@ function onState(state) {
     clearRefusal($("btn-play")); // "It is bob's turn" is stale once the turn moved on
   }
   if (Number.isInteger(state.seq)) {
-    if (app.liveFrom === null) app.liveFrom = state.seq;
+    if (app.liveFrom === null) {
+      app.liveFrom = state.seq;
+      document.body.dataset.liveFrom = String(state.seq); // the browser tests wait for it before making news
+    }
     app.stateSeq = state.seq;
     // Give the live events of the same command a moment to arrive; whatever is still missing then was lost
     // while this phone was away (or this is a first visit): ask the daemon to send it again.
