@@ -22,6 +22,10 @@ from unolauncher.bus.topics import Topics
 
 from .test_discovery import retained_configs
 
+# How long ha-remove may wait for each broker answer: only an upper bound (it goes on as soon as the answer comes).
+# A loaded CI machine once took more than 5 s to confirm a subscription on the embedded broker.
+BROKER_DEADLINE_S = 30
+
 
 @pytest.fixture(params=["embedded", "mosquitto"])
 def broker_port(request: pytest.FixtureRequest, broker: EmbeddedBroker) -> Iterator[int]:
@@ -52,7 +56,17 @@ def ha_remove(tmp_path: Path, port: int, *args: str) -> subprocess.CompletedProc
             }
         )
     )
-    command = [sys.executable, "-m", "unolauncher", "ha-remove", "--config", str(config), "--wait", "5", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "unolauncher",
+        "ha-remove",
+        "--config",
+        str(config),
+        "--wait",
+        str(BROKER_DEADLINE_S),
+        *args,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=60)
 
 

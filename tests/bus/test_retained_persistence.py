@@ -25,6 +25,7 @@ from unolauncher.bus.client import stop_loop
 from unolauncher.bus.retained_store import RETAINED_FILE
 
 from .test_discovery import FakeHomeAssistant
+from .test_ha_remove import BROKER_DEADLINE_S
 
 HA = {"homeassistant": {"enabled": True}}
 
@@ -185,7 +186,16 @@ def test_ha_remove_finds_the_table_after_the_documented_restart_without_home_ass
                 }
             )
         )
-        command = [sys.executable, "-m", "unolauncher", "ha-remove", "--config", str(config), "--wait", "5"]
+        command = [
+            sys.executable,
+            "-m",
+            "unolauncher",
+            "ha-remove",
+            "--config",
+            str(config),
+            "--wait",
+            str(BROKER_DEADLINE_S),
+        ]
         done = subprocess.run(command, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stdout + done.stderr
         assert "Removed table den" in done.stdout

@@ -39,7 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--table", action="append", help="table id whose discovery to remove (repeatable; default: table.id)"
     )
     parser.add_argument("--list", action="store_true", help="only list the unolauncher tables announced on the broker")
-    parser.add_argument("--wait", type=float, default=5.0, help="seconds to wait for the broker (default: 5)")
+    parser.add_argument("--wait", type=float, default=10.0, help="seconds to wait for each broker answer (default: 10)")
 
 
 def device_ids(payload: Any) -> list[str]:
