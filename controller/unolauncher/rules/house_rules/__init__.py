@@ -9,8 +9,9 @@ The hooks (each a no-op unless a rule overrides it; ``ref`` is the referee, ``re
   answer, hits owed, not their turn) — an answer with a card, out of order;
 - :meth:`HouseRule.refusal`: ``(code, message)`` if the rule forbids this play now (after the usual checks);
 - :meth:`HouseRule.plays`: the cards ``seat`` may play out of order now (``legal_moves`` lists them);
-- :meth:`HouseRule.effect`: take over a validated play's card effect (return ``True``); ``prev_color`` is the colour
-  in force before the play (a Wild Draw Four's challenge is judged on it, MK-14);
+- :meth:`HouseRule.effect`: take over a validated play's card effect (return ``True``); ``play`` is the play, a
+  :class:`~unolauncher.rules.play_context.PlayContext` (who, which card and action, its target, whether its player
+  went out, the colour in force before it: a Wild Draw Four's challenge is judged on that, MK-14);
 - :meth:`HouseRule.no_play`: take over (``True``) or just see (``False``) a ``draw``, ``hit``, ``accept`` or
   ``challenge`` its handler has validated.
 
@@ -35,6 +36,7 @@ from functools import cache
 from typing import Any
 
 from unolauncher.rules.checks import Option
+from unolauncher.rules.play_context import PlayContext
 from unolauncher.rules.refusal import Event
 
 
@@ -58,17 +60,7 @@ class HouseRule:
     def plays(self, ref: Any, seat: int) -> list[str]:
         return []
 
-    def effect(
-        self,
-        ref: Any,
-        seat: int,
-        face: str,
-        action: str,
-        target: int,
-        out: bool,
-        prev_color: str | None,
-        events: list[Event],
-    ) -> bool:
+    def effect(self, ref: Any, play: PlayContext, events: list[Event]) -> bool:
         return False
 
     def no_play(self, ref: Any, seat: int, kind: str, cmd: dict[str, Any], events: list[Event]) -> bool:
