@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from unolauncher.rules.house_rules import active
 from unolauncher.rules.refusal import Event
 from unolauncher.rules.turns import TurnOrder
 
@@ -43,6 +44,8 @@ def house_actions(options: dict[str, Any], actions: dict[str, str]) -> None:
     if options.get("seven_zero"):
         actions["7"] = "swap"
         actions["0"] = "rotate"
+    for rule in active(options):  # the modules of house_rules/
+        actions.update(rule.faces)
 
 
 class HouseRules(TurnOrder):

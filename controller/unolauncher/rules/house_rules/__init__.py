@@ -3,6 +3,11 @@ with its options and the hooks it needs. Nothing else names it: the option regis
 options, the referee (``house.py``'s :class:`~unolauncher.rules.house.HouseRules`) calls its hooks in every game that
 switches one of them on, and ``legal_moves``, the bots, the fast paths and the public state follow from the hooks.
 
+What a rule declares: ``name``, ``options``, and for a rule that gives faces new actions (a 7 that swaps) ``faces``
+(face -> action while the rule is on) and ``actions`` (those actions' facts: names a target, may be last, fast-path
+safe; added to ``actions.py``'s table, so the referee's checks, ``legal_moves``, the bots and the dashboard's
+picker follow).
+
 The hooks (each a no-op unless a rule overrides it; ``ref`` is the referee, ``ref._s`` its state):
 
 - :meth:`HouseRule.may_play`: ``seat`` may play ``card`` now although the turn checks would refuse it (a pending
@@ -32,10 +37,12 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Mapping
 from functools import cache
+from types import MappingProxyType
 from typing import Any
 
-from unolauncher.rules.checks import Option
+from unolauncher.rules.checks import Action, Option
 from unolauncher.rules.play_context import PlayContext
 from unolauncher.rules.refusal import Event
 
@@ -46,6 +53,11 @@ class HouseRule:
 
     name: str = ""
     options: tuple[Option, ...] = ()
+    # The faces this rule gives an action while it is on (face -> action), and the facts of those actions
+    # (action -> Action: added to actions.py's ACTIONS). A face with an action leaves the fast path's plain-card
+    # branch and reaches the card effects, where ``effect`` takes it.
+    faces: Mapping[str, str] = MappingProxyType({})
+    actions: Mapping[str, Action] = MappingProxyType({})
 
     def on(self, options: dict[str, Any]) -> bool:
         """Whether a game with ``options`` plays this rule (any of its options set)."""
@@ -82,3 +94,8 @@ def active(options: dict[str, Any]) -> tuple[HouseRule, ...]:
 def house_rule_options() -> tuple[Option, ...]:
     """Every house rule module's options, for the option registry."""
     return tuple(option for rule in rules() for option in rule.options)
+
+
+def house_rule_actions() -> dict[str, Action]:
+    """Every house rule module's card actions, for the action table (``actions.py``)."""
+    return {name: facts for rule in rules() for name, facts in rule.actions.items()}
