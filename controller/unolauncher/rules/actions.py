@@ -45,9 +45,6 @@ ACTIONS: dict[str, Action] = {
     "wild item-box": Action(quick=False, color=False, doc="MK-07: the turned card decides (`turned`)"),
     # The house rules that are modules of their own (house_rules/) declare the actions they give faces there.
     **house_rule_actions(),
-    # house rules (house.py)
-    "swap": Action(target=True, quick=False, doc="HR-70 (seven_zero): a 7 swaps hands with a chosen player"),
-    "rotate": Action(doc="HR-70 (seven_zero): a 0 passes every hand along the direction of play"),
 }
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from unolauncher.rules.actions import ACTIONS
 from unolauncher.rules.attack import ATTACK_ACTIONS, AttackRules
 from unolauncher.rules.cards import CARD_INFO, COLOR_SET, PLAYABLE_ON, Ruleset, matches
-from unolauncher.rules.house import HOUSE_ACTIONS, HouseRules, house_actions
+from unolauncher.rules.house import HouseRules, house_actions
 from unolauncher.rules.mario_kart import MarioKartRules
 from unolauncher.rules.play_context import PlayContext
 from unolauncher.rules.refusal import Event, refuse, short_repr
@@ -213,8 +213,6 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
         play = PlayContext(seat, card, face, action, target, out, prev_color, turned, cmd)
         if self._house and self._house_rule_effect(play, events):
             pass  # a house_rules/ rule took the card's effect over
-        elif action in HOUSE_ACTIONS:
-            self._house_effect(seat, action, target, out, events)
         elif self._rs.attack:
             self._attack_effect(play, events)
         elif color is not None and not action:
