@@ -13,7 +13,7 @@ from typing import Any
 from unolauncher.rules.actions import ACTIONS
 from unolauncher.rules.attack import ATTACK_ACTIONS, AttackRules
 from unolauncher.rules.cards import CARD_INFO, COLOR_SET, PLAYABLE_ON, Ruleset, matches
-from unolauncher.rules.house import HouseRules, house_actions
+from unolauncher.rules.house import house_actions
 from unolauncher.rules.mario_kart import MarioKartRules
 from unolauncher.rules.play_context import PlayContext
 from unolauncher.rules.refusal import Event, refuse, short_repr
@@ -22,7 +22,7 @@ from unolauncher.rules.state import PLAYING
 from unolauncher.rules.validation import is_color
 
 
-class CardPlay(AttackRules, MarioKartRules, HouseRules):
+class CardPlay(AttackRules, MarioKartRules):
     """The play command: fast path, general checks, common effects; which action each face has in this game."""
 
     def _fast_play(self, cmd: dict[str, Any]) -> list[Event] | None:
@@ -98,8 +98,8 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
         if seat < 0:
             seat = self._seat(cmd)
         card = cmd.get("card")
-        # house rule jump_in (an identical card out of turn), or a house_rules/ rule's answer with a card
-        if not (self._may_jump_in(seat, card) or (self._house and self._house_may_play(seat, card))):
+        # a house rule's play out of turn: an identical card (jump_in), an answer with a card (stacking)
+        if not (self._house and self._house_may_play(seat, card)):
             self._require_turn(seat)
         info = CARD_INFO.get(card) if type(card) is str else None
         if info is None or card not in self._rs.counts:

@@ -1,6 +1,6 @@
 """House rules written as modules of their own: each module here declares one rule, ``RULE``, a :class:`HouseRule`
 with its options and the hooks it needs. Nothing else names it: the option registry (``options.py``) adds its
-options, the referee (``house.py``'s :class:`~unolauncher.rules.house.HouseRules`) calls its hooks in every game that
+options, the referee (through ``TurnOrder._house_*``, ``turns.py``) calls its hooks in every game that
 switches one of them on, and ``legal_moves``, the bots, the fast paths and the public state follow from the hooks.
 
 What a rule declares: ``name``, ``options``, and for a rule that gives faces new actions (a 7 that swaps) ``faces``
