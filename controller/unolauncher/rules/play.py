@@ -236,7 +236,7 @@ class CardPlay(AttackRules, MarioKartRules):
             custom = self._s.options.get("customizable")
             actions["wild customizable"] = "wild" if custom is None else str(custom["action"])
             actions["discard-all"] = "discard-all"
-        house_actions(self._s.options, actions)  # house rules (house.py)
+        house_actions(self._s.options, actions)  # the house rules' faces (house_rules/)
         return actions
 
     def _discard_all_cards(self, cmd: dict[str, Any], seat: int, card: str, color: str | None) -> list[str]:
