@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from unolauncher.rules.play_context import PlayContext
 from unolauncher.rules.refusal import Event, refuse
 from unolauncher.rules.scoring import Scoring
 from unolauncher.rules.stock import Stock
@@ -34,9 +33,10 @@ ATTACK_ACTIONS: dict[str, tuple[str, int]] = {
 class AttackRules(Stock, Scoring):
     """UNO Attack card effects, owed hits and the hit, suggest and reload commands."""
 
-    def _attack_effect(self, play: PlayContext, events: list[Event]) -> None:
+    def _attack_effect(self, seat: int, face: str, action: str, *, target: int, out: bool, events: list[Event]) -> None:
+        """The card effect of ``seat``'s play of ``face`` (its ``action`` in this game; ``target``: the seat it names,
+        ``-1`` for none; ``out``: its player went out with it)."""
         s = self._s
-        seat, face, action, target, out = play.seat, play.face, play.action, play.target, play.out
         n = len(s.players)
         skips = s.chain_skips
         if action in ("skip", "reverse"):

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from unolauncher.rules.cards import CARD_INFO, ITEMS, PLAYABLE_ON, matches
-from unolauncher.rules.play_context import PlayContext
 from unolauncher.rules.refusal import Event, refuse
 from unolauncher.rules.schema import MAX_NAME
 from unolauncher.rules.scoring import Scoring
@@ -21,9 +20,9 @@ from unolauncher.rules.validation import is_color
 class MarioKartRules(Stock, Scoring):
     """Mario Kart / classic card effects, items, the WD4 challenge, pending choices and the draw command."""
 
-    def _draw_rules_effect(self, play: PlayContext, events: list[Event]) -> None:
+    def _draw_rules_effect(self, seat: int, face: str, prev_color: str | None, out: bool, events: list[Event]) -> None:
+        """A Skip, Reverse, Draw Two, Wild Draw Four or plain Wild (the Item Box is :meth:`_item_box`)."""
         s = self._s
-        seat, face, out = play.seat, play.face, play.out
         n = len(s.players)
         nxt = (seat + s.direction) % n  # s.step(seat), inlined: this runs for every action card and Wild
         if face == "skip":
@@ -49,13 +48,11 @@ class MarioKartRules(Stock, Scoring):
                 return
             guilty: bool | None = None
             if s.mode == "full":
-                guilty = play.prev_color is not None and any(CARD_INFO[c][0] == play.prev_color for c in s.hands[seat])
+                guilty = prev_color is not None and any(CARD_INFO[c][0] == prev_color for c in s.hands[seat])
             s.wd4 = {"by": seat, "guilty": guilty}
             s.current = nxt
             s.pending = {"kind": "challenge", "player": nxt, "by": seat}
             events.append({"type": "pending", "kind": "challenge", "player": s.players[nxt], "by": s.players[seat]})
-        elif face == "wild item-box":  # MK-07
-            self._item_box(seat, play.turned, play.cmd, out, events)
         elif not out:
             self._pass_turn(seat, 0, events)
 

@@ -210,16 +210,21 @@ class CardPlay(AttackRules, MarioKartRules):
         if out:
             s.round_winner = seat
             events.append({"type": "went_out", "player": name})
-        play = PlayContext(seat, card, face, action, target, out, prev_color, turned, cmd)
-        if self._house and self._house_rule_effect(play, events):
-            pass  # a house_rules/ rule took the card's effect over
+        # The house rules' effects get the play as one object, built only in games that play a house rule: the rule
+        # sets' own effects take plain arguments, as this runs for every action card and Wild (docs/performance.md).
+        if self._house and self._house_rule_effect(
+            PlayContext(seat, card, face, action, target, out, prev_color, turned, cmd), events
+        ):
+            pass  # a house rule took the card's effect over
         elif self._rs.attack:
-            self._attack_effect(play, events)
+            self._attack_effect(seat, face, action, target=target, out=out, events=events)
         elif color is not None and not action:
             if not out:
                 self._pass_turn(seat, 0, events)  # a number card: the common case
+        elif face == "wild item-box":  # MK-07
+            self._item_box(seat, turned, cmd, out, events)
         else:
-            self._draw_rules_effect(play, events)
+            self._draw_rules_effect(seat, face, prev_color, out, events)
         if not out and (len(s.hands[seat]) if full else s.table_counts[seat]) == 1 and not s.declared[seat]:
             self._expose(seat, action)  # ATK-18 / MK-15: can be caught until the next player starts
         if out and s.phase == PLAYING and not s.owed and s.pending is None:

@@ -1,7 +1,10 @@
-"""What a validated play hands to the card effects: one small immutable object, so that every effect (the rule
-sets' in ``attack.py`` and ``mario_kart.py``, and every house rule's ``effect`` hook in ``house_rules/``) has the
-same short signature, ``(play, events)``, and a new fact about a play is one field here, not a parameter added to
-every override.
+"""What a validated play hands to a house rule's ``effect`` hook (``house_rules/``): one small immutable object, so
+that every override has the same short signature, ``effect(ref, play, events)``, and a new fact about a play is one
+field here, not a parameter added to every override.
+
+It is built only in games that play a house rule: the rule sets' own effects (``attack.py``, ``mario_kart.py``)
+run for every action card and Wild and take plain arguments, since building a frozen dataclass costs about as much
+as the rest of such a play's effect (docs/performance.md, "The house rules' play context").
 
 Example::
 
@@ -22,7 +25,7 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True)
 class PlayContext:
-    """One validated play, as its card effect sees it (the play has been applied to the hand and the discard pile).
+    """One validated play, as a house rule's effect sees it (the card has left the hand for the discard pile).
 
     ``seat``: who played; ``card``/``face``: what; ``action``: the face's action in this game (``""`` for none,
     ``actions.py``); ``target``: the seat the play names, ``-1`` for none; ``out``: its player went out with it;
