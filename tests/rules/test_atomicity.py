@@ -110,8 +110,8 @@ def test_a_play_on_the_fast_path_that_raises_after_playing_is_rolled_back(
     real_apply = Referee._apply_play
     calls = []
 
-    def apply_then_fail(self: Referee, *args: Any) -> Any:
-        events = real_apply(self, *args)  # the card left the hand, the turn moved on ...
+    def apply_then_fail(self: Referee, *args: Any, **kwargs: Any) -> Any:
+        events = real_apply(self, *args, **kwargs)  # the card left the hand, the turn moved on ...
         calls.append(1)
         if len(calls) == 1:  # ... then the fast path fails (the rollback replays the undo history: that works)
             raise ValueError("simulated bug")

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from unolauncher.cli import main
+from unolauncher.rules.actions import ACTIONS
 from unolauncher.rules.house_rules import HouseRule, active, rules
 from unolauncher.rules.options import OPTIONS_BY_NAME
 from unolauncher.rules.referee import Referee
@@ -57,6 +58,22 @@ def test_every_house_rule_module_is_complete() -> None:
             assert option.optional and not option.default, f"{option.name}: optional and default off"
             assert rule in active({option.name: True})
         assert rule not in active({})
+
+
+def test_a_rule_s_faces_get_its_actions_in_the_games_that_switch_it_on_and_only_there() -> None:
+    declared = [rule for rule in rules() if rule.faces]
+    assert declared, "at least one rule (seven_zero) gives faces an action"
+    for rule in declared:
+        for action, facts in rule.actions.items():
+            assert ACTIONS[action] is facts, f"{rule.name}: its actions are in the action table"
+        for option in rule.options:
+            on, off = Referee(), Referee()
+            for ref, options in ((on, {option.name: True}), (off, {})):
+                ref.handle({"type": "new_game", "ruleset": "classic", "players": ["a", "b"], "options": options})
+            for face, action in rule.faces.items():
+                assert action in rule.actions or action in ACTIONS
+                assert on._actions.get(face) == action, f"{option.name} on: {face} does {action}"
+                assert off._actions.get(face) != action, f"{option.name} off: {face} does not {action}"
 
 
 def test_simulate_takes_any_option_and_refuses_a_malformed_one(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,6 +1,7 @@
-"""House rules (rules/house.py, docs/rules.md "House rules"): each a per-game option, default off, through the
-referee, undo, table mode, the bots and ``legal_moves`` (proven against ``handle``). Test names cite the house
-rule's ID (HR-70: seven_zero)."""
+"""The house rules seven_zero and jump_in (rules/house_rules/seven_zero.py and jump_in.py, docs/rules.md "House
+rules"), and all three house rules at once: each a per-game option, default off, through the referee, undo, table
+mode, the bots and ``legal_moves`` (proven against ``handle``). Test names cite the house rule's ID (HR-70:
+seven_zero, HR-JI: jump_in); stacking has its own module, test_stacking.py."""
 
 from __future__ import annotations
 
@@ -229,3 +230,33 @@ def test_hrji_listed_moves_are_accepted_and_unlisted_ones_refused(ruleset: str, 
         events = ref.handle(command)
         assert events[0]["type"] != "rejected", events
     assert jumps  # the games reached positions where someone could jump in
+
+
+@pytest.mark.parametrize(("ruleset", "players", "seed"), [("classic", 3, 31), ("attack", 3, 32), ("mario-kart", 4, 33)])
+def test_all_three_house_rules_at_once_listed_moves_are_accepted_and_unlisted_ones_refused(
+    ruleset: str, players: int, seed: int
+) -> None:
+    """jump_in, seven_zero and stacking (with stacking_wd4 where it exists) in one game: their hooks meet (nobody
+    jumps in on an open stack, a jumped-in 7 swaps), and ``legal_moves`` still agrees with ``handle`` both ways."""
+    names = [f"p{i}" for i in range(players)]
+    options: dict[str, Any] = {"target_score": 150, "hand_size": 12, "jump_in": True, "seven_zero": True}
+    options |= {"stacking": True} | ({} if ruleset == "attack" else {"stacking_wd4": True})
+    ref = Referee()
+    ok(ref, {"type": "new_game", "ruleset": ruleset, "players": names, "seed": seed, "options": options})
+    bot, rng = Bot("random", seed=seed, uno_rate=0.5), random.Random(seed)
+    seen: set[str] = set()
+    for _ in range(400):
+        if ref.state.phase == "playing":
+            check_both_ways(ref, rng, sample=6)
+            s = ref.state
+            if s.house:
+                seen.add("stack")
+            if any(m["type"] == "play" for i, p in enumerate(s.players) if i != s.current for m in ref.legal_moves(p)):
+                seen.add("jump")
+        command = bot.next_command(ref)
+        if command is None:
+            break
+        events = ref.handle(command)
+        assert events[0]["type"] != "rejected", events
+        seen |= {e["type"] for e in events} & {"traded", "rotated"}
+    assert "jump" in seen and "stack" in seen and {"traded", "rotated"} & seen, seen  # each rule was reached

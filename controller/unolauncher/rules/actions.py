@@ -5,7 +5,9 @@ A game maps each face to an action (``CardPlay._action_map``: in UNO Attack ``hi
 Customizable -> the option's action; in Mario Kart and classic each action face is its own action; ``""`` is no
 action: a number card, a plain Wild). The referee's ``play`` checks, the fast-path table (``play.quick_table``),
 ``legal_moves``/``play_choices`` and the bots read these facts from :data:`ACTIONS`, and the daemon sends the table
-to the dashboard (``daemon/catalogue.py``: the picker asks for a target exactly when the referee wants one).
+to the dashboard (``daemon/catalogue.py``: the picker asks for a target exactly when the referee wants one). A
+house rule of ``house_rules/`` that gives faces new actions declares them in its module (``RULE.actions``); they
+are added here.
 ``tests/rules/test_actions_table.py`` checks every action a game can produce is here and that the facts match
 what the referee accepts.
 
@@ -19,19 +21,12 @@ Example::
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
+from unolauncher.rules.checks import Action
+from unolauncher.rules.house_rules import house_rule_actions
 
-class Action(NamedTuple):
-    """The facts of one action. ``target``: the play names another player (``target``). ``last``: it may be the
-    player's last card. ``quick``: the play needs no field beyond player, card and a Wild's colour, so the fast path
-    may take it. ``color``: a Wild with this action names a colour (the Item Box takes the turned card's)."""
-
-    target: bool = False
-    last: bool = True
-    quick: bool = True
-    color: bool = True
-    doc: str = ""
+__all__ = ["ACTIONS", "Action", "names_target", "to_json"]
 
 
 ACTIONS: dict[str, Action] = {
@@ -48,9 +43,8 @@ ACTIONS: dict[str, Action] = {
     "draw-2": Action(doc="MK-06: the next player draws two"),
     "wild draw-4": Action(doc="MK-13: the next player draws four, or challenges"),
     "wild item-box": Action(quick=False, color=False, doc="MK-07: the turned card decides (`turned`)"),
-    # house rules (house.py)
-    "swap": Action(target=True, quick=False, doc="HR-70 (seven_zero): a 7 swaps hands with a chosen player"),
-    "rotate": Action(doc="HR-70 (seven_zero): a 0 passes every hand along the direction of play"),
+    # The house rules that are modules of their own (house_rules/) declare the actions they give faces there.
+    **house_rule_actions(),
 }
 
 

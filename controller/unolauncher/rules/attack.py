@@ -33,7 +33,9 @@ ATTACK_ACTIONS: dict[str, tuple[str, int]] = {
 class AttackRules(Stock, Scoring):
     """UNO Attack card effects, owed hits and the hit, suggest and reload commands."""
 
-    def _attack_effect(self, seat: int, face: str, action: str, target: int, out: bool, events: list[Event]) -> None:
+    def _attack_effect(self, seat: int, face: str, action: str, *, target: int, out: bool, events: list[Event]) -> None:
+        """The card effect of ``seat``'s play of ``face`` (its ``action`` in this game; ``target``: the seat it names,
+        ``-1`` for none; ``out``: its player went out with it)."""
         s = self._s
         n = len(s.players)
         skips = s.chain_skips

@@ -1,8 +1,9 @@
 """The checks a command's fields are made of: small predicates that return ``None`` when a value is fine, else a
 :class:`Problem` naming the spot (``customizable.count``, ``[3]``) and what is wrong. ``schema.py`` builds each
 command's table from them, ``options.py`` each game option's, ``daemon/commands.py`` the daemon's own commands'.
-:class:`Option` (one game option's declaration) lives here too, so that a house rule's module (``house_rules/``)
-declares its options without importing the option registry that collects them.
+:class:`Option` (one game option's declaration) and :class:`Action` (one card action's facts) live here too, so
+that a house rule's module (``house_rules/``) declares its options and actions without importing the registries
+that collect them (``options.py``, ``actions.py``).
 
 Example::
 
@@ -201,3 +202,16 @@ class Option(NamedTuple):
     rulesets: tuple[str, ...] = ()
     setup: str = ""
     refine: Callable[[Any], Any] | None = None
+
+
+class Action(NamedTuple):
+    """The facts of one card action (``actions.py``). ``target``: the play names another player (``target``).
+    ``last``: it may be the player's last card. ``quick``: the play needs no field beyond player, card and a Wild's
+    colour, so the fast path may take it. ``color``: a Wild with this action names a colour (the Item Box takes the
+    turned card's)."""
+
+    target: bool = False
+    last: bool = True
+    quick: bool = True
+    color: bool = True
+    doc: str = ""

@@ -121,7 +121,11 @@ class Dealing(AttackRules):
             "hands": {name: s.count(i) for i, name in enumerate(s.players)},
         }
         chosen = rigged and s.mode == "full" and "hands" in deal  # the sender chose every card: a rigged round
-        started.update(self._stream.open(s.options, secret, s.ejection_seed, s.rigged, s.round, chosen))
+        started.update(
+            self._stream.open(
+                s.options, secret, s.ejection_seed, rigged_game=s.rigged, round_no=s.round, chosen_deal=chosen
+            )
+        )
         events.append(started)
         first = s.step(dealer)
         if rs.attack:  # ATK-17

@@ -107,6 +107,7 @@ class EjectionStream:
         options: dict[str, Any],
         secret: Any,
         seed: int,
+        *,
         rigged_game: bool,
         round_no: int | None,
         chosen_deal: bool = False,

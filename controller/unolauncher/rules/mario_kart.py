@@ -20,16 +20,8 @@ from unolauncher.rules.validation import is_color
 class MarioKartRules(Stock, Scoring):
     """Mario Kart / classic card effects, items, the WD4 challenge, pending choices and the draw command."""
 
-    def _draw_rules_effect(
-        self,
-        seat: int,
-        face: str,
-        prev_color: str | None,
-        turned: str | None,
-        cmd: dict[str, Any],
-        out: bool,
-        events: list[Event],
-    ) -> None:
+    def _draw_rules_effect(self, seat: int, face: str, prev_color: str | None, out: bool, events: list[Event]) -> None:
+        """A Skip, Reverse, Draw Two, Wild Draw Four or plain Wild (the Item Box is :meth:`_item_box`)."""
         s = self._s
         n = len(s.players)
         nxt = (seat + s.direction) % n  # s.step(seat), inlined: this runs for every action card and Wild
@@ -61,8 +53,6 @@ class MarioKartRules(Stock, Scoring):
             s.current = nxt
             s.pending = {"kind": "challenge", "player": nxt, "by": seat}
             events.append({"type": "pending", "kind": "challenge", "player": s.players[nxt], "by": s.players[seat]})
-        elif face == "wild item-box":  # MK-07
-            self._item_box(seat, turned, cmd, out, events)
         elif not out:
             self._pass_turn(seat, 0, events)
 

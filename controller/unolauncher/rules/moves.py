@@ -44,13 +44,13 @@ from typing import Any
 
 from unolauncher.rules.actions import ACTIONS
 from unolauncher.rules.cards import CARD_INFO, COLORS, PLAYABLE_ON
-from unolauncher.rules.house import HouseRules
 from unolauncher.rules.state import IDLE, PLAYING
+from unolauncher.rules.turns import TurnOrder
 
 Move = dict[str, Any]
 
 
-class LegalMoves(HouseRules):
+class LegalMoves(TurnOrder):
     """The ``legal_moves`` query of :class:`~unolauncher.rules.referee.Referee` (pure: reads the state only)."""
 
     def legal_moves(self, player: str) -> list[Move]:
@@ -66,7 +66,7 @@ class LegalMoves(HouseRules):
             moves.extend(self._answers(player, pending["kind"]))
         if s.phase != PLAYING:
             return moves
-        if self._house and s.mode == "full":  # a house_rules/ rule's answers with a card, out of order
+        if self._house and s.mode == "full":  # a house rule's plays out of order: a jump-in, an answer with a card
             for card in self._house_plays(seat):
                 self._plays(player, card, moves)
         if pending is None:
@@ -75,9 +75,6 @@ class LegalMoves(HouseRules):
                     moves.append({"type": "hit", "player": player})
             elif s.current == seat:
                 self._turn_moves(seat, player, moves)
-            elif s.mode == "full" and self._may_jump_in(seat, s.discard[-1]):  # house rule jump_in (house.py)
-                for card in self._not_last([s.discard[-1]]) if len(s.hands[seat]) == 1 else [s.discard[-1]]:
-                    self._plays(player, card, moves)
         if s.count(seat) <= 2 and not s.declared[seat]:
             moves.append({"type": "uno", "player": player})
         if s.uno_exposed >= 0 and s.uno_exposed != seat:

@@ -98,12 +98,8 @@ REGISTRY: tuple[Option, ...] = (
     Option("ejection_ms_per_card", None, integer(*MS_PER_CARD_RANGE),
            "the launcher's measured milliseconds per card (`unolauncher selftest --calibrate`); the daemon adds it",
            optional=True, rulesets=ATTACK_RULESETS),
-    # House rules (house.py; docs/rules.md "House rules"): optional, so games without them keep their exact JSON.
-    Option("seven_zero", False, boolean, "HR-70 house rule: a 7 swaps hands with a chosen player, a 0 passes every "
-           "hand along the direction of play", optional=True, setup="seven_zero"),
-    Option("jump_in", False, boolean, "HR-JI house rule: a player holding the card identical to the top of the discard "
-           "pile may play it out of turn; play goes on from them", optional=True, setup="jump_in"),
-    # The house rules that are modules of their own (house_rules/), each declaring its options there.
+    # The house rules (docs/rules.md "House rules"): each a module of house_rules/, declaring its options there
+    # (optional, so games without them keep their exact JSON).
     *house_rule_options(),
 )  # fmt: skip
 OPTIONS_BY_NAME: dict[str, Option] = {option.name: option for option in REGISTRY}

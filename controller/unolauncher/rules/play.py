@@ -13,15 +13,16 @@ from typing import Any
 from unolauncher.rules.actions import ACTIONS
 from unolauncher.rules.attack import ATTACK_ACTIONS, AttackRules
 from unolauncher.rules.cards import CARD_INFO, COLOR_SET, PLAYABLE_ON, Ruleset, matches
-from unolauncher.rules.house import HOUSE_ACTIONS, HouseRules, house_actions
+from unolauncher.rules.house import house_actions
 from unolauncher.rules.mario_kart import MarioKartRules
+from unolauncher.rules.play_context import PlayContext
 from unolauncher.rules.refusal import Event, refuse, short_repr
 from unolauncher.rules.schema import MAX_NAME
 from unolauncher.rules.state import PLAYING
 from unolauncher.rules.validation import is_color
 
 
-class CardPlay(AttackRules, MarioKartRules, HouseRules):
+class CardPlay(AttackRules, MarioKartRules):
     """The play command: fast path, general checks, common effects; which action each face has in this game."""
 
     def _fast_play(self, cmd: dict[str, Any]) -> list[Event] | None:
@@ -85,7 +86,7 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
             return None
         if card not in hand:
             return None
-        return self._apply_play(cmd, seat, name, card, color, face, action, chosen, -1, [], None)
+        return self._apply_play(cmd, seat, name=name, card=card, color=color, face=face, action=action, chosen=chosen)
 
     def _cmd_play(self, cmd: dict[str, Any]) -> list[Event]:
         # The general path: every check in order, then every effect.
@@ -97,8 +98,8 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
         if seat < 0:
             seat = self._seat(cmd)
         card = cmd.get("card")
-        # house rule jump_in (an identical card out of turn), or a house_rules/ rule's answer with a card
-        if not (self._may_jump_in(seat, card) or (self._house and self._house_may_play(seat, card))):
+        # a house rule's play out of turn: an identical card (jump_in), an answer with a card (stacking)
+        if not (self._house and self._house_may_play(seat, card)):
             self._require_turn(seat)
         info = CARD_INFO.get(card) if type(card) is str else None
         if info is None or card not in self._rs.counts:
@@ -146,24 +147,38 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
                     refuse("bad_target", "Choose another player as the target.")
 
         return self._apply_play(
-            cmd, seat, s.players[seat], card, color, face, action, chosen, target, discarded, turned
+            cmd,
+            seat,
+            name=s.players[seat],
+            card=card,
+            color=color,
+            face=face,
+            action=action,
+            chosen=chosen,
+            target=target,
+            discarded=discarded,
+            turned=turned,
         )
 
     def _apply_play(
         self,
         cmd: dict[str, Any],
         seat: int,
+        *,
         name: str,
         card: str,
         color: str | None,
         face: str,
         action: str,
         chosen: Any,
-        target: int,
-        discarded: list[str],
-        turned: str | None,
+        target: int = -1,
+        discarded: list[str] | None = None,
+        turned: str | None = None,
     ) -> list[Event]:
-        """Every effect of a validated play (see _play for the checks)."""
+        """Every effect of a validated play (:meth:`_cmd_play` and :meth:`_fast_play` made the checks): ``seat``
+        (``name``) plays ``card`` (``color``, ``face``, its ``action`` in this game), naming the colour ``chosen``
+        (a Wild), the seat ``target`` (``-1``: none), the Discard All's other cards ``discarded``, the Item Box's
+        ``turned`` card (table mode). Keyword-only: eleven facts in a row are easy to pass in the wrong order."""
         s = self._s
         full = s.mode == "full"
         hand = s.hands[seat] if full else None
@@ -176,7 +191,7 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
                     hand.remove(extra)
             left = len(hand)
         else:
-            s.table_counts[seat] -= 1 + len(discarded)
+            s.table_counts[seat] -= 1 + len(discarded or ())
             left = s.table_counts[seat]
         if discarded:
             s.discard.extend(discarded)
@@ -195,17 +210,21 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
         if out:
             s.round_winner = seat
             events.append({"type": "went_out", "player": name})
-        if self._house and self._house_rule_effect(seat, face, action, target, out, prev_color, events):
-            pass  # a house_rules/ rule took the card's effect over
-        elif action in HOUSE_ACTIONS:
-            self._house_effect(seat, action, target, out, events)
+        # The house rules' effects get the play as one object, built only in games that play a house rule: the rule
+        # sets' own effects take plain arguments, as this runs for every action card and Wild (docs/performance.md).
+        if self._house and self._house_rule_effect(
+            PlayContext(seat, card, face, action, target, out, prev_color, turned, cmd), events
+        ):
+            pass  # a house rule took the card's effect over
         elif self._rs.attack:
-            self._attack_effect(seat, face, action, target, out, events)
+            self._attack_effect(seat, face, action, target=target, out=out, events=events)
         elif color is not None and not action:
             if not out:
                 self._pass_turn(seat, 0, events)  # a number card: the common case
+        elif face == "wild item-box":  # MK-07
+            self._item_box(seat, turned, cmd, out, events)
         else:
-            self._draw_rules_effect(seat, face, prev_color, turned, cmd, out, events)
+            self._draw_rules_effect(seat, face, prev_color, out, events)
         if not out and (len(s.hands[seat]) if full else s.table_counts[seat]) == 1 and not s.declared[seat]:
             self._expose(seat, action)  # ATK-18 / MK-15: can be caught until the next player starts
         if out and s.phase == PLAYING and not s.owed and s.pending is None:
@@ -222,7 +241,7 @@ class CardPlay(AttackRules, MarioKartRules, HouseRules):
             custom = self._s.options.get("customizable")
             actions["wild customizable"] = "wild" if custom is None else str(custom["action"])
             actions["discard-all"] = "discard-all"
-        house_actions(self._s.options, actions)  # house rules (house.py)
+        house_actions(self._s.options, actions)  # the house rules' faces (house_rules/)
         return actions
 
     def _discard_all_cards(self, cmd: dict[str, Any], seat: int, card: str, color: str | None) -> list[str]:

@@ -252,7 +252,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         if plan is not None or secret is None:
             return plan
         stream, s = self._stream.copy(), self._s
-        stream.open(s.options, secret, s.ejection_seed, s.rigged, None)
+        stream.open(s.options, secret, s.ejection_seed, rigged_game=s.rigged, round_no=None)
         return stream.next_plan(player)
 
     def commitment(self) -> str | None:
@@ -354,7 +354,7 @@ class Referee(CardPlay, Dealing, UnoCalls, LegalMoves):
         if epoch is not None and (taken_back["type"] in _ROUND_STARTS or not in_round or epoch["round"] is None):
             self._reveal("undone", events)
         if in_round and self._stream.epoch is None:
-            opened = self._stream.open(s.options, secret, s.ejection_seed, s.rigged, s.round)
+            opened = self._stream.open(s.options, secret, s.ejection_seed, rigged_game=s.rigged, round_no=s.round)
             events.append({"type": "ejection_commit", "reason": "undo", "round": s.round, **opened})
 
     # ==================================================================================================

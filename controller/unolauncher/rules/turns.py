@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from unolauncher.rules.cards import Ruleset
 from unolauncher.rules.ejection_stream import EjectionStream
+from unolauncher.rules.play_context import PlayContext
 from unolauncher.rules.refusal import Event, refuse, short_repr
 from unolauncher.rules.state import IDLE, OVER, PLAYING, GameState
 from unolauncher.rules.validation import validate_secret
@@ -49,7 +50,7 @@ class TurnOrder:
         if self._stream.epoch is not None:
             refuse("commitment_open", "A launcher commitment is open already; free play needs none open.")
         s = self._s
-        opened = self._stream.open(s.options, cmd.get("secret"), s.ejection_seed, s.rigged, None)
+        opened = self._stream.open(s.options, cmd.get("secret"), s.ejection_seed, rigged_game=s.rigged, round_no=None)
         return [{"type": "ejection_commit", "reason": "free", "round": None, **opened}]
 
     def _seat(self, cmd: dict[str, Any], field: str = "player") -> int:
@@ -167,11 +168,9 @@ class TurnOrder:
             cards.update(rule.plays(self, seat))
         return sorted(cards)
 
-    def _house_rule_effect(
-        self, seat: int, face: str, action: str, target: int, out: bool, prev_color: str | None, events: list[Event]
-    ) -> bool:
+    def _house_rule_effect(self, play: PlayContext, events: list[Event]) -> bool:
         """A house rule takes over a validated play's card effect (``True``), or leaves it to the rule set."""
-        return any(rule.effect(self, seat, face, action, target, out, prev_color, events) for rule in self._house)
+        return any(rule.effect(self, play, events) for rule in self._house)
 
     def _house_no_play(self, seat: int, kind: str, cmd: dict[str, Any], events: list[Event]) -> bool:
         """A validated ``draw``/``hit``/``accept``/``challenge``: a house rule takes it over (``True``) or sees it."""

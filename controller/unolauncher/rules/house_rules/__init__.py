@@ -1,7 +1,12 @@
 """House rules written as modules of their own: each module here declares one rule, ``RULE``, a :class:`HouseRule`
 with its options and the hooks it needs. Nothing else names it: the option registry (``options.py``) adds its
-options, the referee (``house.py``'s :class:`~unolauncher.rules.house.HouseRules`) calls its hooks in every game that
+options, the referee (through ``TurnOrder._house_*``, ``turns.py``) calls its hooks in every game that
 switches one of them on, and ``legal_moves``, the bots, the fast paths and the public state follow from the hooks.
+
+What a rule declares: ``name``, ``options``, and for a rule that gives faces new actions (a 7 that swaps) ``faces``
+(face -> action while the rule is on) and ``actions`` (those actions' facts: names a target, may be last, fast-path
+safe; added to ``actions.py``'s table, so the referee's checks, ``legal_moves``, the bots and the dashboard's
+picker follow).
 
 The hooks (each a no-op unless a rule overrides it; ``ref`` is the referee, ``ref._s`` its state):
 
@@ -9,8 +14,9 @@ The hooks (each a no-op unless a rule overrides it; ``ref`` is the referee, ``re
   answer, hits owed, not their turn) — an answer with a card, out of order;
 - :meth:`HouseRule.refusal`: ``(code, message)`` if the rule forbids this play now (after the usual checks);
 - :meth:`HouseRule.plays`: the cards ``seat`` may play out of order now (``legal_moves`` lists them);
-- :meth:`HouseRule.effect`: take over a validated play's card effect (return ``True``); ``prev_color`` is the colour
-  in force before the play (a Wild Draw Four's challenge is judged on it, MK-14);
+- :meth:`HouseRule.effect`: take over a validated play's card effect (return ``True``); ``play`` is the play, a
+  :class:`~unolauncher.rules.play_context.PlayContext` (who, which card and action, its target, whether its player
+  went out, the colour in force before it: a Wild Draw Four's challenge is judged on that, MK-14);
 - :meth:`HouseRule.no_play`: take over (``True``) or just see (``False``) a ``draw``, ``hit``, ``accept`` or
   ``challenge`` its handler has validated.
 
@@ -31,10 +37,13 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Mapping
 from functools import cache
+from types import MappingProxyType
 from typing import Any
 
-from unolauncher.rules.checks import Option
+from unolauncher.rules.checks import Action, Option
+from unolauncher.rules.play_context import PlayContext
 from unolauncher.rules.refusal import Event
 
 
@@ -44,6 +53,11 @@ class HouseRule:
 
     name: str = ""
     options: tuple[Option, ...] = ()
+    # The faces this rule gives an action while it is on (face -> action), and the facts of those actions
+    # (action -> Action: added to actions.py's ACTIONS). A face with an action leaves the fast path's plain-card
+    # branch and reaches the card effects, where ``effect`` takes it.
+    faces: Mapping[str, str] = MappingProxyType({})
+    actions: Mapping[str, Action] = MappingProxyType({})
 
     def on(self, options: dict[str, Any]) -> bool:
         """Whether a game with ``options`` plays this rule (any of its options set)."""
@@ -58,17 +72,7 @@ class HouseRule:
     def plays(self, ref: Any, seat: int) -> list[str]:
         return []
 
-    def effect(
-        self,
-        ref: Any,
-        seat: int,
-        face: str,
-        action: str,
-        target: int,
-        out: bool,
-        prev_color: str | None,
-        events: list[Event],
-    ) -> bool:
+    def effect(self, ref: Any, play: PlayContext, events: list[Event]) -> bool:
         return False
 
     def no_play(self, ref: Any, seat: int, kind: str, cmd: dict[str, Any], events: list[Event]) -> bool:
@@ -90,3 +94,8 @@ def active(options: dict[str, Any]) -> tuple[HouseRule, ...]:
 def house_rule_options() -> tuple[Option, ...]:
     """Every house rule module's options, for the option registry."""
     return tuple(option for rule in rules() for option in rule.options)
+
+
+def house_rule_actions() -> dict[str, Action]:
+    """Every house rule module's card actions, for the action table (``actions.py``)."""
+    return {name: facts for rule in rules() for name, facts in rule.actions.items()}

@@ -39,6 +39,7 @@ from typing import Any
 from unolauncher.rules.cards import CARD_INFO, matches
 from unolauncher.rules.checks import Option, boolean
 from unolauncher.rules.house_rules import HouseRule
+from unolauncher.rules.play_context import PlayContext
 from unolauncher.rules.refusal import Event
 
 NAME = "stacking"
@@ -101,18 +102,9 @@ class Stacking(HouseRule):
         return HIT_TWO if s.owed[0] == [seat, stack["hits"], 0] and ref._seats.get(stack["player"]) == seat else None
 
     # -- what a penalty card does ---------------------------------------------------------------------------
-    def effect(
-        self,
-        ref: Any,
-        seat: int,
-        face: str,
-        action: str,
-        target: int,
-        out: bool,
-        prev_color: str | None,
-        events: list[Event],
-    ) -> bool:
+    def effect(self, ref: Any, play: PlayContext, events: list[Event]) -> bool:
         s = ref._s
+        seat, face, out = play.seat, play.face, play.out
         options = s.options
         if face == HIT_TWO and ref._rs.attack and options.get("stacking"):
             self._hit_two(ref, seat, out, events)
@@ -135,7 +127,7 @@ class Stacking(HouseRule):
             return True
         guilty: bool | None = None  # MK-13/14, judged on this card alone: the last Wild Draw Four
         if s.mode == "full":
-            guilty = prev_color is not None and any(CARD_INFO[c][0] == prev_color for c in s.hands[seat])
+            guilty = play.prev_color is not None and any(CARD_INFO[c][0] == play.prev_color for c in s.hands[seat])
         s.wd4 = {"by": seat, "guilty": guilty}
         s.current = nxt
         s.pending = {"kind": "challenge", "player": nxt, "by": seat}
