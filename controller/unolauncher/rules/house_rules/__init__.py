@@ -12,7 +12,8 @@ The hooks (each a no-op unless a rule overrides it; ``ref`` is the referee, ``re
 - :meth:`HouseRule.effect`: take over a validated play's card effect (return ``True``); ``prev_color`` is the colour
   in force before the play (a Wild Draw Four's challenge is judged on it, MK-14);
 - :meth:`HouseRule.no_play`: take over (``True``) or just see (``False``) a ``draw``, ``hit``, ``accept`` or
-  ``challenge`` its handler has validated.
+  ``challenge`` its handler has validated;
+- :meth:`HouseRule.banner`: how the phone's banner words the rule's open ``house`` entry (``rules/house_banner.py``).
 
 What a rule keeps between commands goes in the state's ``house`` dict under the rule's own key: absent from the
 state's JSON while empty (journal snapshots and golden replays keep their bytes), cleared at every round's start,
@@ -35,6 +36,7 @@ from functools import cache
 from typing import Any
 
 from unolauncher.rules.checks import Option
+from unolauncher.rules.house_banner import Banner
 from unolauncher.rules.refusal import Event
 
 
@@ -73,6 +75,11 @@ class HouseRule:
 
     def no_play(self, ref: Any, seat: int, kind: str, cmd: dict[str, Any], events: list[Event]) -> bool:
         return False
+
+    def banner(self) -> tuple[Banner, ...]:
+        """The phone's banner while the rule's ``house`` entry is open: templates, the first that applies wins (the
+        rule catalogue sends them; a rule with an entry and no banner leaves the usual turn banner)."""
+        return ()
 
 
 @cache
