@@ -4,9 +4,10 @@
 // target (the referee would say one is missing) and the fairness check waits for the presets.
 // The setup form (setup.js) is made from it too: the rule sets, the presets offered, a switch per yes/no option.
 // `banners`: each house rule's banner templates by its `house` entry (views.js words any rule's open entry so).
+// `decks`: each rule set's coloured faces and Wild cards (cards.js DECKS: the picker, the deal sheet, the counter).
 export const CATALOGUE = {
   presets: {}, offered_presets: [], actions: {}, faces: {}, house: {}, banners: {}, options: [], rulesets: [],
-  voice: {},
+  decks: {}, voice: {},
 };
 const listeners = [];
 
