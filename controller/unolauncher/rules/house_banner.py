@@ -32,7 +32,13 @@ TONES = ("turn", "hit")  # the banner's classes on the page (app.css): whose tur
 
 @dataclass(frozen=True)
 class Banner:
-    """One way of wording a house rule's open entry (see the module docstring)."""
+    """One way of wording a house rule's open entry (see the module docstring).
+
+    Example::
+
+        >>> Banner("banner.must_hit", {"player": "who", "count": "left"}, tone="hit").to_json()["params"]
+        {'player': 'who', 'count': 'left'}
+    """
 
     key: str
     params: Mapping[str, str] = field(default_factory=dict)  # placeholder -> the entry's field
