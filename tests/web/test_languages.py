@@ -250,6 +250,9 @@ def test_every_key_the_scripts_use_exists(catalogues: dict[str, dict[str, Any]])
 
     built += [f"preset.{p}" for p in offered_presets("custom")]  # the setup form's presets, from the daemon
     built += [f"option.{o.name}" for o in REGISTRY if o.setup and isinstance(o.default, bool)]  # its switches
+    from unolauncher.rules.house_rules import rules
+
+    built += [b.key for rule in rules() for b in rule.banner()]  # a house rule's banner, from the rule catalogue
     from .test_reveal_words import reveal_reasons
 
     built += [f"ev.reveal.{r}" for r in reveal_reasons()]  # why a launcher secret came out early

@@ -32,13 +32,14 @@ def test_the_setup_switches_start_a_stacking_game(phones: PhoneFactory, dashboar
     page.check("input[name=stacking]")
     page.check("input[name=stacking_wd4]")
     running = table.state.get("phase") in ("playing", "scoring", "between") and not table.state.get("winner")
+    before = len(table.events("game_started"))  # an earlier test's stacking game must not count as this one
     page.click("#setup-start")
     if running:  # an earlier test's game is still on: the page asks before ending it
         page.click("#confirm-new-yes")
 
     def started() -> bool:
         games = table.events("game_started")
-        return bool(games) and games[-1]["options"].get("stacking") is True
+        return len(games) > before and games[-1]["options"].get("stacking") is True
 
     assert wait_until(started, 10)
     assert table.events("game_started")[-1]["options"].get("stacking_wd4") is True
@@ -94,6 +95,7 @@ def test_an_open_hit_stack_is_in_the_banner_above_the_hits_owed(phones: PhoneFac
     """UNO Attack (HR-ST-3): bob owes the stack's hits and may still answer with a Hit 2; the banner says both."""
     page = phones.open(dashboard_url)
     live(page)
+    wait_for_catalogue(page)  # the rule's banner templates come with the daemon's rule catalogue
     state = {
         "players": PLAYERS,
         "phase": "playing",

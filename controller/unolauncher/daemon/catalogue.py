@@ -7,11 +7,15 @@ dashboard needs from the registries instead of keeping its own copies.
 - ``actions``: per card action, whether a play names a target, may be the last card, names a colour
   (``rules/actions.py``); ``faces``: each face's action (the same in every rule set that has the face; a Wild
   Customizable's comes from its game's ``customizable`` option); ``house``: the faces each house rule gives an action
-  when a game switches it on — the picker asks for a target from these;
+  when a game switches it on — the picker asks for a target from these; ``banners``: each house rule's banner
+  templates, by its ``house`` entry's name (``rules/house_banner.py``) — the page words any rule's open entry from
+  these;
 - ``options``: each game option's name, default, rule sets, whether it is optional and the name of the dashboard
   setup form's control for it (``setup``, ``""``: not offered) (``rules/options.py``); the setup form makes a switch
   for every offered yes/no option from it;
-- ``rulesets``: the rule sets' names (``rules/cards.py``), in the order the setup form offers them.
+- ``rulesets``: the rule sets' names (``rules/cards.py``), in the order the setup form offers them; ``decks``: each
+  rule set's coloured faces and Wild cards, once each, in its deck's order — the card picker, the deal sheet and the
+  score counter show these;
 - ``voice``: what the box says (``voice/catalogue.py``): ``lines`` (language -> announcement code -> message, a
   counted one by CLDR plural category), ``counted`` (the parameter that picks the form) and ``priority``; a phone
   that speaks the news itself (``speech.js``) says the box's own lines from it.
@@ -30,9 +34,10 @@ from __future__ import annotations
 from typing import Any
 
 from unolauncher.rules import actions
-from unolauncher.rules.cards import RULESETS
+from unolauncher.rules.cards import RULESETS, card_info
 from unolauncher.rules.ejection import BUILTIN_PRESETS, PresetParams
 from unolauncher.rules.house import house_actions
+from unolauncher.rules.house_rules import rules as house_rules
 from unolauncher.rules.options import REGISTRY
 from unolauncher.rules.referee import Referee
 from unolauncher.voice.catalogue import CATALOGUES, COUNTED, PRIORITY
@@ -77,6 +82,25 @@ def house_faces() -> dict[str, dict[str, str]]:
     return house
 
 
+def deck_faces() -> dict[str, dict[str, list[str]]]:
+    """Each rule set's deck as the phone draws it: ``faces`` (a coloured card's face, in every colour) and
+    ``wilds`` (whole Wild cards), each once, in the deck's order (``rules/cards.py``)."""
+    decks: dict[str, dict[str, list[str]]] = {}
+    for name, ruleset in RULESETS.items():
+        faces: dict[str, None] = {}  # ordered sets
+        wilds: dict[str, None] = {}
+        for card in ruleset.deck:
+            color, face = card_info(card)
+            (faces if color is not None else wilds)[face] = None
+        decks[name] = {"faces": list(faces), "wilds": list(wilds)}
+    return decks
+
+
+def house_banners() -> dict[str, list[dict[str, Any]]]:
+    """Each house rule's banner templates by its ``house`` entry's name (rules without a banner left out)."""
+    return {rule.name: [b.to_json() for b in rule.banner()] for rule in house_rules() if rule.banner()}
+
+
 def catalogue(offered_presets: tuple[str, ...]) -> dict[str, Any]:
     """The retained ``rules`` payload (see the module docstring)."""
     return {
@@ -85,6 +109,7 @@ def catalogue(offered_presets: tuple[str, ...]) -> dict[str, Any]:
         "actions": actions.to_json(),
         "faces": face_actions(),
         "house": house_faces(),
+        "banners": house_banners(),
         "options": [
             {
                 "name": o.name,
@@ -96,5 +121,6 @@ def catalogue(offered_presets: tuple[str, ...]) -> dict[str, Any]:
             for o in REGISTRY
         ],
         "rulesets": list(RULESETS),
+        "decks": deck_faces(),
         "voice": {"lines": CATALOGUES, "counted": COUNTED, "priority": PRIORITY},
     }

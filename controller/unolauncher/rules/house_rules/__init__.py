@@ -18,7 +18,8 @@ The hooks (each a no-op unless a rule overrides it; ``ref`` is the referee, ``re
   :class:`~unolauncher.rules.play_context.PlayContext` (who, which card and action, its target, whether its player
   went out, the colour in force before it: a Wild Draw Four's challenge is judged on that, MK-14);
 - :meth:`HouseRule.no_play`: take over (``True``) or just see (``False``) a ``draw``, ``hit``, ``accept`` or
-  ``challenge`` its handler has validated.
+  ``challenge`` its handler has validated;
+- :meth:`HouseRule.banner`: how the phone's banner words the rule's open ``house`` entry (``rules/house_banner.py``).
 
 What a rule keeps between commands goes in the state's ``house`` dict under the rule's own key: absent from the
 state's JSON while empty (journal snapshots and golden replays keep their bytes), cleared at every round's start,
@@ -43,6 +44,7 @@ from types import MappingProxyType
 from typing import Any
 
 from unolauncher.rules.checks import Action, Option
+from unolauncher.rules.house_banner import Banner
 from unolauncher.rules.play_context import PlayContext
 from unolauncher.rules.refusal import Event
 
@@ -77,6 +79,11 @@ class HouseRule:
 
     def no_play(self, ref: Any, seat: int, kind: str, cmd: dict[str, Any], events: list[Event]) -> bool:
         return False
+
+    def banner(self) -> tuple[Banner, ...]:
+        """The phone's banner while the rule's ``house`` entry is open: templates, the first that applies wins (the
+        rule catalogue sends them; a rule with an entry and no banner leaves the usual turn banner)."""
+        return ()
 
 
 @cache

@@ -38,6 +38,7 @@ from typing import Any
 
 from unolauncher.rules.cards import CARD_INFO, matches
 from unolauncher.rules.checks import Option, boolean
+from unolauncher.rules.house_banner import Banner
 from unolauncher.rules.house_rules import HouseRule
 from unolauncher.rules.play_context import PlayContext
 from unolauncher.rules.refusal import Event
@@ -182,6 +183,15 @@ class Stacking(HouseRule):
         events.append({"type": "skipped", "player": s.players[seat]})
         ref._pass_turn(seat, 0, events)
         return True
+
+    # -- the phone's banner -------------------------------------------------------------------------------
+    def banner(self) -> tuple[Banner, ...]:
+        """Who answers the open stack, with what card, or how many hits (UNO Attack) or cards they take."""
+        fields = {"player": "player", "card": "kind"}
+        return (
+            Banner("banner.stack_hits", {**fields, "count": "hits"}, faces=("card",), when="hits", tone="hit"),
+            Banner("banner.stack_draw", {**fields, "count": "cards"}, faces=("card",), when="cards"),
+        )
 
 
 RULE = Stacking()

@@ -1,6 +1,6 @@
 // Choosing one card of a deck: colour tabs, then the faces of that colour (the card picker's play, the card an Item
 // Box turned over, the card turned up to start a round). Cards a grid should not offer are shown disabled.
-import { COLOURS, DECKS, cardElement, cardLabel, colourName, faceLabel, parseCard } from "./cards.js";
+import { COLOURS, deckOf, cardElement, cardLabel, colourName, faceLabel, parseCard } from "./cards.js";
 import { button, el } from "./views.js";
 
 /**
@@ -20,7 +20,7 @@ export class CardGrid {
   }
 
   deck() {
-    return DECKS[this.ruleset] || DECKS.attack;
+    return deckOf(this.ruleset, "attack");
   }
 
   show(ruleset, { tab, selected } = {}) {

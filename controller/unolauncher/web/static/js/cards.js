@@ -1,32 +1,20 @@
 // Cards as PROTOCOL.md spells them ("red 7", "wild", "wild hit-4"): faces per rule set, labels. Which of
 // them may be played now is the referee's answer (moves.js), never decided here.
 
+import { CATALOGUE } from "./catalogue.js";
 import { has, t } from "./i18n.js";
 
 export const COLOURS = ["red", "yellow", "green", "blue"];
 
-const NUMBERS_1_9 = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
-const NUMBERS_0_9 = ["0", ...NUMBERS_1_9];
+// Coloured faces and Wild cards of each rule set's deck ({ faces, wilds }): the daemon's, from the rule catalogue
+// (`decks`, made from rules/cards.py), so the page keeps no copy; empty until the catalogue arrives.
+export const DECKS = CATALOGUE.decks;
+const NO_DECK = Object.freeze({ faces: [], wilds: [] });
 
-// Coloured faces and Wild faces of each deck (RULES.md ATK-01, ATK-02, MK-01, classic).
-export const DECKS = {
-  attack: {
-    faces: [...NUMBERS_1_9, "skip", "reverse", "hit-2", "discard-all"],
-    wilds: ["wild", "wild hit-4", "wild attack-attack", "wild customizable"],
-  },
-  "attack-original": {
-    faces: [...NUMBERS_1_9, "skip", "reverse", "hit-2", "discard-all", "trade-hands"],
-    wilds: ["wild", "wild all-hit", "wild hit-fire"],
-  },
-  "mario-kart": {
-    faces: [...NUMBERS_0_9, "skip", "reverse", "draw-2"],
-    wilds: ["wild draw-4", "wild item-box"],
-  },
-  classic: {
-    faces: [...NUMBERS_0_9, "skip", "reverse", "draw-2"],
-    wilds: ["wild", "wild draw-4"],
-  },
-};
+/** The deck of `ruleset`, else of `fallback` (a page with no game yet), else none (no catalogue yet). */
+export function deckOf(ruleset, fallback) {
+  return DECKS[ruleset] || DECKS[fallback] || NO_DECK;
+}
 
 // Wilds that name a colour when played; the Item Box's colour comes from the turned card (MK-07).
 const NO_COLOUR_WILDS = new Set(["item-box"]);

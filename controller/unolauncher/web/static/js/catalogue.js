@@ -3,8 +3,11 @@
 // action, the game options. The page keeps no copy of these: until the catalogue arrives the picker asks for no
 // target (the referee would say one is missing) and the fairness check waits for the presets.
 // The setup form (setup.js) is made from it too: the rule sets, the presets offered, a switch per yes/no option.
+// `banners`: each house rule's banner templates by its `house` entry (views.js words any rule's open entry so).
+// `decks`: each rule set's coloured faces and Wild cards (cards.js DECKS: the picker, the deal sheet, the counter).
 export const CATALOGUE = {
-  presets: {}, offered_presets: [], actions: {}, faces: {}, house: {}, options: [], rulesets: [], voice: {},
+  presets: {}, offered_presets: [], actions: {}, faces: {}, house: {}, banners: {}, options: [], rulesets: [],
+  decks: {}, voice: {},
 };
 const listeners = [];
 

@@ -1,7 +1,7 @@
 // The scoring counter (table mode): tap each card left in a player's hand by its value (0–9, 20, 30, 40, 50 as the
 // rule set counts them: ATK-20, MK-17) and the hand's points are added up for the score form. The number of cards
 // tapped is checked against the hand size the referee tracks, so a card left out (or counted twice) shows.
-import { DECKS, faceLabel } from "./cards.js";
+import { deckOf, faceLabel } from "./cards.js";
 import { t } from "./i18n.js";
 
 /** Points of a card as the rule set scores it: numbers at face value, action cards 20 (Discard All, Trade Hands
@@ -16,7 +16,7 @@ export function cardValue(face) {
 
 /** The keypad of a rule set: each value once, with the cards that are worth it. */
 export function keypad(ruleset) {
-  const deck = DECKS[ruleset] || DECKS.classic;
+  const deck = deckOf(ruleset, "classic");
   const keys = new Map();
   for (const face of [...deck.faces, ...deck.wilds]) {
     const value = cardValue(face);
@@ -36,8 +36,9 @@ function node(tag, className, text) {
 /** Add a counter under each player's field of the score form (`inputs`: #score-inputs), once per round. */
 export function attachCounters(inputs, state) {
   if (!state || state.mode !== "table" || inputs.dataset.counters === String(state.round)) return;
-  inputs.dataset.counters = String(state.round);
   const keys = keypad(state.ruleset);
+  if (!keys.length) return; // no rule catalogue (the decks) yet: attached when it arrives (main.js re-renders)
+  inputs.dataset.counters = String(state.round);
   for (const input of inputs.querySelectorAll("input")) {
     const player = input.name;
     const held = state.hands ? state.hands[player] : undefined;

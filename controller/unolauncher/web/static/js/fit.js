@@ -26,11 +26,20 @@ export function fit(el) {
   el.style.fontSize = "";
   el.style.whiteSpace = "";
   el.style.lineHeight = "";
+  el.style.height = "";
+  el.style.maxHeight = "";
   if (!el.clientWidth || fits(el)) return;
-  const base = parseFloat(getComputedStyle(el).fontSize);
+  const style = getComputedStyle(el);
+  const base = parseFloat(style.fontSize);
   if (shrink(el, base) || !el.matches(".banner")) return;
+  // Two lines: the box grows to hold them (a banner of one line's height cut the second line off at 360 px, an
+  // open stack's German words), never to a third (em: it follows the font size shrink() tries).
+  const frame = ["paddingTop", "paddingBottom", "borderTopWidth", "borderBottomWidth"]
+    .reduce((sum, side) => sum + parseFloat(style[side] || "0"), 0);
   el.style.whiteSpace = "normal";
   el.style.lineHeight = "1.15";
+  el.style.height = "auto";
+  el.style.maxHeight = `calc(2.3em + ${frame}px)`;
   shrink(el, base);
 }
 

@@ -107,6 +107,7 @@ function connect() {
 function onRules(data) {
   setCatalogue(data);
   document.body.dataset.presets = "ready"; // for the browser tests: the catalogue is in
+  if (app.state) renderAll(); // a house rule's banner and the decks' faces come from it
   if (!app.fairness) return;
   app.fairness.recheck();
   app.fairness.render($("fairness"));

@@ -1,7 +1,7 @@
 // The card picker: colour, then face (only the faces the referee would take enabled), then the Wild's colour / the
 // target.
 import {
-  COLOURS, DECKS, cardElement, cardLabel, colourName, faceLabel, needsColour, parseCard,
+  COLOURS, deckOf, cardElement, cardLabel, colourName, faceLabel, needsColour, parseCard,
 } from "./cards.js";
 import { namesTarget } from "./catalogue.js";
 import { CardGrid } from "./cardgrid.js";
@@ -96,7 +96,7 @@ export class Picker {
   }
 
   deck() {
-    return DECKS[this.state && this.state.ruleset] || DECKS.attack;
+    return deckOf(this.state && this.state.ruleset, "attack");
   }
 
   render() {

@@ -1,6 +1,7 @@
 // Rendering: plain DOM from the public state and the event history. No framework: the page must load fast
 // on a phone over a Pi's Wi-Fi and stay readable in a year.
-import { COLOURS, ITEM_KEYS, capitalise, cardElement, cardLabel, colourName, rulesetName } from "./cards.js";
+import { COLOURS, ITEM_KEYS, capitalise, cardElement, cardLabel, colourName, faceLabel, rulesetName } from "./cards.js";
+import { CATALOGUE } from "./catalogue.js";
 import { has, language, t, tParts } from "./i18n.js";
 import { refusalText } from "./screen.js";
 
@@ -52,6 +53,25 @@ function strong(key, params, numClass = null) {
     : el("strong", part.name === "count" ? numClass : null, part.text)));
 }
 
+/** The banner of the first open house entry whose rule has a template for it (rules/house_banner.py: the first
+ * template whose `when` field and named fields the entry has), as { key, params, tone }; null if none. */
+export function houseBanner(house) {
+  if (!house || typeof house !== "object") return null;
+  for (const [rule, entry] of Object.entries(house)) {
+    if (!entry || typeof entry !== "object") continue;
+    for (const banner of CATALOGUE.banners[rule] || []) {
+      const fields = Object.values(banner.params || {});
+      if ((banner.when && entry[banner.when] === undefined) || fields.some((f) => entry[f] === undefined)) continue;
+      const params = {};
+      for (const [name, field] of Object.entries(banner.params)) params[name] = entry[field];
+      // a face as the referee names it ("draw-2", "wild draw-4"): shown by its name in the page's language
+      for (const name of banner.faces || []) params[name] = faceLabel(String(params[name]).split(" ").pop());
+      return { key: banner.key, params, tone: banner.tone === "hit" ? "hit" : "turn" };
+    }
+  }
+  return null;
+}
+
 export function renderBanner(node, state, connected = true) {
   node.className = "banner";
   if (!state && !connected) {
@@ -83,14 +103,11 @@ export function renderBanner(node, state, connected = true) {
     node.classList.add("turn");
     return;
   }
-  const stack = state.house && state.house.stacking;
-  if (stack && stack.player) {
-    // HR-ST: an open stack; its player answers with the same card or takes the sum (cards, or UNO Attack's hits).
-    const hits = stack.hits !== undefined;
-    const card = t(`face.${String(stack.kind).split(" ").pop()}`);
-    const count = hits ? stack.hits : stack.cards;
-    node.replaceChildren(...strong(hits ? "banner.stack_hits" : "banner.stack_draw", { player: stack.player, card, count }, "big-num"));
-    node.classList.add(hits ? "hit" : "turn");
+  const house = houseBanner(state.house);
+  if (house) {
+    // A house rule's open situation (a stack to answer, …): the rule's own words, from the rule catalogue.
+    node.replaceChildren(...strong(house.key, house.params, "big-num"));
+    node.classList.add(house.tone);
     return;
   }
   const owed = Array.isArray(state.owed) && state.owed.find((o) => o && o.hits > 0);
