@@ -19,7 +19,15 @@ from support.net import wait_until
 from unolauncher.bus.event_types import EVENTS
 
 from .conftest import PHONE, TABLE, GameFactory, PhoneFactory, TableHandle, stack_on_mosquitto
-from .test_dashboard import live, press_start, report_a_refused_discard_all, seat, start_rigged
+from .test_dashboard import (
+    live,
+    press_start,
+    pumped_until,
+    report_a_refused_discard_all,
+    seat,
+    sent_so_far,
+    start_rigged,
+)
 
 RULE_CODE = re.compile(r"\b(ATK|MK)-\d\d\b")
 
@@ -91,8 +99,7 @@ def test_starting_a_game_over_a_running_one_asks_first(
     sent = len(table.commands)
     confirm.locator("button", has_text="Keep playing").click()
     expect(confirm).to_be_hidden()
-    time.sleep(0.3)  # a command would be on the broker well within this
-    assert [c for c in table.commands[sent:] if c["type"] == "new_game"] == []
+    assert [c for c in sent_so_far(page, table)[sent:] if c["type"] == "new_game"] == []
     assert table.state["players"] == ["ann", "bob", "cy"] and table.state["hands"]["ann"] == 6
 
     page.click("#setup-start")
@@ -218,8 +225,7 @@ def test_empty_score_fields_are_refused_with_a_message(
     form.locator("button[type=submit]").click()
     expect(form.locator(".refusal")).to_have_text("Enter the points left in cy's hand (0 for the player who went out).")
     phones.shot(page, "score-empty")
-    time.sleep(0.3)
-    assert [c for c in table.commands[sent:] if c["type"] == "score"] == []
+    assert [c for c in sent_so_far(page, table)[sent:] if c["type"] == "score"] == []
     assert table.state["phase"] == "scoring"
     form.locator("input[name=cy]").fill("8")
     expect(form.locator(".refusal")).to_be_empty()  # typing clears it
@@ -248,17 +254,6 @@ def test_scores_table_after_undo_and_rescore_shows_one_round(
 
 
 # -- offline ------------------------------------------------------------------------------------------------------
-
-
-def pumped_until(page: Any, predicate: Any, timeout: float) -> bool:
-    """``wait_until`` that keeps Playwright's event loop turning: with the sync API, a routed WebSocket forwards
-    frames only while the test is inside a Playwright call (a plain ``time.sleep`` would stall the link)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        page.wait_for_timeout(20)
-    return bool(predicate())
 
 
 @pytest.mark.parametrize("broker", ["embedded", "mosquitto"])
@@ -333,8 +328,8 @@ def offline_and_back(phones: PhoneFactory, url: str, table: TableHandle, rigged:
     expect(page.locator("#btn-play")).to_be_enabled()
     for slot in page.locator(".refusal").all():
         expect(slot).to_be_empty()
-    page.wait_for_timeout(1000)  # MQTT.js re-sends unacknowledged publishes right after the reconnect: none may come
-    assert len([c for c in table.commands if c["type"] == "press"]) == presses, "a tap was sent after the outage"
+    # MQTT.js re-sends unacknowledged publishes first thing after a reconnect, before anything sent later: none came.
+    assert len([c for c in sent_so_far(page, table) if c["type"] == "press"]) == presses, "a tap sent after the outage"
     assert table.state["hands"]["ann"] == 7
     page.click("#press")  # and taps work again at once
     assert pumped_until(page, lambda: len([c for c in table.commands if c["type"] == "press"]) == presses + 1, 5)
@@ -645,7 +640,8 @@ def test_the_page_subscribes_only_to_its_own_tables_topics(
         # The reply to that very command (a count of replies could be met by the other phone's). It took over the
         # 5 s this waited once at load ~30, where the daemon was also seen silent for seconds (see positions()).
         assert wait_until(lambda: any(r.get("id") == own for r in table.replies), 15), own
-        time.sleep(0.5)  # anything else the broker would deliver has arrived by now
+        # A bound, not a state: nothing may arrive on topics the page does not hear, and no marker can cross to them.
+        time.sleep(0.5)
         received = page.evaluate("Object.fromEntries(window.unoDashboard.link.received)")
         assert f"unolauncher/{TABLE}/reply" in received  # it does hear its own table
         assert all(topic.startswith(f"unolauncher/{TABLE}/") for topic in received), received
