@@ -60,10 +60,12 @@ def counted_game(table: TableHandle, hands: dict[str, int], dealer: str, ruleset
     assert table.command(command)["ok"]
 
 
-def last_command(table: TableHandle, kind: str) -> dict[str, Any]:
-    """The page's latest ``kind`` command as the broker delivered it (the test's copy may trail the page's reply)."""
-    assert wait_until(lambda: any(c["type"] == kind for c in table.commands), 5), kind
-    return [c for c in table.commands if c["type"] == kind][-1]
+def last_command(page: Any, table: TableHandle, kind: str) -> dict[str, Any]:
+    """The page's latest ``kind`` command as the broker delivered it. Waiting for any ``kind`` in the test's copy (it
+    may trail the page's reply) could take an earlier game's; everything before a marker the page sends now cannot."""
+    sent = [c for c in sent_so_far(page, table) if c["type"] == kind]
+    assert sent, kind
+    return sent[-1]
 
 
 def start_from_setup(page: Any, players: list[str], ruleset: str, mode: str) -> None:
@@ -147,7 +149,7 @@ def test_table_mode_new_game_and_next_round_take_the_real_dealer_and_starter(
     phones.shot(page, "deal-sheet")
     sheet.locator("#deal-send").click()
     expect(sheet).to_be_hidden()
-    new_game = last_command(table, "new_game")
+    new_game = last_command(page, table, "new_game")
     assert new_game["mode"] == "table" and new_game["deal"] == {"dealer": "bob", "starter": "blue skip"}
     # ATK-17: the starter's effect as usual: a Skip start skips cy (left of bob), ann plays first.
     expect(page.locator(".top-card")).to_have_attribute("data-card", "blue skip")
@@ -183,7 +185,7 @@ def test_table_mode_next_round_asks_for_the_real_deal_passing_left(
     sheet.locator('[data-card="wild"]').click()
     sheet.locator("#deal-send").click()
     expect(sheet).to_be_hidden()
-    next_round = last_command(table, "next_round")
+    next_round = last_command(page, table, "next_round")
     assert next_round["deal"] == {"dealer": "ann", "starter": "wild"}
     assert wait_until(lambda: table.state["round"] == 2 and table.state["top"] == "wild", 5)
     assert table.state["dealer"] == "ann" and table.state["current"] == "bob"
@@ -231,7 +233,7 @@ def test_empty_score_fields_are_refused_with_a_message(
     expect(form.locator(".refusal")).to_be_empty()  # typing clears it
     form.locator("button[type=submit]").click()
     expect(form).to_be_hidden()
-    assert last_command(table, "score")["hands"] == {"ann": 0, "bob": 12, "cy": 8}
+    assert last_command(page, table, "score")["hands"] == {"ann": 0, "bob": 12, "cy": 8}
 
 
 def test_scores_table_after_undo_and_rescore_shows_one_round(

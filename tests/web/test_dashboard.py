@@ -117,7 +117,7 @@ def test_set_up_a_game_at_phone_viewport(phones: PhoneFactory, dashboard_url: st
     state = table.state
     assert state["players"] == ["Ana", "Ben", "Cleo", "Dev"]
     assert state["mode"] == "full" and state["ruleset"] == "attack"
-    new_game = [c for c in table.commands if c["type"] == "new_game"][-1]
+    new_game = [c for c in sent_so_far(page, table) if c["type"] == "new_game"][-1]
     assert new_game["options"]["ejection_preset"] == "brutal"
     assert new_game["options"]["customizable"]["action"] == "hit"
     assert new_game["options"]["customizable"]["count"] == 3

@@ -21,7 +21,7 @@ from support.net import wait_until
 
 from .conftest import GameFactory, PhoneFactory, Stack, TableHandle, stack_on_mosquitto
 from .test_at_the_table import small_targets
-from .test_dashboard import live, start_rigged
+from .test_dashboard import live, sent_so_far, start_rigged
 
 # Exactly what Home Assistant's "Launcher enabled" switch publishes (bus/discovery.py: payload_off / payload_on).
 HA_SWITCH_OFF = '{"type": "disable"}'
@@ -86,7 +86,7 @@ def test_one_tap_on_stop_disables_the_launcher_and_presses_are_refused(
     before, seen = len(table.commands), table.seq
     stop_button(page).click()  # no question asked: it is a stop
     assert wait_until(lambda: launcher(table)["enabled"] is False, 10), launcher(table)
-    sent = [c for c in table.commands[before:] if c["type"] == "disable"]
+    sent = [c for c in sent_so_far(page, table)[before:] if c["type"] == "disable"]
     assert len(sent) == 1 and sent[0]["by"] == "dashboard", sent
     expect(page.locator("dialog[open]")).to_have_count(0)
     shows_stopped(page)
@@ -130,7 +130,8 @@ def test_a_stop_from_home_assistant_reaches_every_dashboard_and_so_does_the_enab
     ha.publish(f"{table.base}/cmd", HA_SWITCH_ON, qos=1).wait_for_publish(5)
     shows_armed(phone_a)
     shows_armed(phone_b)
-    switched = [c for c in table.commands[before:] if c["type"] in ("disable", "enable")]
+    sent_so_far(phone_a, table)  # what either page sent is in the test's copy (the HA switch's two came first)
+    switched = [c for c in sent_so_far(phone_b, table)[before:] if c["type"] in ("disable", "enable")]
     assert [c["type"] for c in switched] == ["disable", "enable"], "the pages sent no stop or enable of their own"
 
 
@@ -158,7 +159,7 @@ def test_enable_asks_first_then_re_arms_the_launcher(
     phones.shot(page, "confirm-enable")
     dialog.get_by_role("button", name="Enable the launcher").click()
     assert wait_until(lambda: launcher(table)["enabled"] is True, 10), launcher(table)
-    sent = [c for c in table.commands[before:] if c["type"] == "enable"]
+    sent = [c for c in sent_so_far(page, table)[before:] if c["type"] == "enable"]
     assert len(sent) == 1 and sent[0]["by"] == "dashboard", sent
     shows_armed(page)
 

@@ -11,7 +11,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from .conftest import PhoneFactory, TableHandle
-from .test_dashboard import live
+from .test_dashboard import live, sent_so_far
 
 PLAYERS = ["ann", "bob", "cy"]
 
@@ -72,7 +72,7 @@ def test_an_empty_launcher_is_shown_on_the_table_with_its_reload(
     prompt.locator("button", has_text="Launcher reloaded").click()
     expect(page.locator("#pending-box")).to_be_hidden()
     expect(page.locator("#press")).to_be_enabled()
-    assert [c for c in table.commands if c["type"] == "reload"]
+    assert [c for c in sent_so_far(page, table) if c["type"] == "reload"]
 
 
 def test_undoing_a_big_hit_says_to_put_the_cards_back(
