@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -202,7 +204,18 @@ def test_a_refused_enable_shows_the_daemons_message_and_the_launcher_stays_stopp
     process = stack.daemon.process
     assert process is not None
     before = len(table.commands)
+    # Frozen, the daemon is silent too: after 2.5 s without its `alive` the page rightly sends nothing (freshness.js),
+    # which a slow click once ran into under load. The test stands in for its heartbeat, as it does for its reply.
+    beating = threading.Event()
+
+    def heartbeat() -> None:
+        while not beating.wait(0.5):
+            beat = {"t": round(time.time() * 1000), "seq": table.state["seq"]}
+            table.client.client.publish(f"{table.base}/alive", json.dumps(beat), qos=0)
+
+    standin = threading.Thread(target=heartbeat, name="standin-alive", daemon=True)
     os.kill(process.pid, signal.SIGSTOP)
+    standin.start()
     try:
         page.get_by_role("button", name="Enable launcher").click()
         page.locator("#confirm-enable").get_by_role("button", name="Enable the launcher").click()
@@ -216,6 +229,8 @@ def test_a_refused_enable_shows_the_daemons_message_and_the_launcher_stays_stopp
         shows_stopped(page)  # a reply is not the launcher's state: still stopped
         phones.shot(page, "enable-refused")
     finally:
+        beating.set()
+        standin.join(5)
         os.kill(process.pid, signal.SIGCONT)
     # Thawed, the daemon takes the queued enable: the page follows the retained status, and the refusal (about the
     # stopped launcher) goes with it.
