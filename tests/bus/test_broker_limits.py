@@ -108,7 +108,7 @@ def test_tcp_slowloris_and_a_connection_flood(guarded: EmbeddedBroker) -> None:
                 alive.remove(sock)
         if not alive:
             break
-        time.sleep(CONNECT_TIMEOUT_S / 4)
+        time.sleep(CONNECT_TIMEOUT_S / 4)  # pacing the attack: a byte per quarter of the timeout
     assert all(closed_by_server(sock, CONNECT_TIMEOUT_S * 3) for sock in attackers)
     assert time.monotonic() - started < CONNECT_TIMEOUT_S * 6
     assert wait_until(lambda: guarded.open_connections == 0, 3)

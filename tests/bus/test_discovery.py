@@ -227,6 +227,8 @@ class FakeHomeAssistant:
     def __init__(self, host: str, port: int, name: str = "fake-home-assistant") -> None:
         self.configs: dict[str, Any] = {}
         self.log: list[tuple[str, bytes, bool]] = []
+        self.marker_topic = f"{PREFIX}/test-marker/{name}"  # under the prefix it subscribes to; no config there
+        self.markers: set[bytes] = set()
         self.lock = threading.Lock()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"{name}-{time.monotonic_ns()}")
         self.client.on_message = self._on_message
@@ -240,6 +242,9 @@ class FakeHomeAssistant:
         assert subscribed.wait(10), "no SUBACK"
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        if message.topic == self.marker_topic:
+            self.markers.add(bytes(message.payload))
+            return
         if not message.topic.endswith("/config"):
             return
         with self.lock:
@@ -248,6 +253,13 @@ class FakeHomeAssistant:
                 self.configs[message.topic] = json.loads(message.payload)
             else:
                 self.configs.pop(message.topic, None)
+
+    def caught_up(self, timeout: float = 10) -> bool:
+        """True once everything the broker had for this client when called has arrived: a marker it publishes now
+        on its own subscription comes after the retained messages the broker sent with the SUBACK."""
+        marker = str(time.monotonic_ns()).encode()
+        self.client.publish(self.marker_topic, marker, qos=1)
+        return wait_until(lambda: marker in self.markers, timeout)
 
     def birth(self) -> None:
         self.client.publish(f"{PREFIX}/status", "online", qos=1)
@@ -261,7 +273,7 @@ def retained_configs(host: str, port: int) -> dict[str, Any]:
     """The retained discovery configs a Home Assistant starting now would get."""
     ha = FakeHomeAssistant(host, port, name="late-home-assistant")
     try:
-        time.sleep(0.5)  # retained messages follow the SUBACK at once; give them a moment to arrive
+        assert ha.caught_up(), "the marker never came back"
         with ha.lock:
             return dict(ha.configs)
     finally:
@@ -318,7 +330,7 @@ def test_home_assistant_can_use_every_entity_the_daemon_announces(tmp_path: Path
             assert table.command({"type": "new_game", "ruleset": "attack", "players": ["ann", "bob"], "seed": 3})["ok"]
             for _ in range(4):
                 assert table.command({"type": "press"})["ok"]
-                time.sleep(0.05)
+                time.sleep(0.05)  # pacing: presses a moment apart, as a player makes them
             assert wait_until(lambda: any(e["type"] == "hit" for e in table.ordered_events()), 10)
             with table.lock:
                 sensors = [p for t, p, _ in table.messages if t == "unolauncher/kitchen/sensors"]

@@ -131,7 +131,7 @@ def test_motor_sensor_sees_every_run_and_refusals_reach_home_assistant(tmp_path:
         append_batch = daemon.journal.append_batch
 
         def slow_append(*args: Any, **kw: Any) -> Any:
-            time.sleep(0.3)
+            time.sleep(0.3)  # the fault itself: an SD card that takes 0.3 s per batch
             return append_batch(*args, **kw)
 
         daemon.journal.append_batch = slow_append  # type: ignore[method-assign]

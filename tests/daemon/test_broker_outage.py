@@ -60,7 +60,7 @@ def test_broker_killed_mid_game_and_back_10s_later_loses_nothing(tmp_path: Path)
                 mirror.handle({"type": "hit", "player": hit["player"], "cards": hit["cards"]})
                 presses += 1
             else:
-                time.sleep(0.1)
+                time.sleep(0.1)  # pacing: the outage lasts OUTAGE_S whatever the table does
         assert presses >= 3
         offline_events = journal.last_seq - before_outage
         assert offline_events >= 6 and journal.outbox_size() >= offline_events  # waiting, not lost

@@ -78,12 +78,12 @@ def test_sigkill_at_random_points_then_restart_resumes_exactly(tmp_path: Path) -
                             if rng.random() < 0.5:  # kill right as the motor runs, if this press fires
                                 wait_until(lambda: kept_lines(lines).get("motor_enable"), 1.0, interval=0.002)
                             else:
-                                time.sleep(rng.uniform(0.0, 1.0))
+                                time.sleep(rng.uniform(0.0, 1.0))  # the fault: a kill at a random moment
                             break  # the mirror cannot know the cards yet; the next round re-reads the journal
                         player.send(json.dumps(command))
                         mirror.handle(command)
                     if not kept_lines(lines).get("motor_enable"):
-                        time.sleep(rng.uniform(0.0, 0.25))
+                        time.sleep(rng.uniform(0.0, 0.25))  # the fault's timing: a kill at a random quiet moment
                     daemon.kill()
                 left_running += kept_lines(lines).get("motor_enable", False)
                 daemon.start()

@@ -169,7 +169,7 @@ def test_a_lid_opened_during_the_suspense_aborts_the_run_and_the_hit_stays_owed(
         virtual, launcher = daemon.virtual, daemon.launcher
         assert virtual is not None and launcher is not None
         assert command(daemon, custom_game(suspense))
-        time.sleep(0.04)
+        time.sleep(0.04)  # pacing: past the button's 30 ms debounce
         virtual.press_button()
         assert wait_until(lambda: launcher.status().running, 2)
         virtual.open_lid()
@@ -191,7 +191,7 @@ def test_cards_the_sensor_counted_still_count_when_the_run_jams(tmp_path: Path) 
         virtual = daemon.virtual
         assert virtual is not None
         assert command(daemon, custom_game(ALWAYS_FIVE))
-        time.sleep(0.04)
+        time.sleep(0.04)  # pacing: past the button's 30 ms debounce
         virtual.press_button()
         assert wait_until(lambda: virtual.cards_out >= 2, 3)
         virtual.jam()

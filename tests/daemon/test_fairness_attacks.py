@@ -80,7 +80,7 @@ def reveal(client: TableClient, entropy: str, commitment: str) -> dict[str, Any]
         reply = client.command({"type": "entropy", "entropy": entropy, "commitment": commitment})
         if reply.get("code") != "entropy_too_early":
             return reply
-        time.sleep(0.1)
+        time.sleep(0.1)  # poll: the table says when its window has closed (the phone retries the same way)
     raise AssertionError("the commit window never closed")
 
 
@@ -182,7 +182,7 @@ def test_a_commitment_after_the_window_is_refused(table: tuple[DaemonProcess, Ta
     commitment = start_round(client)
     first = secrets.token_hex(16)
     assert client.command({"type": "entropy", "hash": sha(first), "client": "a", "commitment": commitment})["ok"]
-    time.sleep(COMMIT_WINDOW_MS / 1000 + 0.1)
+    time.sleep(COMMIT_WINDOW_MS / 1000 + 0.1)  # pacing: past the window, a time the table keeps itself
     late = {"type": "entropy", "hash": sha(secrets.token_hex(16)), "client": "b", "commitment": commitment, "at": 1}
     reply = client.command(late)
     assert (reply["ok"], reply.get("code")) == (False, "entropy_window_closed"), reply

@@ -98,7 +98,7 @@ def test_dry_presses_cannot_be_carried_past_a_round_boundary(table: tuple[Daemon
             answer = client.command({"type": "entropy", "entropy": entropy, "commitment": free["commitment"]})
             if answer.get("code") != "entropy_too_early":
                 break
-            time.sleep(0.1)
+            time.sleep(0.1)  # poll: the table says when its window has closed (the phone retries the same way)
         assert answer["ok"], answer
         fired = press(client, 3)  # nobody's turn: an unattributed press of free play, the third: it must fire
         assert fired["commitment"] == free["commitment"] and fired["plan"]["fire"], fired

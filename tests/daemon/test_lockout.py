@@ -25,7 +25,7 @@ def test_press_with_nobody_to_hit(tmp_path: Path, lockout: bool) -> None:
         types = [e["type"] for e in journal.events()]
         if lockout:
             assert types == ["lockout"]
-            time.sleep(0.1)
+            time.sleep(0.1)  # a bound: the motor does not start late either (the refusal was journalled first)
             assert daemon.virtual.motor_starts == motor_starts, "a locked-out press must not start the motor"
             assert list(daemon.journal.commands()) == [], "nothing reaches the referee"
         else:

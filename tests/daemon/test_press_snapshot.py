@@ -61,7 +61,7 @@ class SlowReferee(Referee):
 
     def handle(self, command: Any) -> list[dict[str, Any]]:
         if isinstance(command, dict) and command.get("type") == "entropy":
-            time.sleep(0.002)
+            time.sleep(0.002)  # the fault itself: a slow referee
         return super().handle(command)
 
 

@@ -133,7 +133,7 @@ def test_motor_is_switched_off_by_a_stop_request_mid_run(tmp_path: Path) -> None
         )
         for _ in range(40):  # press until one fires (the model decides which presses do)
             assert wait_until(daemon.table.idle, 5)
-            time.sleep(0.05)
+            time.sleep(0.05)  # pacing: past the button's 30 ms debounce
             virtual.press_button()
             if wait_until(lambda: virtual.motor_pin_high, 0.2):
                 break

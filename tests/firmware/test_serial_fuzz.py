@@ -194,7 +194,7 @@ class ScriptedDevice:
             try:
                 data = os.read(self.master, 4096)
             except (BlockingIOError, OSError):
-                time.sleep(0.001)
+                time.sleep(0.001)  # poll: nothing to read yet
                 continue
             for frame in self.decoder.feed(data):
                 self.heard.append(frame)
@@ -278,9 +278,9 @@ def test_host_done_with_a_corrupt_outcome_does_not_end_the_run(
     device.send(sp.DONE, struct.pack(sp.DONE_FMT, fire_seq, 2, 100, 99, 1, 0))  # outcome 99 does not exist
     device.send(sp.DONE, b"\x02")  # truncated body
     device.send(sp.DONE, struct.pack(sp.DONE_FMT, (fire_seq - 1) & 0xFFFF, 5, 100, 0, 1, 0))  # ends another FIRE
-    time.sleep(0.1)
+    # The link reads frames in order: once the third is counted, the first two were read, and they ended nothing.
+    assert wait_until(lambda: launcher.status().extra["stale_done"] >= 1, 3)
     assert results == [] and launcher.status().running
-    assert launcher.status().extra["stale_done"] >= 1
     device.send(sp.DONE, struct.pack(sp.DONE_FMT, fire_seq, 2, 100, 0, 1, 0))
     assert wait_until(lambda: results, 3)
     assert [(r.cards_out, r.outcome) for r in results] == [(2, "ok")]

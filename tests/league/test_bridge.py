@@ -188,7 +188,7 @@ def test_uplink_outage_the_venue_broker_queues_for_the_league() -> None:
             league_broker.stop()
             assert wait_until(lambda: not observer.link.connected, 5)
             publish(100)  # 500 events while the uplink is down
-            time.sleep(1.0)
+            time.sleep(1.0)  # pacing the fault: the uplink stays down while the venue broker queues
             league_broker.start()
             assert wait_until(lambda: observer.link.subscribed, 15)
             publish(20)

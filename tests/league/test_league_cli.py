@@ -179,7 +179,7 @@ def test_a_fixed_client_id_keeps_a_session_so_events_sent_while_away_arrive(
     fresh.start()
     try:
         assert wait_until(lambda: fresh.link.subscribed, 10)
-        time.sleep(0.3)
+        time.sleep(0.3)  # a bound: nothing queued for a clean session arrives late either
         assert fresh.snapshot()["totals"]["events"] == 0
     finally:
         fresh.stop()

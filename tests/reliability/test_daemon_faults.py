@@ -89,16 +89,16 @@ def test_daemon_sigkill_under_load_next_to_busy_neighbours(tmp_path: Path) -> No
         victim, victim_client = tbl["victim"]
         recoveries: list[float] = []
         try:
-            time.sleep(1.0)
+            time.sleep(1.0)  # pacing the load: the games are under way before the first kill
             for kill in range(5):  # bounded
-                time.sleep(0.4 + 0.2 * kill)
+                time.sleep(0.4 + 0.2 * kill)  # pacing the faults: kills at growing intervals
                 victim.kill()
                 killed = time.monotonic()
                 victim.start()
                 before = victim_client.reply_count
                 assert wait_until(partial(replied_since, victim_client, before), 20), "no reply after restart"
                 recoveries.append(time.monotonic() - killed)
-            time.sleep(1.0)
+            time.sleep(1.0)  # pacing the load: the games go on after the last restart
         finally:
             for d in drivers.values():
                 d.stop()
@@ -137,15 +137,15 @@ def test_broker_restarts_and_a_broker_kill_under_load(tmp_path: Path) -> None:
         recoveries: list[float] = []
         try:
             for outage in ("stop", "kill", "stop"):  # bounded
-                time.sleep(1.5)
+                time.sleep(1.5)  # pacing the load: play between outages
                 broker.stop() if outage == "stop" else broker.kill()
-                time.sleep(1.0)
+                time.sleep(1.0)  # pacing the fault: the broker stays away a second
                 broker.start()
                 back = time.monotonic()
                 counts = {n: c.reply_count for n, (_, c) in tbl.items()}
                 assert wait_until(partial(all_replied_since, tbl, counts), 30)
                 recoveries.append(time.monotonic() - back)
-            time.sleep(1.0)
+            time.sleep(1.0)  # pacing the load: the games go on after the last outage
         finally:
             for d in drivers.values():
                 d.stop()
@@ -235,7 +235,7 @@ def test_rejected_credentials_clear_error_backoff_no_crash_loop(tmp_path: Path) 
         )
         daemon.start(wait_mqtt=False)
         try:
-            time.sleep(8.0)
+            time.sleep(8.0)  # a bound: refused for 8 s (several back-offs), the daemon stays up
             assert daemon.alive(), daemon.log_text()[-2000:]
             log = daemon.log_text()
             refusals = [line for line in log.splitlines() if "refused" in line.lower()]

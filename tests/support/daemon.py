@@ -278,7 +278,11 @@ class TableClient:
         self.status: str | None = None
         self.launcher: dict[str, Any] | None = None
         self.messages: list[tuple[str, bytes, bool]] = []  # every (topic, payload, retained) outside events/reply
+        # Set once the broker has answered this connection's SUBSCRIBE (not at CONNACK): a command sent before then
+        # could have its reply, or an event, published before the subscription was in place, and lost to this client.
         self.connected = threading.Event()
+        self._subscribing: int | None = None  # the mid of the connection's SUBSCRIBE, until its SUBACK
+        self._acked: set[int] = set()  # mids of the SUBACKs of subscribe(topic)
         self.extra_topics: list[str] = []
         client_id = f"test-{name or 'client'}-{os.getpid()}-{next(self._ids)}"
         protocol = MQTTProtocolVersion.MQTTv5 if mqtt5 else MQTTProtocolVersion.MQTTv311
@@ -295,6 +299,7 @@ class TableClient:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = lambda *a: self.connected.clear()
         self.client.on_message = self._on_message
+        self.client.on_subscribe = self._on_subscribe
         # paho annotates these as int but sleeps on them as floats: sub-second retries keep outage tests short.
         self.client.reconnect_delay_set(0.1, 0.5)  # type: ignore[arg-type]
         self.client.connect(host, port, keepalive=30, bind_address=bind_address)
@@ -303,14 +308,23 @@ class TableClient:
             raise TimeoutError(f"could not connect to {host}:{port}")
 
     def subscribe(self, topic: str) -> None:
+        """Add ``topic`` (kept over reconnects) and wait for the broker's SUBACK: what is published after this returns
+        reaches the client."""
         self.extra_topics.append(topic)
-        self.client.subscribe(topic, qos=1)
+        _, mid = self.client.subscribe(topic, qos=1)
+        if not wait_until(lambda: mid in self._acked, 10):
+            raise TimeoutError(f"no SUBACK for {topic}")
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
             return  # refused (bad credentials, ACL): the constructor times out with the address in the message
-        client.subscribe([(f"{self.base}/#", 1), *[(t, 1) for t in self.extra_topics]])
-        self.connected.set()
+        _, self._subscribing = client.subscribe([(f"{self.base}/#", 1), *[(t, 1) for t in self.extra_topics]])
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: Any, properties: Any) -> None:
+        # Answered, granted or not (an ACL may refuse a topic): the broker has taken the SUBSCRIBE in.
+        if mid == self._subscribing:
+            self.connected.set()
+        self._acked.add(mid)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         try:

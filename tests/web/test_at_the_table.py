@@ -19,7 +19,15 @@ from support.net import wait_until
 from unolauncher.bus.event_types import EVENTS
 
 from .conftest import PHONE, TABLE, GameFactory, PhoneFactory, TableHandle, stack_on_mosquitto
-from .test_dashboard import live, press_start, report_a_refused_discard_all, seat, start_rigged
+from .test_dashboard import (
+    live,
+    press_start,
+    pumped_until,
+    report_a_refused_discard_all,
+    seat,
+    sent_so_far,
+    start_rigged,
+)
 
 RULE_CODE = re.compile(r"\b(ATK|MK)-\d\d\b")
 
@@ -52,10 +60,12 @@ def counted_game(table: TableHandle, hands: dict[str, int], dealer: str, ruleset
     assert table.command(command)["ok"]
 
 
-def last_command(table: TableHandle, kind: str) -> dict[str, Any]:
-    """The page's latest ``kind`` command as the broker delivered it (the test's copy may trail the page's reply)."""
-    assert wait_until(lambda: any(c["type"] == kind for c in table.commands), 5), kind
-    return [c for c in table.commands if c["type"] == kind][-1]
+def last_command(page: Any, table: TableHandle, kind: str) -> dict[str, Any]:
+    """The page's latest ``kind`` command as the broker delivered it. Waiting for any ``kind`` in the test's copy (it
+    may trail the page's reply) could take an earlier game's; everything before a marker the page sends now cannot."""
+    sent = [c for c in sent_so_far(page, table) if c["type"] == kind]
+    assert sent, kind
+    return sent[-1]
 
 
 def start_from_setup(page: Any, players: list[str], ruleset: str, mode: str) -> None:
@@ -91,8 +101,7 @@ def test_starting_a_game_over_a_running_one_asks_first(
     sent = len(table.commands)
     confirm.locator("button", has_text="Keep playing").click()
     expect(confirm).to_be_hidden()
-    time.sleep(0.3)  # a command would be on the broker well within this
-    assert [c for c in table.commands[sent:] if c["type"] == "new_game"] == []
+    assert [c for c in sent_so_far(page, table)[sent:] if c["type"] == "new_game"] == []
     assert table.state["players"] == ["ann", "bob", "cy"] and table.state["hands"]["ann"] == 6
 
     page.click("#setup-start")
@@ -140,7 +149,7 @@ def test_table_mode_new_game_and_next_round_take_the_real_dealer_and_starter(
     phones.shot(page, "deal-sheet")
     sheet.locator("#deal-send").click()
     expect(sheet).to_be_hidden()
-    new_game = last_command(table, "new_game")
+    new_game = last_command(page, table, "new_game")
     assert new_game["mode"] == "table" and new_game["deal"] == {"dealer": "bob", "starter": "blue skip"}
     # ATK-17: the starter's effect as usual: a Skip start skips cy (left of bob), ann plays first.
     expect(page.locator(".top-card")).to_have_attribute("data-card", "blue skip")
@@ -176,7 +185,7 @@ def test_table_mode_next_round_asks_for_the_real_deal_passing_left(
     sheet.locator('[data-card="wild"]').click()
     sheet.locator("#deal-send").click()
     expect(sheet).to_be_hidden()
-    next_round = last_command(table, "next_round")
+    next_round = last_command(page, table, "next_round")
     assert next_round["deal"] == {"dealer": "ann", "starter": "wild"}
     assert wait_until(lambda: table.state["round"] == 2 and table.state["top"] == "wild", 5)
     assert table.state["dealer"] == "ann" and table.state["current"] == "bob"
@@ -218,14 +227,13 @@ def test_empty_score_fields_are_refused_with_a_message(
     form.locator("button[type=submit]").click()
     expect(form.locator(".refusal")).to_have_text("Enter the points left in cy's hand (0 for the player who went out).")
     phones.shot(page, "score-empty")
-    time.sleep(0.3)
-    assert [c for c in table.commands[sent:] if c["type"] == "score"] == []
+    assert [c for c in sent_so_far(page, table)[sent:] if c["type"] == "score"] == []
     assert table.state["phase"] == "scoring"
     form.locator("input[name=cy]").fill("8")
     expect(form.locator(".refusal")).to_be_empty()  # typing clears it
     form.locator("button[type=submit]").click()
     expect(form).to_be_hidden()
-    assert last_command(table, "score")["hands"] == {"ann": 0, "bob": 12, "cy": 8}
+    assert last_command(page, table, "score")["hands"] == {"ann": 0, "bob": 12, "cy": 8}
 
 
 def test_scores_table_after_undo_and_rescore_shows_one_round(
@@ -248,17 +256,6 @@ def test_scores_table_after_undo_and_rescore_shows_one_round(
 
 
 # -- offline ------------------------------------------------------------------------------------------------------
-
-
-def pumped_until(page: Any, predicate: Any, timeout: float) -> bool:
-    """``wait_until`` that keeps Playwright's event loop turning: with the sync API, a routed WebSocket forwards
-    frames only while the test is inside a Playwright call (a plain ``time.sleep`` would stall the link)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        page.wait_for_timeout(20)
-    return bool(predicate())
 
 
 @pytest.mark.parametrize("broker", ["embedded", "mosquitto"])
@@ -333,8 +330,8 @@ def offline_and_back(phones: PhoneFactory, url: str, table: TableHandle, rigged:
     expect(page.locator("#btn-play")).to_be_enabled()
     for slot in page.locator(".refusal").all():
         expect(slot).to_be_empty()
-    page.wait_for_timeout(1000)  # MQTT.js re-sends unacknowledged publishes right after the reconnect: none may come
-    assert len([c for c in table.commands if c["type"] == "press"]) == presses, "a tap was sent after the outage"
+    # MQTT.js re-sends unacknowledged publishes first thing after a reconnect, before anything sent later: none came.
+    assert len([c for c in sent_so_far(page, table) if c["type"] == "press"]) == presses, "a tap sent after the outage"
     assert table.state["hands"]["ann"] == 7
     page.click("#press")  # and taps work again at once
     assert pumped_until(page, lambda: len([c for c in table.commands if c["type"] == "press"]) == presses + 1, 5)
@@ -645,7 +642,8 @@ def test_the_page_subscribes_only_to_its_own_tables_topics(
         # The reply to that very command (a count of replies could be met by the other phone's). It took over the
         # 5 s this waited once at load ~30, where the daemon was also seen silent for seconds (see positions()).
         assert wait_until(lambda: any(r.get("id") == own for r in table.replies), 15), own
-        time.sleep(0.5)  # anything else the broker would deliver has arrived by now
+        # A bound, not a state: nothing may arrive on topics the page does not hear, and no marker can cross to them.
+        time.sleep(0.5)
         received = page.evaluate("Object.fromEntries(window.unoDashboard.link.received)")
         assert f"unolauncher/{TABLE}/reply" in received  # it does hear its own table
         assert all(topic.startswith(f"unolauncher/{TABLE}/") for topic in received), received

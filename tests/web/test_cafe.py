@@ -10,19 +10,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import expect
 
 from .conftest import TABLE, PhoneFactory, TableHandle
+from .games import run, table_game
 
 
 def test_the_cafe_page_lists_every_table_live(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
-    assert table.command(
-        {
-            "type": "new_game",
-            "ruleset": "attack",
-            "mode": "table",
-            "players": ["ann", "bob"],
-            "seed": 5,
-            "deal": {"dealer": "bob", "starter": "red 5"},
-        }
-    )["ok"]
+    run(table, table_game(["ann", "bob"], dealer="bob"))
     other = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="cafe-second-table")
     other.connect(table.daemon.mqtt_host, table.daemon.mqtt_port)
     other.loop_start()

@@ -7,6 +7,7 @@ Every test starts its own game; screenshots land in ``test-artifacts/dashboard-*
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from playwright.sync_api import expect
@@ -39,6 +40,30 @@ def live(page: Any) -> None:
     retained state: the page then took the command's own state as its starting point, and its events as history."""
     connected(page)
     expect(page.locator("body")).to_have_attribute("data-live-from", re.compile(r"^\d+$"), timeout=15_000)
+
+
+def pumped_until(page: Any, predicate: Any, timeout: float) -> bool:
+    """``wait_until`` that keeps Playwright's event loop turning: with the sync API, a routed WebSocket forwards
+    frames only while the test is inside a Playwright call (a plain ``time.sleep`` would stall the link). The 20 ms
+    is the poll's interval, not a wait for anything."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        page.wait_for_timeout(20)
+    return bool(predicate())
+
+
+def sent_so_far(page: Any, table: TableHandle) -> list[dict[str, Any]]:
+    """Everything the page has sent up to now, as the table heard it: the commands before a marker (a ``status``) the
+    page sends now. One connection, one topic, QoS 1: the broker hands them on in order, so a command the page sent
+    before the marker is in the list, and one it never sent stays out without waiting for a time to pass."""
+    marker = page.evaluate('window.unoDashboard.link.send({ type: "status" })')
+    assert marker is not None, "the page could not send (not connected)"
+    arrived = pumped_until(page, lambda: marker in [c.get("id") for c in table.commands], 15)
+    assert arrived, "the page's marker never reached the table"
+    commands = table.commands
+    return commands[: [c.get("id") for c in commands].index(marker)]
 
 
 def press_start(page: Any) -> None:
@@ -92,7 +117,7 @@ def test_set_up_a_game_at_phone_viewport(phones: PhoneFactory, dashboard_url: st
     state = table.state
     assert state["players"] == ["Ana", "Ben", "Cleo", "Dev"]
     assert state["mode"] == "full" and state["ruleset"] == "attack"
-    new_game = [c for c in table.commands if c["type"] == "new_game"][-1]
+    new_game = [c for c in sent_so_far(page, table) if c["type"] == "new_game"][-1]
     assert new_game["options"]["ejection_preset"] == "brutal"
     assert new_game["options"]["customizable"]["action"] == "hit"
     assert new_game["options"]["customizable"]["count"] == 3

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,7 +23,7 @@ from support.net import wait_until
 
 from .conftest import GameFactory, PhoneFactory, Stack, TableHandle, stack_on_mosquitto
 from .test_at_the_table import small_targets
-from .test_dashboard import live, start_rigged
+from .test_dashboard import live, sent_so_far, start_rigged
 
 # Exactly what Home Assistant's "Launcher enabled" switch publishes (bus/discovery.py: payload_off / payload_on).
 HA_SWITCH_OFF = '{"type": "disable"}'
@@ -86,7 +88,7 @@ def test_one_tap_on_stop_disables_the_launcher_and_presses_are_refused(
     before, seen = len(table.commands), table.seq
     stop_button(page).click()  # no question asked: it is a stop
     assert wait_until(lambda: launcher(table)["enabled"] is False, 10), launcher(table)
-    sent = [c for c in table.commands[before:] if c["type"] == "disable"]
+    sent = [c for c in sent_so_far(page, table)[before:] if c["type"] == "disable"]
     assert len(sent) == 1 and sent[0]["by"] == "dashboard", sent
     expect(page.locator("dialog[open]")).to_have_count(0)
     shows_stopped(page)
@@ -130,7 +132,8 @@ def test_a_stop_from_home_assistant_reaches_every_dashboard_and_so_does_the_enab
     ha.publish(f"{table.base}/cmd", HA_SWITCH_ON, qos=1).wait_for_publish(5)
     shows_armed(phone_a)
     shows_armed(phone_b)
-    switched = [c for c in table.commands[before:] if c["type"] in ("disable", "enable")]
+    sent_so_far(phone_a, table)  # what either page sent is in the test's copy (the HA switch's two came first)
+    switched = [c for c in sent_so_far(phone_b, table)[before:] if c["type"] in ("disable", "enable")]
     assert [c["type"] for c in switched] == ["disable", "enable"], "the pages sent no stop or enable of their own"
 
 
@@ -158,7 +161,7 @@ def test_enable_asks_first_then_re_arms_the_launcher(
     phones.shot(page, "confirm-enable")
     dialog.get_by_role("button", name="Enable the launcher").click()
     assert wait_until(lambda: launcher(table)["enabled"] is True, 10), launcher(table)
-    sent = [c for c in table.commands[before:] if c["type"] == "enable"]
+    sent = [c for c in sent_so_far(page, table)[before:] if c["type"] == "enable"]
     assert len(sent) == 1 and sent[0]["by"] == "dashboard", sent
     shows_armed(page)
 
@@ -201,7 +204,18 @@ def test_a_refused_enable_shows_the_daemons_message_and_the_launcher_stays_stopp
     process = stack.daemon.process
     assert process is not None
     before = len(table.commands)
+    # Frozen, the daemon is silent too: after 2.5 s without its `alive` the page rightly sends nothing (freshness.js),
+    # which a slow click once ran into under load. The test stands in for its heartbeat, as it does for its reply.
+    beating = threading.Event()
+
+    def heartbeat() -> None:
+        while not beating.wait(0.5):
+            beat = {"t": round(time.time() * 1000), "seq": table.state["seq"]}
+            table.client.client.publish(f"{table.base}/alive", json.dumps(beat), qos=0)
+
+    standin = threading.Thread(target=heartbeat, name="standin-alive", daemon=True)
     os.kill(process.pid, signal.SIGSTOP)
+    standin.start()
     try:
         page.get_by_role("button", name="Enable launcher").click()
         page.locator("#confirm-enable").get_by_role("button", name="Enable the launcher").click()
@@ -215,6 +229,8 @@ def test_a_refused_enable_shows_the_daemons_message_and_the_launcher_stays_stopp
         shows_stopped(page)  # a reply is not the launcher's state: still stopped
         phones.shot(page, "enable-refused")
     finally:
+        beating.set()
+        standin.join(5)
         os.kill(process.pid, signal.SIGCONT)
     # Thawed, the daemon takes the queued enable: the page follows the retained status, and the refusal (about the
     # stopped launcher) goes with it.

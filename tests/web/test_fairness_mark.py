@@ -15,6 +15,7 @@ from unolauncher.rules.ejection import BUILTIN_PRESETS
 from unolauncher.rules.referee import Referee
 
 from .conftest import PhoneFactory, TableHandle, wait_for_catalogue
+from .test_dashboard import live
 
 PLAYERS = ["ann", "bob", "cy"]
 CUSTOM = {"miss_hazard": [0.3, 1.0], "hit_repeat": [0.5, 0.1], "cards": {"2": 1.5, "7": 2}, "suspense_chance": 0.5,
@@ -117,7 +118,7 @@ def test_a_finished_round_is_marked_verified_and_the_phone_adds_its_entropy(
     phones: PhoneFactory, dashboard_url: str, table: TableHandle
 ) -> None:
     page = phones.open(dashboard_url)
-    expect(page.locator("#conn")).to_have_attribute("data-state", "online", timeout=10_000)
+    live(page)  # subscribed and holding the state it starts from ("online" comes before the broker's SUBACK)
     reply = table.command(
         {
             "type": "new_game",

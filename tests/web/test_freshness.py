@@ -17,8 +17,7 @@ from playwright.sync_api import expect
 from support.daemon import TableClient
 
 from .conftest import PHONE, GameFactory, PhoneFactory, TableHandle, stack_on_mosquitto
-from .test_at_the_table import pumped_until
-from .test_dashboard import live, start_rigged
+from .test_dashboard import live, pumped_until, start_rigged
 
 DETECT_BOUND_MS = 3000  # issue 27: offline noticed in <= 3 s
 
@@ -90,7 +89,7 @@ def test_offline_noticed_within_3_s_and_a_hit_tapped_then_never_fires(
 
     link.hold_up = link.hold_down = True
     cut_at = page.evaluate("performance.now()")
-    page.wait_for_timeout(1000)
+    page.wait_for_timeout(1000)  # pacing the scenario: the tap comes 1 s into the stall
     expect(page.locator("#press")).to_be_enabled()  # 1 s in: not noticed yet (an alive is due every second)
     page.locator("#press").click()
     tapped = [c for c in table.commands if c["type"] == "press"]
@@ -108,7 +107,7 @@ def test_offline_noticed_within_3_s_and_a_hit_tapped_then_never_fires(
 
     press_id = page.evaluate("[...window.unoDashboard.fresh.recent.keys()].at(-1)")
     back_at = cut_at + 10_000  # the link comes back 10 s after it stalled; the tap waits in the network till then
-    page.wait_for_timeout(max(0, back_at - page.evaluate("performance.now()")))
+    page.wait_for_timeout(max(0, back_at - page.evaluate("performance.now()")))  # pacing: the stall lasts 10 s
     assert tapped == [c for c in table.commands if c["type"] == "press"], "held: the table has not heard the tap"
     link.release()
     assert pumped_until(page, lambda: any(r.get("id") == press_id for r in table.replies), 10), "no reply"
@@ -121,7 +120,7 @@ def test_offline_noticed_within_3_s_and_a_hit_tapped_then_never_fires(
     expect(refusal).to_contain_text("was not carried out")
     sent = [c for c in table.commands if c["type"] == "press"]
     assert sent[-1]["id"] == press_id and "tapped_at" in sent[-1] and "seen_seq" in sent[-1], sent[-1:]
-    page.wait_for_timeout(500)
+    page.wait_for_timeout(500)  # a bound: no run may start after the refusal (a fired press shows within ~0.1 s)
     assert fired_after(table, seq) == [], "the late tap fired the launcher"
     assert table.state["hands"]["ann"] == 7
     phones.shot(page, "stale-tap")
@@ -142,7 +141,7 @@ def test_three_fast_taps_take_at_most_one_hit_for_the_player_the_tap_saw(
     link.hold_down = True
     for _ in range(3):
         page.locator("#press").click(force=True)  # force: the button is still "busy" from the tap before
-        page.wait_for_timeout(400)
+        page.wait_for_timeout(400)  # pacing the scenario: taps 0.4 s apart
     link.release()
     assert pumped_until(page, lambda: len([c for c in table.commands if c["type"] == "press"]) == before + 3, 10)
     stamped = [c for c in table.commands if c["type"] == "press"][before:]

@@ -24,6 +24,7 @@ from playwright.sync_api import expect
 from support.net import wait_until
 
 from .conftest import TABLE, PhoneFactory, TableHandle
+from .games import PLAYERS, four_players, run
 from .test_dashboard import live
 from .test_one_screen import state_at_least
 
@@ -31,7 +32,6 @@ LANGUAGES = ["en", "de", "be", "hy", "tl"]
 STATIC = Path(__file__).resolve().parents[2] / "controller" / "unolauncher" / "web" / "static"
 DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-PLAYERS = ["ann", "bob", "cy", "dee"]
 SMALL_PHONE = {"width": 360, "height": 640}
 # A refused play, worded by the page from the refusal's code and params (English: the daemon's own sentence).
 REFUSED = {
@@ -327,24 +327,9 @@ class Scan:
             self(f"{moment}/{tab}")
 
 
-def run(table: TableHandle, command: dict[str, Any]) -> None:
-    reply = table.command(command)
-    assert reply["ok"], (command, reply)
-
-
 def attack_round(scan: Scan, table: TableHandle) -> None:
     page = scan.page
-    run(
-        table,
-        {
-            "type": "new_game",
-            "ruleset": "attack",
-            "mode": "table",
-            "players": PLAYERS,
-            "seed": 5,
-            "deal": {"dealer": "dee", "starter": "red 5", "hands": {"ann": 2, "bob": 7, "cy": 7, "dee": 7}},
-        },
-    )
+    run(table, four_players("attack", ann=2))
     scan("attack-turn")
     page.click("#btn-play")  # the card picker
     expect(page.locator("#picker")).to_be_visible()
@@ -388,18 +373,7 @@ def attack_round(scan: Scan, table: TableHandle) -> None:
 
 def mario_kart_round(scan: Scan, table: TableHandle) -> None:
     page = scan.page
-    hands = {"ann": 2, "bob": 7, "cy": 7, "dee": 7}
-    run(
-        table,
-        {
-            "type": "new_game",
-            "ruleset": "mario-kart",
-            "mode": "table",
-            "players": PLAYERS,
-            "seed": 3,
-            "deal": {"dealer": "dee", "starter": "wild item-box", "hands": hands},
-        },
-    )
+    run(table, four_players("mario-kart", ann=2))
     scan("mk-start-colour")
     run(table, {"type": "choose", "player": "dee", "color": "red"})
     scan("mk-turn")
@@ -461,17 +435,7 @@ def test_belarusian_counts_take_one_few_and_many(phones: PhoneFactory, dashboard
         "101 карта",
         "112 карт",
     ]
-    run(
-        table,
-        {
-            "type": "new_game",
-            "ruleset": "attack",
-            "mode": "table",
-            "players": PLAYERS,
-            "seed": 5,
-            "deal": {"dealer": "dee", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 7, "dee": 7}},
-        },
-    )
+    run(table, four_players("attack"))
     run(table, {"type": "play", "player": "ann", "card": "red hit-2"})  # ATK-11: bob hits twice
     expect(page.locator("#banner")).to_have_text("bob націскае 2 разы")
     expect(page.locator('.seat[data-player="ann"] .seat-hand')).to_have_attribute("title", "6 карт у руцэ")

@@ -12,7 +12,7 @@ from rules.rigs import rig
 from support.net import wait_until
 
 from .conftest import PhoneFactory, TableHandle
-from .test_dashboard import live
+from .test_dashboard import live, sent_so_far
 
 # Classic, two players (a Skip gives the turn straight back, so the state changes while ann keeps the turn).
 HANDS = {
@@ -26,12 +26,6 @@ def face(picker: Any, card: str) -> Any:
     colour = card.split(" ")[0]
     picker.locator(f".colour-tab.c-{colour}").click()
     return picker.locator(f'#picker-faces [data-card="{card}"]')
-
-
-def page_commands(table: TableHandle, before: int) -> list[dict[str, Any]]:
-    """Commands published on the table's cmd topic since the first ``before`` (the page's; the test client's own go
-    through ``table.command`` and carry its ids)."""
-    return table.commands[before:]
 
 
 def test_cards_and_buttons_follow_the_referees_legal_moves(
@@ -65,10 +59,10 @@ def test_cards_and_buttons_follow_the_referees_legal_moves(
     # own timer, whatever the picker does: the catch-up of the recent past (``resend``, 400 ms after its first
     # state) and its entropy for an open round that catch-up shows — with replies as quick as they now are, the
     # picker's steps can be over before that timer fires, so those two are told apart by type, not by time.
-    asked = page_commands(table, 0)
+    asked = sent_so_far(page, table)
     assert {"type": "moves", "player": "ann"} in [{k: v for k, v in c.items() if k != "id"} for c in asked]
     own_timer = {"moves", "resend", "entropy"}
-    assert [c for c in page_commands(table, before) if c.get("type") not in own_timer] == []
+    assert [c for c in asked[before:] if c.get("type") not in own_timer] == []
 
     # The state changes while the picker is open (another phone reports ann's red skip: bob is skipped, ann plays
     # again on it): the green 5 she had chosen no longer matches, the blue skip now does.

@@ -17,12 +17,12 @@ from playwright.sync_api import expect
 from support.net import wait_until
 
 from .conftest import PhoneFactory, TableHandle
+from .games import four_players, run
 from .test_dashboard import live
 
 VIEWPORTS = {"portrait": {"width": 360, "height": 640}, "landscape": {"width": 640, "height": 360}}
 DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-PLAYERS = ["ann", "bob", "cy", "dee"]
 
 # Inside the viewport, not under the fixed tabs, and the topmost element at its centre (nothing covers it).
 IN_VIEW = """(el) => {
@@ -89,23 +89,8 @@ def shot(page: Any, name: str) -> None:
 ACTIONS = ["#btn-play", "#btn-pass", "#btn-uno", "#btn-undo"]
 
 
-def run(table: TableHandle, command: dict[str, Any]) -> None:
-    reply = table.command(command)
-    assert reply["ok"], (command, reply)
-
-
 def test_an_uno_attack_round_fits_one_screen(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
-    run(
-        table,
-        {
-            "type": "new_game",
-            "ruleset": "attack",
-            "mode": "table",
-            "players": PLAYERS,
-            "seed": 5,
-            "deal": {"dealer": "dee", "starter": "red 5", "hands": {"ann": 2, "bob": 7, "cy": 7, "dee": 7}},
-        },
-    )
+    run(table, four_players("attack", ann=2))
     both = Phones(phones, dashboard_url)
     both.check(table, "attack-turn", [*ACTIONS, "#press", "#banner", "#btn-stop"], ("#btn-play", "#press"))
     # ATK-13 + ATK-18: ann's Wild Attack-Attack at cy leaves her one card, UNO not called: catchable while cy hits.
@@ -138,18 +123,7 @@ def test_an_uno_attack_round_fits_one_screen(phones: PhoneFactory, dashboard_url
 def test_a_mario_kart_round_with_every_question_fits_one_screen(
     phones: PhoneFactory, dashboard_url: str, table: TableHandle
 ) -> None:
-    hands = {"ann": 2, "bob": 7, "cy": 7, "dee": 7}
-    run(
-        table,
-        {
-            "type": "new_game",
-            "ruleset": "mario-kart",
-            "mode": "table",
-            "players": PLAYERS,
-            "seed": 3,
-            "deal": {"dealer": "dee", "starter": "wild item-box", "hands": hands},
-        },
-    )
+    run(table, four_players("mario-kart", ann=2))
     both = Phones(phones, dashboard_url)
     mk_actions = [*ACTIONS, "#btn-draw"]
     swatches = [f"#pending-box[data-kind=color] .swatch[data-color={c}]" for c in ("red", "yellow", "green", "blue")]

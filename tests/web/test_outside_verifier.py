@@ -53,7 +53,7 @@ def honest_export(table: TableHandle, tmp_path: Path) -> list[dict[str, Any]]:
         answer = table.command({"type": "entropy", "entropy": entropy, "commitment": commitment})
         if answer.get("code") != "entropy_too_early":
             break
-        time.sleep(0.1)
+        time.sleep(0.1)  # poll: the table says when its window has closed (the phone retries the same way)
     assert answer["ok"], answer
 
     def presses() -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from .conftest import PhoneFactory, TableHandle
+from .games import run, table_game
 from .test_dashboard import live
 
 
@@ -44,16 +45,7 @@ def test_a_script_that_does_not_load_is_retried_then_named_with_try_again(
 def test_a_reload_while_offline_shows_the_app_shell(
     phones: PhoneFactory, dashboard_url: str, table: TableHandle
 ) -> None:
-    assert table.command(
-        {
-            "type": "new_game",
-            "ruleset": "attack",
-            "mode": "table",
-            "players": ["ann", "bob"],
-            "seed": 5,
-            "deal": {"dealer": "bob", "starter": "red 5"},
-        }
-    )["ok"]
+    run(table, table_game(["ann", "bob"], dealer="bob"))
     context = phones.browser.new_context(viewport={"width": 360, "height": 640})
     phones.contexts.append(context)
     page = phones.open(dashboard_url, context)

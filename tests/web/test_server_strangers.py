@@ -131,6 +131,6 @@ def test_keep_alive_cannot_hold_a_slot_for_ever(tmp_path: Path) -> None:
                 if not data:
                     break
                 served += 1
-                time.sleep(0.5)
+                time.sleep(0.5)  # pacing the client: a GET every 0.5 s
             assert served >= 2 and time.monotonic() - started < 10, (served, time.monotonic() - started)
         assert wait_until(lambda: server.slots.open == 0, 5)

@@ -16,8 +16,9 @@ from playwright.sync_api import expect
 from support.net import wait_until
 
 from .conftest import PhoneFactory, TableHandle, wait_for_catalogue
+from .games import four_players, run
 from .test_dashboard import live
-from .test_languages import LANGUAGES, PLAYERS, run
+from .test_languages import LANGUAGES
 
 # The phone's voices, and every utterance the page hands to the synthesizer (recorded, not played).
 FAKE_VOICES = """(voices) => {
@@ -43,18 +44,14 @@ def spoken(page: Any) -> list[dict[str, str]]:
     return list(page.evaluate("window.spoken"))
 
 
+def heard(page: Any, reply: dict[str, Any]) -> None:
+    """The page has handled the command's last event: it hands a line to the synthesizer in the same handler that
+    adds the event's feed row, so from here on a line it was going to say is in ``window.spoken``."""
+    expect(page.locator(f'#feed .feed-item[data-seq="{reply["seq"]}"]')).to_have_count(1)
+
+
 def new_attack_game(table: TableHandle) -> None:
-    run(
-        table,
-        {
-            "type": "new_game",
-            "ruleset": "attack",
-            "mode": "table",
-            "players": PLAYERS,
-            "seed": 5,
-            "deal": {"dealer": "dee", "starter": "red 5", "hands": {"ann": 7, "bob": 7, "cy": 7, "dee": 7}},
-        },
-    )
+    run(table, four_players("attack"))
 
 
 def test_off_by_default_then_says_the_news_in_the_pages_language_and_stays_on(
@@ -89,8 +86,7 @@ def test_off_by_default_then_says_the_news_in_the_pages_language_and_stays_on(
     page.click("[data-tab=setup]")
     page.uncheck("#speech input")
     run(table, {"type": "hit", "player": "dee", "cards": 0})
-    run(table, {"type": "hit", "player": "dee", "cards": 0})
-    page.wait_for_timeout(300)
+    heard(page, run(table, {"type": "hit", "player": "dee", "cards": 0}))
     assert spoken(page) == []  # a fresh page after the reload, switched off: silent
 
 
@@ -102,9 +98,8 @@ def test_no_voice_for_the_language_says_so_and_speaks_nothing(
     page.check("#speech input")
     expect(page.locator(".speech-state")).to_have_text("Այս հեռախոսը այս լեզվի համար ձայն չունի. ոչինչ չի ասվում։")
     new_attack_game(table)
-    run(table, {"type": "play", "player": "ann", "card": "red hit-2"})
+    heard(page, run(table, {"type": "play", "player": "ann", "card": "red hit-2"}))
     expect(page.locator("#banner")).to_contain_text("bob")
-    page.wait_for_timeout(300)
     assert spoken(page) == []
 
 

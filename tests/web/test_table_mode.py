@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 from support.net import wait_until
 
 from .conftest import PhoneFactory, TableHandle
-from .test_dashboard import live, seat
+from .test_dashboard import live, seat, sent_so_far
 
 
 def test_table_mode_round_catch_and_scores(phones: PhoneFactory, dashboard_url: str, table: TableHandle) -> None:
@@ -133,7 +133,7 @@ def test_table_mode_discard_all_reports_the_other_cards(
     expect(picker).to_be_hidden()
     expect(seat(page, "ann").locator(".hand-count")).to_have_text("3")  # 7 - the Discard All - 3 others
     expect(page.locator('#feed .feed-item[data-type="played"]').first).to_contain_text("(+3 discarded)")
-    played = [c for c in table.commands if c["type"] == "play"][-1]
+    played = [c for c in sent_so_far(page, table) if c["type"] == "play"][-1]
     assert played["discarded"] == ["red 3", "red 3", "red skip"]
 
 

@@ -11,26 +11,14 @@ from typing import Any
 from playwright.sync_api import expect
 
 from .conftest import PhoneFactory, TableHandle
-from .test_dashboard import live
+from .games import run, table_game
+from .test_dashboard import live, sent_so_far
 
 PLAYERS = ["ann", "bob", "cy"]
 
 
 def counted(table: TableHandle, ruleset: str, hands: dict[str, int]) -> None:
-    command = {
-        "type": "new_game",
-        "ruleset": ruleset,
-        "mode": "table",
-        "players": PLAYERS,
-        "seed": 5,
-        "deal": {"dealer": "cy", "starter": "red 5", "hands": hands},
-    }
-    assert table.command(command)["ok"]
-
-
-def run(table: TableHandle, command: dict[str, Any]) -> None:
-    reply = table.command(command)
-    assert reply["ok"], (command, reply)
+    run(table, table_game(PLAYERS, ruleset, dealer="cy", hands=hands))
 
 
 def test_hit_is_off_with_the_reason_between_rounds_during_scoring_and_in_a_chain(
@@ -72,7 +60,7 @@ def test_an_empty_launcher_is_shown_on_the_table_with_its_reload(
     prompt.locator("button", has_text="Launcher reloaded").click()
     expect(page.locator("#pending-box")).to_be_hidden()
     expect(page.locator("#press")).to_be_enabled()
-    assert [c for c in table.commands if c["type"] == "reload"]
+    assert [c for c in sent_so_far(page, table) if c["type"] == "reload"]
 
 
 def test_undoing_a_big_hit_says_to_put_the_cards_back(

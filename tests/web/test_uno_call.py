@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from rules.rigs import rig
 
 from .conftest import PhoneFactory, TableHandle
-from .test_dashboard import live
+from .test_dashboard import live, sent_so_far
 
 PLAYERS = ["mom", "dad", "kid"]
 HANDS = {"mom": ["red 1", "red 2"], "dad": ["red 3", "blue 4"], "kid": ["green 1", "green 2", "green 3", "blue 7"]}
@@ -30,12 +30,13 @@ def test_uno_asks_whom_while_someone_can_be_caught_and_never_credits_the_caught_
     sheet = page.locator("#seat-sheet")
     expect(sheet).to_be_visible()
     expect(sheet.locator("#seat-title")).to_have_text("Who calls UNO?")
-    assert not [c for c in table.commands[sent:] if c["type"] == "uno"]  # the tap alone sent nothing
+    assert not [c for c in sent_so_far(page, table)[sent:] if c["type"] == "uno"]  # the tap alone sent nothing
     # dad calls his own UNO: mom stays catchable.
     sheet.locator("#seat-actions > .chips:not(.catchers) .chip", has_text="dad").click()
     expect(sheet).to_be_hidden()
     expect(page.locator('.seat[data-player="mom"] .uno-flag.warn')).to_be_visible()
-    calls = [c for c in table.commands[sent:] if c["type"] == "uno"]
+    # What the page sent, as the table heard it (mom's flag was already up: it shows nothing about the tap).
+    calls = [c for c in sent_so_far(page, table)[sent:] if c["type"] == "uno"]
     assert [c["player"] for c in calls] == ["dad"], calls
     # The same button then lets kid catch mom (she never called).
     uno.click()
@@ -45,9 +46,10 @@ def test_uno_asks_whom_while_someone_can_be_caught_and_never_credits_the_caught_
     catch.click()
     expect(sheet).to_be_hidden()
     expect(page.locator("#owed")).to_contain_text("mom")
-    catches = [c for c in table.commands[sent:] if c["type"] == "catch"]
+    heard = sent_so_far(page, table)[sent:]
+    catches = [c for c in heard if c["type"] == "catch"]
     assert [(c["player"], c["target"]) for c in catches] == [("kid", "mom")], catches
-    assert not [c for c in table.commands[sent:] if c["type"] == "uno" and c["player"] == "mom"]
+    assert not [c for c in heard if c["type"] == "uno" and c["player"] == "mom"]
     phones.shot(page, "uno-asks-whom")
 
 
@@ -65,4 +67,4 @@ def test_uno_is_one_tap_and_names_the_player_when_only_one_may_call(
     uno.click()
     expect(page.locator("#seat-sheet")).to_be_hidden()
     expect(page.locator("#mini-feed")).to_contain_text("mom called UNO")
-    assert [c["player"] for c in table.commands[sent:] if c["type"] == "uno"] == ["mom"]
+    assert [c["player"] for c in sent_so_far(page, table)[sent:] if c["type"] == "uno"] == ["mom"]

@@ -52,6 +52,7 @@ export class TableLink {
     this.client = null;
     this.options = options;
     this.received = new Map(); // topic -> messages received (read by the browser tests)
+    this.subscribed = false; // the broker has confirmed this connection's subscriptions ("online" comes before)
     this.connect();
   }
 
@@ -80,8 +81,10 @@ export class TableLink {
     }
     this.client = client;
     client.on("connect", () => {
+      this.subscribed = false;
       client.subscribe(TOPICS.map((sub) => this.base + sub), { qos: 1 }, (err) => {
         if (err) this.emitStatus("error", `Subscription refused: ${err.message}`);
+        else this.subscribed = true; // from here the broker delivers what is published (the browser tests wait for it)
       });
       this.emitStatus("online");
     });
@@ -90,7 +93,10 @@ export class TableLink {
       this.dropUnsent();
       this.emitStatus("reconnecting");
     });
-    client.on("close", () => this.dropUnsent());
+    client.on("close", () => {
+      this.subscribed = false;
+      this.dropUnsent();
+    });
     client.on("error", (err) => {
       if (AUTH_CODES.has(err && err.code)) {
         // Retrying with the same wrong password only floods the broker's log: stop and ask.
