@@ -150,22 +150,25 @@ def test_three_fast_taps_take_at_most_one_hit_for_the_player_the_tap_saw(
     ids = [c["id"] for c in stamped]
     page.wait_for_function("ids => ids.every(id => !window.unoDashboard.pending.has(id))", arg=ids, timeout=10_000)
     replies = [next(r for r in table.replies if r.get("id") == i) for i in ids]
-    hits = [e for e in fired_after(table, seq) if e["type"] == "hit"]
-    # At most one hit, and only ann's. The first tap is normally taken; on a machine so loaded that it reached the
-    # table more than 2 s after the tap it is refused too (stale: too old), and nobody hits.
-    assert [h["player"] for h in hits] == (["ann"] if replies[0]["ok"] else []), (hits, replies)
+    # At most one hit, and only ann's: whichever tap the table took. The first is normally taken; on a machine so
+    # loaded that it reached the table more than 2 s after its tap it is refused (stale: too old), and a later tap,
+    # younger and still on ann's turn (the table has not moved), may be taken instead.
+    taken = [r for r in replies if r["ok"] and r.get("code") != "stale"]
 
-    # The two later taps: refused stale (the table had moved on, or too old), or, when a loaded machine kept the
-    # first run going until they came, ignored by the launcher as presses during a run. Never anybody's hit.
+    # The other taps: refused stale (the table had moved on, or too old), or, when a loaded machine kept the taken
+    # run going until they came, ignored by the launcher as presses during a run. Never anybody's hit.
     def ignored() -> list[dict[str, Any]]:  # journalled and published after the press's reply: waited for
         return [e for e in table.client.ordered_events() if e["seq"] > seq and e["type"] == "ignored_press"]
 
-    stale = len([r for r in replies[1:] if r["code"] == "stale"])
-    assert pumped_until(page, lambda: stale + len(ignored()) >= 2, 10), (replies, ignored())
-    assert stale + len(ignored()) == 2, (replies, ignored())
-    hits = [e for e in fired_after(table, seq) if e["type"] == "hit"]
-    assert [h["player"] for h in hits] == (["ann"] if replies[0]["ok"] else []), (hits, replies)
-    if replies[0]["ok"] and replies[-1]["code"] == "stale":
+    def hits() -> list[str]:
+        return [e["player"] for e in fired_after(table, seq) if e["type"] == "hit"]
+
+    stale = len([r for r in replies if r.get("code") == "stale"])
+    assert pumped_until(page, lambda: len(hits()) + stale + len(ignored()) >= 3, 10), (replies, ignored())
+    assert len(hits()) + stale + len(ignored()) == 3, (hits(), replies, ignored())
+    assert hits() in ([], ["ann"]), (hits(), replies)
+    assert len(taken) >= len(hits()), (hits(), replies)  # a hit comes only from a press the table accepted
+    if replies[0]["ok"] and replies[-1].get("code") == "stale":
         expect(page.locator("#press-box .refusal")).to_contain_text("moved on")
     phones.shot(page, "three-taps")
 
