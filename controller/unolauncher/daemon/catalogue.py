@@ -14,8 +14,8 @@ dashboard needs from the registries instead of keeping its own copies.
   setup form's control for it (``setup``, ``""``: not offered) (``rules/options.py``); the setup form makes a switch
   for every offered yes/no option from it;
 - ``rulesets``: the rule sets' names (``rules/cards.py``), in the order the setup form offers them; ``decks``: each
-  rule set's coloured faces and Wild cards, once each, in its deck's order — the card picker, the deal sheet and the
-  score counter show these;
+  rule set's coloured faces and Wild cards, once each, in its deck's order, and what each is worth (``values``) — the
+  card picker, the deal sheet and the score counter show these;
 - ``voice``: what the box says (``voice/catalogue.py``): ``lines`` (language -> announcement code -> message, a
   counted one by CLDR plural category), ``counted`` (the parameter that picks the form) and ``priority``; a phone
   that speaks the news itself (``speech.js``) says the box's own lines from it.
@@ -82,17 +82,20 @@ def house_faces() -> dict[str, dict[str, str]]:
     return house
 
 
-def deck_faces() -> dict[str, dict[str, list[str]]]:
+def deck_faces() -> dict[str, dict[str, Any]]:
     """Each rule set's deck as the phone draws it: ``faces`` (a coloured card's face, in every colour) and
-    ``wilds`` (whole Wild cards), each once, in the deck's order (``rules/cards.py``)."""
-    decks: dict[str, dict[str, list[str]]] = {}
+    ``wilds`` (whole Wild cards), each once, in the deck's order, and ``values``: what each face or Wild is worth
+    at the round's end (ATK-20, MK-17; the same in every colour), for the score counter (``rules/cards.py``)."""
+    decks: dict[str, dict[str, Any]] = {}
     for name, ruleset in RULESETS.items():
         faces: dict[str, None] = {}  # ordered sets
         wilds: dict[str, None] = {}
+        values: dict[str, int] = {}
         for card in ruleset.deck:
             color, face = card_info(card)
-            (faces if color is not None else wilds)[face] = None
-        decks[name] = {"faces": list(faces), "wilds": list(wilds)}
+            (faces if color is not None else wilds)[face] = None  # a Wild's face is the whole card
+            values[face] = ruleset.values[card]
+        decks[name] = {"faces": list(faces), "wilds": list(wilds), "values": values}
     return decks
 
 

@@ -9,7 +9,7 @@ export const COLOURS = ["red", "yellow", "green", "blue"];
 // Coloured faces and Wild cards of each rule set's deck ({ faces, wilds }): the daemon's, from the rule catalogue
 // (`decks`, made from rules/cards.py), so the page keeps no copy; empty until the catalogue arrives.
 export const DECKS = CATALOGUE.decks;
-const NO_DECK = Object.freeze({ faces: [], wilds: [] });
+const NO_DECK = Object.freeze({ faces: [], wilds: [], values: {} });
 
 /** The deck of `ruleset`, else of `fallback` (a page with no game yet), else none (no catalogue yet). */
 export function deckOf(ruleset, fallback) {

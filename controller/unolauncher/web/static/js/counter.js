@@ -4,14 +4,10 @@
 import { deckOf, faceLabel } from "./cards.js";
 import { t } from "./i18n.js";
 
-/** Points of a card as the rule set scores it: numbers at face value, action cards 20 (Discard All, Trade Hands
- * 30), Wild Hit 4 40, the other Wilds 50.  cardValue("skip") === 20; cardValue("7") === 7 */
-export function cardValue(face) {
-  if (/^\d$/.test(face)) return Number(face);
-  if (face === "discard-all" || face === "trade-hands") return 30;
-  if (face === "wild hit-4") return 40;
-  if (face.startsWith("wild")) return 50;
-  return 20;
+/** Points of a face (or a whole Wild card) as `ruleset` scores it, from the daemon's rule catalogue (`decks`:
+ * ATK-20, MK-17). cardValue("attack", "skip") === 20; cardValue("attack", "7") === 7 */
+export function cardValue(ruleset, face) {
+  return deckOf(ruleset, "classic").values[face];
 }
 
 /** The keypad of a rule set: each value once, with the cards that are worth it. */
@@ -19,7 +15,7 @@ export function keypad(ruleset) {
   const deck = deckOf(ruleset, "classic");
   const keys = new Map();
   for (const face of [...deck.faces, ...deck.wilds]) {
-    const value = cardValue(face);
+    const value = cardValue(ruleset, face);
     if (!keys.has(value)) keys.set(value, []);
     keys.get(value).push(face.startsWith("wild") ? (face === "wild" ? faceLabel("") : t("card.wild", { face: faceLabel(face.slice(5)) })) : faceLabel(face));
   }
