@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -19,13 +17,13 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from support.daemon import DaemonProcess, to_toml
+from support.daemon import DaemonProcess
 from support.net import wait_until
 from unolauncher.bus.client import stop_loop
 from unolauncher.bus.retained_store import RETAINED_FILE
 
 from .test_discovery import FakeHomeAssistant
-from .test_ha_remove import BROKER_DEADLINE_S
+from .test_ha_remove import ha_remove
 
 HA = {"homeassistant": {"enabled": True}}
 
@@ -177,26 +175,9 @@ def test_ha_remove_finds_the_table_after_the_documented_restart_without_home_ass
         assert wait_until(lambda: device in retained_after_restart(daemon.mqtt_port, [device]), 10)
     daemon.config["homeassistant"]["enabled"] = False
     with daemon:
-        config = tmp_path / "ha-remove.toml"
-        config.write_text(
-            to_toml(
-                {
-                    "table": {"id": "den", "state_dir": str(tmp_path / "other-state")},
-                    "broker": {"embedded": False, "host": "127.0.0.1", "port": daemon.mqtt_port, "protocol": "3.1.1"},
-                }
-            )
-        )
-        command = [
-            sys.executable,
-            "-m",
-            "unolauncher",
-            "ha-remove",
-            "--config",
-            str(config),
-            "--wait",
-            str(BROKER_DEADLINE_S),
-        ]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        elsewhere = tmp_path / "ha-remove"  # its own configuration and state directory, as on another machine
+        elsewhere.mkdir()
+        done = ha_remove(elsewhere, daemon.mqtt_port)
         assert done.returncode == 0, done.stdout + done.stderr
         assert "Removed table den" in done.stdout
         # ha-remove returns once its deletion is acknowledged; the broker retains (deletes) it a moment later

@@ -26,7 +26,7 @@ from unolauncher.rules.house_rules import rules
 
 from .conftest import PhoneFactory, TableHandle, wait_for_catalogue
 from .test_dashboard import live
-from .test_languages import LANGUAGES, PLACEHOLDER, catalogue, forms
+from .test_languages import LANGUAGES, PLACEHOLDER, forms, read_catalogues
 from .test_one_screen import IN_VIEW, SCROLLS
 
 STATIC = Path(__file__).resolve().parents[2] / "controller" / "unolauncher" / "web" / "static"
@@ -59,13 +59,7 @@ MEASURE = """(el) => {
 
 @pytest.fixture(scope="module")
 def catalogues(browser: Any, dashboard_url: str) -> dict[str, dict[str, Any]]:
-    context = browser.new_context()
-    try:
-        tab = context.new_page()
-        tab.goto(dashboard_url)
-        return {code: catalogue(tab, code) for code in LANGUAGES}
-    finally:
-        context.close()
+    return read_catalogues(browser, dashboard_url)
 
 
 @pytest.mark.parametrize("code", LANGUAGES)

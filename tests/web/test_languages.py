@@ -166,17 +166,24 @@ def words_of(messages: dict[str, Any]) -> set[str]:
     return {w.lower() for m in messages.values() for text in forms(m) for w in WORD.findall(PLACEHOLDER.sub(" ", text))}
 
 
-@pytest.fixture(scope="module")
-def catalogues(browser: Any, dashboard_url: str) -> dict[str, dict[str, Any]]:
+def read_catalogues(browser: Any, dashboard_url: str, categories: bool = False) -> dict[str, dict[str, Any]]:
+    """Every language's message catalogue as the page loads it (and, with ``categories``, under ``_categories``
+    the plural categories each language uses for a count)."""
     context = browser.new_context()
     try:
         page = context.new_page()
         page.goto(dashboard_url)
         found = {code: catalogue(page, code) for code in LANGUAGES}
-        found["_categories"] = {code: sorted(whole_number_categories(page, code)) for code in LANGUAGES}
+        if categories:
+            found["_categories"] = {code: sorted(whole_number_categories(page, code)) for code in LANGUAGES}
         return found
     finally:
         context.close()
+
+
+@pytest.fixture(scope="module")
+def catalogues(browser: Any, dashboard_url: str) -> dict[str, dict[str, Any]]:
+    return read_catalogues(browser, dashboard_url, categories=True)
 
 
 # ---- the catalogues ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from .conftest import PhoneFactory
-from .test_languages import LANGUAGES, catalogue
+from .test_languages import LANGUAGES, read_catalogues
 
 INDEX = Path(__file__).resolve().parents[2] / "controller" / "unolauncher" / "web" / "static" / "index.html"
 ATTRIBUTES = ("aria-label", "title", "placeholder")  # js/i18n-page.js I18N_ATTRIBUTES
@@ -75,13 +75,7 @@ def keys_in_page() -> dict[str, list[Element]]:
 
 @pytest.fixture(scope="module")
 def catalogues(browser: Any, dashboard_url: str) -> dict[str, dict[str, Any]]:
-    context = browser.new_context()
-    try:
-        tab = context.new_page()
-        tab.goto(dashboard_url)
-        return {code: catalogue(tab, code) for code in LANGUAGES}
-    finally:
-        context.close()
+    return read_catalogues(browser, dashboard_url)
 
 
 def test_the_page_names_its_keys() -> None:
