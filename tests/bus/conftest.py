@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from support.mosquitto import Mosquitto
 from unolauncher.bus.broker import EmbeddedBroker
 
 
@@ -16,3 +17,13 @@ def broker() -> Iterator[EmbeddedBroker]:
     embedded.start()
     yield embedded
     embedded.stop()
+
+
+@pytest.fixture(params=["embedded", "mosquitto"])
+def broker_port(request: pytest.FixtureRequest, broker: EmbeddedBroker) -> Iterator[int]:
+    """The port of the embedded broker, then of a real mosquitto: a test using it runs against both."""
+    if request.param == "embedded":
+        yield broker.port
+        return
+    with Mosquitto() as mosquitto:
+        yield mosquitto.port

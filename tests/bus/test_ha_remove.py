@@ -6,17 +6,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
-import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from support.daemon import to_toml
-from support.mosquitto import Mosquitto
 from support.net import free_port
-from unolauncher.bus.broker import EmbeddedBroker
 from unolauncher.bus.discovery import DiscoveryOptions, discovery_messages, legacy_topics
 from unolauncher.bus.topics import Topics
 
@@ -25,15 +21,6 @@ from .test_discovery import retained_configs
 # How long ha-remove may wait for each broker answer: only an upper bound (it goes on as soon as the answer comes).
 # A loaded CI machine once took more than 5 s to confirm a subscription on the embedded broker.
 BROKER_DEADLINE_S = 30
-
-
-@pytest.fixture(params=["embedded", "mosquitto"])
-def broker_port(request: pytest.FixtureRequest, broker: EmbeddedBroker) -> Iterator[int]:
-    if request.param == "embedded":
-        yield broker.port
-        return
-    with Mosquitto() as mosquitto:
-        yield mosquitto.port
 
 
 def seed(port: int, messages: dict[str, object]) -> None:

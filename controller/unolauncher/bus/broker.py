@@ -332,8 +332,10 @@ def _guarded_broker(config: dict[str, Any], limits: _Limits, retained: RetainedS
     from unolauncher.bus.broker_delivery import BoundedDelivery
     from unolauncher.bus.broker_identity import IdentityBroker  # lazy: only the embedded broker pays for amqtt
     from unolauncher.bus.broker_rate import CommandRate
+    from unolauncher.bus.broker_subscriptions import OwnRetained
 
-    class GuardedBroker(BoundedDelivery, CommandRate, IdentityBroker):  # broker_delivery.py, broker_rate.py
+    # broker_delivery.py, broker_rate.py, broker_subscriptions.py
+    class GuardedBroker(BoundedDelivery, CommandRate, OwnRetained, IdentityBroker):
         async def _start_listeners(self) -> None:  # after Broker.start() emptied its retained messages
             if retained is not None:
                 for topic, data, qos in retained.load():
